@@ -1,0 +1,528 @@
+//! Turns source text into the token list the grammars read.
+//!
+//! Three jobs sit between logos and lalrpop:
+//! - comments and doc comments go to a side table ([`Trivia`]) instead of the
+//!   grammar, for doc attachment, the formatter and the language server;
+//! - the body of `schemas CONTENT-TYPE { ... }` is captured raw, up to the
+//!   matching brace, as one [`Token::SchemaBody`]: it belongs to the format;
+//! - brackets are balanced. A `{` or `[` left open is reported once (E0104) at
+//!   its opener and closed with synthetic tokens where the next top-level item
+//!   begins (or at the end of the file), so the items after it still parse.
+
+use logos::Logos;
+
+use crate::error::SyntaxError;
+use crate::span::Span;
+use crate::token::{Extras, Token};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A `.oth` file or a value file.
+    Main,
+    /// The body of a BSON schema block: `message` and `enum` are keywords.
+    Bson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriviaKind {
+    /// `# ...`
+    Comment,
+    /// `## ...`
+    Doc,
+}
+
+/// A comment, kept beside the tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trivia {
+    pub kind: TriviaKind,
+    /// The text after `#` (comments) or after `## ` (docs).
+    pub text: String,
+    pub span: Span,
+}
+
+pub type Spanned = (usize, Token, usize);
+
+pub struct Lexed {
+    pub tokens: Vec<Spanned>,
+    pub trivia: Vec<Trivia>,
+    pub errors: Vec<SyntaxError>,
+    /// Where synthetic closers were inserted: parse errors there are
+    /// consequences of an E0104 already reported.
+    pub injected: Vec<usize>,
+}
+
+/// Lexes `src`, whose first byte is at `offset` in its file.
+pub fn lex(src: &str, offset: usize, mode: Mode) -> Lexed {
+    let (raw, trivia, mut errors) = lex_raw(src, offset, mode);
+    let mut injected = Vec::new();
+    let tokens = balance(raw, src.len() + offset, mode, &mut errors, &mut injected);
+    Lexed {
+        tokens,
+        trivia,
+        errors,
+        injected,
+    }
+}
+
+fn lex_raw(src: &str, offset: usize, mode: Mode) -> (Vec<Spanned>, Vec<Trivia>, Vec<SyntaxError>) {
+    let mut lex = Token::lexer_with_extras(src, Extras::default());
+    let mut tokens: Vec<Spanned> = Vec::new();
+    let mut trivia = Vec::new();
+    let mut errors = Vec::new();
+    // A run of characters no token starts with: one error, not one per byte.
+    let mut bad: Option<Span> = None;
+    let flush_bad = |bad: &mut Option<Span>, errors: &mut Vec<SyntaxError>| {
+        if let Some(span) = bad.take() {
+            errors.push(SyntaxError::UnexpectedChar {
+                span: span.shift(offset),
+                text: src[span.range()].to_string(),
+            });
+        }
+    };
+    while let Some(result) = lex.next() {
+        let span: Span = lex.span().into();
+        let tok = match result {
+            Err(()) => {
+                bad = match bad {
+                    Some(b) if b.end == span.start => Some(b.to(span)),
+                    other => {
+                        let mut other = other;
+                        flush_bad(&mut other, &mut errors);
+                        Some(span)
+                    }
+                };
+                continue;
+            }
+            Ok(tok) => tok,
+        };
+        flush_bad(&mut bad, &mut errors);
+        let (s, e) = (span.start + offset, span.end + offset);
+        match tok {
+            Token::Doc(text) => trivia.push(Trivia {
+                kind: TriviaKind::Doc,
+                text,
+                span: Span::new(s, e),
+            }),
+            Token::Comment(text) => trivia.push(Trivia {
+                kind: TriviaKind::Comment,
+                text,
+                span: Span::new(s, e),
+            }),
+            Token::Ident(name) if mode == Mode::Bson && name == "message" => {
+                tokens.push((s, Token::KwMessage, e))
+            }
+            Token::Ident(name) if mode == Mode::Bson && name == "enum" => {
+                tokens.push((s, Token::KwEnum, e))
+            }
+            Token::LBrace if mode == Mode::Main && opens_schema_body(&tokens) => {
+                tokens.push((s, Token::LBrace, e));
+                let body_start = span.end;
+                let body_len = schema_body_len(&src[body_start..]);
+                let body = src[body_start..body_start + body_len].to_string();
+                tokens.push((
+                    body_start + offset,
+                    Token::SchemaBody(body),
+                    body_start + body_len + offset,
+                ));
+                lex.bump(body_len);
+            }
+            tok => tokens.push((s, tok, e)),
+        }
+    }
+    flush_bad(&mut bad, &mut errors);
+    errors.append(&mut lex.extras.errors);
+    for err in &mut errors[..] {
+        // Callback errors are relative to `src`; ours were shifted already.
+        if !matches!(err, SyntaxError::UnexpectedChar { .. }) {
+            err.shift(offset);
+        }
+    }
+    (tokens, trivia, errors)
+}
+
+/// `schemas CONTENT-TYPE {`: the brace opens a body the format reads.
+fn opens_schema_body(tokens: &[Spanned]) -> bool {
+    matches!(
+        tokens,
+        [.., (_, Token::Schemas, _), (_, Token::ContentType(_), _)]
+    )
+}
+
+/// The length of a schema body: up to (not including) the brace matching the
+/// one just read, counting braces outside double-quoted strings and `#`
+/// comments. Unclosed: the rest of the text.
+pub fn schema_body_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut depth = 1usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    text.len()
+}
+
+/// True when `tok` (followed by `next`) can only begin a top-level item, so an
+/// enclosing block must have been left open.
+fn starts_item(mode: Mode, tok: &Token, next: Option<&Token>) -> bool {
+    match mode {
+        Mode::Main => match tok {
+            Token::Object | Token::Image => matches!(next, Some(Token::Ident(_))),
+            Token::Import => matches!(next, Some(Token::LBrace)),
+            Token::Schemas => matches!(next, Some(Token::ContentType(_))),
+            Token::Native => matches!(next, Some(Token::Object)),
+            Token::Export => matches!(
+                next,
+                Some(Token::Object | Token::Image | Token::Schemas | Token::Native)
+            ),
+            _ => false,
+        },
+        Mode::Bson => {
+            matches!(tok, Token::KwMessage | Token::KwEnum)
+                && matches!(next, Some(Token::Ident(_)))
+        }
+    }
+}
+
+fn closer_for(opener: &Token) -> Token {
+    match opener {
+        Token::LBracket => Token::RBracket,
+        _ => Token::RBrace,
+    }
+}
+
+fn balance(
+    raw: Vec<Spanned>,
+    end: usize,
+    mode: Mode,
+    errors: &mut Vec<SyntaxError>,
+    injected: &mut Vec<usize>,
+) -> Vec<Spanned> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut stack: Vec<(Token, Span)> = Vec::new();
+    // Closes every opener above `keep`, reporting the innermost as unclosed.
+    let close = |stack: &mut Vec<(Token, Span)>,
+                 keep: usize,
+                 at: usize,
+                 noticed: Span,
+                 at_eof: bool,
+                 out: &mut Vec<Spanned>,
+                 errors: &mut Vec<SyntaxError>,
+                 injected: &mut Vec<usize>| {
+        let open: Vec<(Token, Span)> = stack.drain(keep..).collect();
+        if let Some((_, innermost)) = open.last() {
+            errors.push(SyntaxError::Unclosed {
+                opener: *innermost,
+                others: open[..open.len() - 1].iter().rev().map(|(_, s)| *s).collect(),
+                noticed,
+                at_eof,
+            });
+            injected.push(at);
+        }
+        for (tok, _) in open.iter().rev() {
+            out.push((at, closer_for(tok), at));
+        }
+    };
+    let mut iter = raw.into_iter().peekable();
+    while let Some((s, tok, e)) = iter.next() {
+        let next = iter.peek().map(|(_, t, _)| t);
+        if !stack.is_empty() && starts_item(mode, &tok, next) {
+            close(
+                &mut stack,
+                0,
+                s,
+                Span::new(s, e),
+                false,
+                &mut out,
+                errors,
+                injected,
+            );
+        }
+        match tok {
+            Token::LBrace | Token::LBracket => stack.push((tok.clone(), Span::new(s, e))),
+            Token::RBrace | Token::RBracket => {
+                let opener = if tok == Token::RBrace {
+                    Token::LBrace
+                } else {
+                    Token::LBracket
+                };
+                // A closer that matches an outer opener closes the inner ones
+                // too: they were left open (`{ a: [1, 2 }`).
+                if let Some(i) = stack.iter().rposition(|(t, _)| *t == opener) {
+                    close(
+                        &mut stack,
+                        i + 1,
+                        s,
+                        Span::new(s, e),
+                        false,
+                        &mut out,
+                        errors,
+                        injected,
+                    );
+                    stack.pop();
+                }
+                // A stray closer is left to the parser (E0103).
+            }
+            _ => {}
+        }
+        out.push((s, tok, e));
+    }
+    close(
+        &mut stack,
+        0,
+        end,
+        Span::point(end),
+        true,
+        &mut out,
+        errors,
+        injected,
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::PathProblem;
+    use crate::token::Segment;
+
+    fn toks(src: &str) -> Vec<Token> {
+        lex(src, 0, Mode::Main)
+            .tokens
+            .into_iter()
+            .map(|(_, t, _)| t)
+            .collect()
+    }
+
+    fn errs(src: &str) -> Vec<&'static str> {
+        lex(src, 0, Mode::Main)
+            .errors
+            .iter()
+            .map(|e| e.code())
+            .collect()
+    }
+
+    #[test]
+    fn keywords_idents_punctuation() {
+        assert_eq!(
+            toks("object Foo { } -> * | ? : , = [ ]"),
+            vec![
+                Token::Object,
+                Token::Ident("Foo".into()),
+                Token::LBrace,
+                Token::RBrace,
+                Token::Arrow,
+                Token::Star,
+                Token::Pipe,
+                Token::Question,
+                Token::Colon,
+                Token::Comma,
+                Token::Eq,
+                Token::LBracket,
+                Token::RBracket,
+            ]
+        );
+        assert_eq!(toks("readonly reads"), vec![Token::Readonly, Token::Ident("reads".into())]);
+    }
+
+    #[test]
+    fn content_types_are_one_token() {
+        let t = toks("text/plain */* text/html; charset=utf-8 text/** application/vnd.a+json");
+        let cts: Vec<String> = t
+            .iter()
+            .map(|t| match t {
+                Token::ContentType(c) => format!("{}|{}|{:?}", c.ty, c.subtype, c.params),
+                Token::Star => "*".into(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            cts,
+            vec![
+                "text|plain|[]",
+                "*|*|[]",
+                r#"text|html|[("charset", "utf-8")]"#,
+                "text|*|[]",
+                "*",
+                "application|vnd.a+json|[]",
+            ]
+        );
+        let t = toks(r#"text/html ; charset="utf-8" text/plain"#);
+        assert!(matches!(&t[0], Token::ContentType(c) if c.params == vec![("charset".into(), "utf-8".into())] && c.valid));
+        assert!(matches!(&t[1], Token::ContentType(c) if c.subtype == "plain"));
+    }
+
+    #[test]
+    fn malformed_content_types() {
+        for src in ["text/", "text/;q", "*/plain", "text/plain;", "text/plain; a", "text/plain; a="] {
+            assert_eq!(errs(src), vec!["E0107"], "{src}");
+            assert!(matches!(&toks(src)[0], Token::ContentType(c) if !c.valid), "{src}");
+        }
+    }
+
+    #[test]
+    fn paths() {
+        let t = toks("/ /dev/cons /hosts/{name} /files/** /a.b_c~d-e");
+        let shown: Vec<String> = t
+            .iter()
+            .map(|t| match t {
+                Token::Path(p) => p.to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(shown, vec!["/", "/dev/cons", "/hosts/{name}", "/files/**", "/a.b_c~d-e"]);
+        match &t[2] {
+            Token::Path(p) => assert_eq!(
+                p.segments,
+                vec![Segment::Literal("hosts".into()), Segment::Capture("name".into())]
+            ),
+            _ => unreachable!(),
+        }
+        // A brace after a path with no slash opens a block.
+        assert_eq!(toks("/dev/cons{").len(), 3);
+    }
+
+    #[test]
+    fn malformed_paths() {
+        let cases = [
+            ("/a//b", PathProblem::EmptySegment),
+            ("/a/", PathProblem::TrailingSlash),
+            ("/a/../b", PathProblem::DotSegment("..".into())),
+            ("/./b", PathProblem::DotSegment(".".into())),
+            ("/**/a", PathProblem::RestNotLast),
+            ("/a*", PathProblem::BadStars("a*".into())),
+            ("/{1x}", PathProblem::BadCapture("{1x}".into())),
+            ("/{x", PathProblem::BadCapture("{x".into())),
+        ];
+        for (src, want) in cases {
+            let lexed = lex(src, 0, Mode::Main);
+            assert_eq!(
+                lexed.errors,
+                vec![SyntaxError::MalformedPath {
+                    span: Span::new(0, src.len()),
+                    reason: want
+                }],
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn strings_and_escapes() {
+        assert_eq!(
+            toks(r#""a\"b\\c\n\t\r\0\u{1F600}""#),
+            vec![Token::Str("a\"b\\c\n\t\r\0\u{1F600}".into())]
+        );
+        assert_eq!(errs(r#""bad \q escape""#), vec!["E0105"]);
+        assert_eq!(errs(r#""\u{110000}""#), vec!["E0105"]);
+        assert_eq!(errs("\"open\nobject"), vec!["E0102"]);
+        // The unterminated string stops at the line end: the next line still lexes.
+        assert_eq!(toks("\"open\nobject").last(), Some(&Token::Object));
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(
+            toks("0 -12 1_000 0xff 0x_1 1.5 -2.25e-3"),
+            vec![
+                Token::Int(0),
+                Token::Int(-12),
+                Token::Int(1000),
+                Token::Int(255),
+                Token::Int(1),
+                Token::Float(1.5),
+                Token::Float(-2.25e-3),
+            ]
+        );
+        for bad in ["12ab", "1.", "0x", "1e5", "99999999999999999999999999999999999999999"] {
+            assert_eq!(errs(bad), vec!["E0106"], "{bad}");
+        }
+    }
+
+    #[test]
+    fn comments_are_trivia() {
+        let lexed = lex("# plain\n## doc one\n## doc two\nobject A {}", 0, Mode::Main);
+        let kinds: Vec<_> = lexed.trivia.iter().map(|t| (t.kind, t.text.as_str())).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (TriviaKind::Comment, " plain"),
+                (TriviaKind::Doc, "doc one"),
+                (TriviaKind::Doc, "doc two"),
+            ]
+        );
+        assert_eq!(lexed.tokens.len(), 4);
+    }
+
+    #[test]
+    fn unexpected_characters_are_one_error_per_run() {
+        let lexed = lex("object @@@ A ~ {}", 0, Mode::Main);
+        assert_eq!(lexed.errors.len(), 2);
+        assert_eq!(
+            lexed.errors[0],
+            SyntaxError::UnexpectedChar {
+                span: Span::new(7, 10),
+                text: "@@@".into()
+            }
+        );
+    }
+
+    #[test]
+    fn schema_bodies_are_captured_raw() {
+        let src = "schemas application/bson { message A { s: string } # } in a comment\n \"}\" } object B {}";
+        let t = toks(src);
+        match &t[3] {
+            Token::SchemaBody(b) => {
+                assert_eq!(b, " message A { s: string } # } in a comment\n \"}\" ")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(t[4], Token::RBrace);
+        assert_eq!(t[5], Token::Object);
+    }
+
+    #[test]
+    fn unclosed_block_closes_before_next_item() {
+        let lexed = lex("object A { serves { }\nobject B { }", 0, Mode::Main);
+        assert_eq!(lexed.errors.len(), 1);
+        match &lexed.errors[0] {
+            SyntaxError::Unclosed { opener, at_eof, .. } => {
+                assert_eq!(*opener, Span::new(9, 10));
+                assert!(!at_eof);
+            }
+            other => panic!("{other:?}"),
+        }
+        // `{ image: 1 }` is a literal key, not an item.
+        assert!(lex("image H { write /a M { image: 1 } }", 0, Mode::Main).errors.is_empty());
+    }
+
+    #[test]
+    fn bson_mode_keywords_and_offsets() {
+        let lexed = lex("message M { message: string }", 100, Mode::Bson);
+        assert_eq!(lexed.tokens[0], (100, Token::KwMessage, 107));
+        assert_eq!(lexed.tokens[3].1, Token::KwMessage);
+    }
+}

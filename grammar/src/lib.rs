@@ -1,0 +1,175 @@
+//! `oth-syntax`: turns `.oth` text into syntax trees, and nothing else.
+//!
+//! - [`parse_file`]: a `.oth` file (imports, schema blocks, objects, images);
+//! - [`parse_values`]: a value file, or one `--set` assignment;
+//! - [`parse_bson`]: the body of a `schemas application/bson { ... }` block.
+//!
+//! Each returns the tree it could build, the comments it saw, and every syntax
+//! problem (lexical errors, parse errors after recovery, W0003 for a doc
+//! comment attached to nothing). They never fail and never panic.
+
+pub mod ast;
+mod docs;
+pub mod error;
+pub mod lexer;
+pub mod span;
+pub mod token;
+
+use lalrpop_util::{ErrorRecovery, ParseError, lalrpop_mod};
+
+pub use error::SyntaxError;
+pub use lexer::{Trivia, TriviaKind};
+pub use span::Span;
+
+lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused)]
+    oth
+);
+lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused)]
+    bson
+);
+
+use lexer::{Lexed, Mode};
+use token::Token;
+
+/// A tree and what was found while building it.
+#[derive(Debug)]
+pub struct Parsed<T> {
+    pub tree: T,
+    /// Comments and doc comments, in source order.
+    pub trivia: Vec<Trivia>,
+    /// Sorted by position. Codes starting with `W` are warnings.
+    pub errors: Vec<SyntaxError>,
+}
+
+type Recovered = Vec<ErrorRecovery<usize, Token, SyntaxError>>;
+
+/// Parses a `.oth` file.
+pub fn parse_file(src: &str) -> Parsed<ast::File> {
+    run(src, 0, Mode::Main, ast::File { items: Vec::new() }, |rec, toks| {
+        oth::FileParser::new().parse(rec, toks)
+    }, docs::attach_file)
+}
+
+/// Parses a value file (`slot = Value` lines); `--set` values parse the same way.
+pub fn parse_values(src: &str) -> Parsed<ast::ValueFile> {
+    run(src, 0, Mode::Main, ast::ValueFile { lines: Vec::new() }, |rec, toks| {
+        oth::ValueFileParser::new().parse(rec, toks)
+    }, |_, _| {})
+}
+
+/// Parses a BSON block body that starts at byte `offset` of its file; spans in
+/// the result are positions in that file.
+pub fn parse_bson(body: &str, offset: usize) -> Parsed<ast::bson::Block> {
+    run(body, offset, Mode::Bson, ast::bson::Block { decls: Vec::new() }, |rec, toks| {
+        bson::BlockParser::new().parse(rec, toks)
+    }, docs::attach_bson)
+}
+
+type Toks = std::iter::Map<std::vec::IntoIter<lexer::Spanned>, fn(lexer::Spanned) -> Result<lexer::Spanned, SyntaxError>>;
+
+fn run<T>(
+    src: &str,
+    offset: usize,
+    mode: Mode,
+    empty: T,
+    parse: impl FnOnce(&mut Recovered, Toks) -> Result<T, ParseError<usize, Token, SyntaxError>>,
+    attach: impl FnOnce(&mut T, &mut docs::Docs),
+) -> Parsed<T> {
+    let Lexed {
+        tokens,
+        trivia,
+        mut errors,
+        injected,
+    } = lexer::lex(src, offset, mode);
+    let starts: Vec<usize> = tokens.iter().map(|t| t.0).collect();
+    let end = offset + src.len();
+    let mut recovered = Vec::new();
+    let result = parse(&mut recovered, tokens.into_iter().map(Ok as fn(_) -> _));
+    let mut parse_errors: Vec<ParseError<usize, Token, SyntaxError>> =
+        recovered.into_iter().map(|r| r.error).collect();
+    let mut tree = match result {
+        Ok(tree) => tree,
+        Err(e) => {
+            parse_errors.push(e);
+            empty
+        }
+    };
+    for e in parse_errors {
+        let e = convert(e, end);
+        // Errors where a block was closed for the user are the E0104's echo.
+        let at = e.span().start;
+        if matches!(e, SyntaxError::UnexpectedToken { .. } | SyntaxError::UnexpectedEof { .. })
+            && injected.contains(&at)
+        {
+            continue;
+        }
+        errors.push(e);
+    }
+    let mut docs = docs::Docs::new(src, offset, &trivia, &starts);
+    attach(&mut tree, &mut docs);
+    errors.extend(docs.unattached());
+    errors.sort_by_key(|e| e.span().start);
+    Parsed {
+        tree,
+        trivia,
+        errors,
+    }
+}
+
+fn convert(e: ParseError<usize, Token, SyntaxError>, end: usize) -> SyntaxError {
+    match e {
+        ParseError::InvalidToken { location } => SyntaxError::UnexpectedChar {
+            span: Span::new(location, location + 1),
+            text: String::new(),
+        },
+        ParseError::UnrecognizedEof { location, expected } => SyntaxError::UnexpectedEof {
+            span: Span::point(location.max(end)),
+            expected: describe_expected(&expected),
+        },
+        ParseError::UnrecognizedToken {
+            token: (s, tok, e),
+            expected,
+        } => SyntaxError::UnexpectedToken {
+            span: Span::new(s, e),
+            found: tok.describe(),
+            expected: describe_expected(&expected),
+        },
+        ParseError::ExtraToken { token: (s, tok, e) } => SyntaxError::UnexpectedToken {
+            span: Span::new(s, e),
+            found: tok.describe(),
+            expected: Vec::new(),
+        },
+        ParseError::User { error } => error,
+    }
+}
+
+/// Turns lalrpop's terminal names into words for people: `"name"` → "a name",
+/// `"}"` → "`}`". A long run of keywords that are only there because any name
+/// fits (field names) folds into "a name".
+fn describe_expected(expected: &[String]) -> Vec<String> {
+    let names: Vec<&str> = expected.iter().map(|s| s.trim_matches('"')).collect();
+    let keywords = names
+        .iter()
+        .filter(|n| n.chars().all(|c| c.is_ascii_lowercase()) && n.len() > 1)
+        .count();
+    let fold_keywords = names.contains(&"name") && keywords > 10;
+    let mut out: Vec<String> = Vec::new();
+    for n in names {
+        let word = match n {
+            "name" => "a name".to_string(),
+            "string" => "a string".to_string(),
+            "integer" | "float" | "bad number" => "a number".to_string(),
+            "path" => "a path".to_string(),
+            "content type" => "a content type".to_string(),
+            "schema body" => continue,
+            kw if fold_keywords && kw.chars().all(|c| c.is_ascii_lowercase()) => continue,
+            other => format!("`{other}`"),
+        };
+        if !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
+}
