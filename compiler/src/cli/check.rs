@@ -1,0 +1,55 @@
+//! `othc check FILE...`
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::fs::FsLoader;
+use super::{ColorChoice, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, MessageFormat};
+use othc::diagnostics::render;
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The .oth files to check
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// How to print diagnostics
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub message_format: MessageFormat,
+
+    /// When to colour human-readable output
+    #[arg(long, value_enum, default_value_t, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+pub fn run(args: CheckArgs) -> u8 {
+    let front = match othc::load(&FsLoader, &args.files) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    match args.message_format {
+        MessageFormat::Human => {
+            let color = match args.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => std::io::stderr().is_terminal(),
+            };
+            let text = render::human(&front.sources, &front.diags, color);
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
+        MessageFormat::Json => {
+            let text = render::json(&front.sources, &front.diags);
+            let _ = std::io::stdout().write_all(text.as_bytes());
+        }
+    }
+    if front.diags.has_errors() {
+        EXIT_ERRORS
+    } else {
+        EXIT_OK
+    }
+}

@@ -1,0 +1,58 @@
+//! The `othc` command line: argument parsing, the disk, the terminal.
+
+pub mod check;
+pub mod explain;
+pub mod fs;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Exit statuses (checks.md § Output).
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_ERRORS: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "othc",
+    version,
+    about = "The Othismo compiler",
+    long_about = "The Othismo compiler.\n\nothc reads .oth files (object headers, schema blocks and images), proves that \
+every need is met by what is mounted, and reports each problem with a stable code.\n\n\
+Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O failure."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Parse and check .oth files and everything they import
+    ///
+    /// Every independent problem is reported in one run. Imports are followed
+    /// relative to the importing file; `othismo:env` names the runtime's own
+    /// objects.
+    Check(check::CheckArgs),
+    /// Explain an error or warning code, with a wrong and a fixed example
+    ///
+    /// Prints the code's page of the book. Without a code, lists them all.
+    Explain(explain::ExplainArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, Default)]
+pub enum MessageFormat {
+    /// Reports for people, on stderr
+    #[default]
+    Human,
+    /// One JSON object per diagnostic per line, on stdout
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when stderr is a terminal
+    #[default]
+    Auto,
+    Always,
+    Never,
+}

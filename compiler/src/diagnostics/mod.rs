@@ -1,0 +1,120 @@
+//! Diagnostics as data: what went wrong, where, and how to fix it.
+//!
+//! Phases produce [`Diagnostic`] values into a [`Diagnostics`] sink; rendering
+//! (ariadne for people, JSON for tools) happens at the edge, in [`render`].
+
+pub mod codes;
+pub mod render;
+mod syntax;
+
+pub use codes::Code;
+
+use crate::source::{FileId, FileSpan};
+use oth_syntax::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    pub at: FileSpan,
+    pub message: String,
+}
+
+impl Label {
+    pub fn new(file: FileId, span: Span, message: impl Into<String>) -> Label {
+        Label {
+            at: FileSpan::new(file, span),
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    /// One sentence, lower case, no final period: "unexpected `}`".
+    pub message: String,
+    /// Where the problem is, with what to say there.
+    pub primary: Label,
+    /// The other places involved.
+    pub labels: Vec<Label>,
+    /// The fix, when there is one.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the severity its code implies.
+    pub fn new(code: Code, message: impl Into<String>, primary: Label) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            primary,
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn with_label(mut self, label: Label) -> Diagnostic {
+        self.labels.push(label);
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// The sink every phase reports into.
+#[derive(Default, Debug)]
+pub struct Diagnostics {
+    list: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn new() -> Diagnostics {
+        Diagnostics::default()
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.list.push(d);
+    }
+
+    pub fn syntax(&mut self, file: FileId, e: &oth_syntax::SyntaxError) {
+        self.push(syntax::to_diagnostic(file, e));
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.list.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.list.iter().filter(|d| d.severity == severity).count()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.list.iter()
+    }
+
+    /// In file order, then by position: the order people read them in.
+    pub fn sorted(&self) -> Vec<&Diagnostic> {
+        let mut v: Vec<&Diagnostic> = self.list.iter().collect();
+        v.sort_by_key(|d| (d.primary.at.file, d.primary.at.span.start));
+        v
+    }
+}

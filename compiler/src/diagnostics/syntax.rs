@@ -1,0 +1,138 @@
+//! The wording of syntax errors (the data is `oth_syntax::SyntaxError`).
+
+use oth_syntax::error::{NumberProblem, PathProblem};
+use oth_syntax::{Span, SyntaxError};
+
+use super::{Code, Diagnostic, Label};
+use crate::source::FileId;
+
+fn list(words: &[String]) -> String {
+    match words {
+        [] => "nothing more".to_string(),
+        [one] => one.clone(),
+        [a, b] => format!("{a} or {b}"),
+        _ => {
+            let shown = if words.len() > 8 { &words[..8] } else { words };
+            let (last, rest) = shown.split_last().expect("non-empty");
+            let more = if words.len() > 8 { ", …" } else { "" };
+            if more.is_empty() {
+                format!("{}, or {last}", rest.join(", "))
+            } else {
+                format!("{}, {last}{more}", rest.join(", "))
+            }
+        }
+    }
+}
+
+pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
+    let at = |span: Span, msg: &str| Label::new(file, span, msg);
+    match e {
+        SyntaxError::UnexpectedChar { span, text } => {
+            let shown = text.chars().next().map(|c| format!("{c:?}")).unwrap_or_default();
+            let d = Diagnostic::new(
+                Code::E0101,
+                format!("unexpected character {shown}"),
+                at(*span, "no token starts with this"),
+            );
+            match text.chars().next() {
+                Some('\'') => d.with_help("strings use double quotes: \"like this\""),
+                Some('-') => d.with_help("`-` only starts a negative number or `->`"),
+                Some(';') => d.with_help("`;` only separates content-type parameters: `text/html; charset=utf-8`"),
+                Some('/') => d.with_help("`//` is not a comment; comments start with `#`"),
+                _ => d.with_help("remove it; comments start with `#`"),
+            }
+        }
+        SyntaxError::UnterminatedString { span } => Diagnostic::new(
+            Code::E0102,
+            "unterminated string",
+            at(*span, "this string has no closing quote on its line"),
+        )
+        .with_help("close it with `\"`; a string cannot span lines (write `\\n` for a line break)"),
+        SyntaxError::UnexpectedToken {
+            span,
+            found,
+            expected,
+        } => {
+            let d = Diagnostic::new(
+                Code::E0103,
+                format!("unexpected {found}"),
+                at(*span, &format!("expected {}", list(expected))),
+            );
+            if found.starts_with("name `") && expected.iter().any(|e| e == "`read`") {
+                d.with_help("an entry is `PATH [operator] VERB [TYPES] [-> TYPE [*]]`; the verbs are read, watch, list, stat, write, create and remove")
+            } else {
+                d
+            }
+        }
+        SyntaxError::UnexpectedEof { span, expected } => Diagnostic::new(
+            Code::E0103,
+            "unexpected end of file",
+            at(*span, &format!("expected {}", list(expected))),
+        ),
+        SyntaxError::Unclosed {
+            opener,
+            others,
+            noticed,
+            at_eof,
+        } => {
+            let mut d = Diagnostic::new(
+                Code::E0104,
+                "unclosed block or bracket",
+                at(*opener, "this is never closed"),
+            );
+            for o in others {
+                d = d.with_label(at(*o, "and this, still open there"));
+            }
+            if *at_eof {
+                d.with_label(at(*noticed, "the file ends here"))
+                    .with_help("add the missing closing brace or bracket")
+            } else {
+                d.with_label(at(*noticed, "a new item starts here"))
+                    .with_help("add the missing closing brace before this item")
+            }
+        }
+        SyntaxError::InvalidEscape { span, escape } => Diagnostic::new(
+            Code::E0105,
+            format!("invalid escape `{escape}` in a string"),
+            at(*span, "not an escape"),
+        )
+        .with_help("the escapes are \\\" \\\\ \\n \\r \\t \\0 and \\u{HEX} (1 to 6 hex digits)"),
+        SyntaxError::InvalidNumber { span, reason } => match reason {
+            NumberProblem::BadDigits => Diagnostic::new(
+                Code::E0106,
+                "invalid number literal",
+                at(*span, "not a number"),
+            )
+            .with_help("numbers are 42, -7, 1_000, 0xff or 1.5 (a float needs digits on both sides of the dot, then an optional exponent: 2.5e3)"),
+            NumberProblem::TooLarge => Diagnostic::new(
+                Code::E0106,
+                "number literal too large",
+                at(*span, "too many digits for any integer type"),
+            ),
+        },
+        SyntaxError::MalformedContentType { span, reason } => Diagnostic::new(
+            Code::E0107,
+            "malformed content type",
+            at(*span, reason),
+        )
+        .with_help("a content type is TYPE/SUBTYPE with optional `; name=value` parameters, like `text/plain` or `text/html; charset=utf-8`; `*` is a wildcard"),
+        SyntaxError::MalformedPath { span, reason } => {
+            let (label, help) = match reason {
+                PathProblem::EmptySegment => ("empty segment (`//`)".to_string(), "remove the extra `/`"),
+                PathProblem::TrailingSlash => ("ends with `/`".to_string(), "remove the trailing `/`; the root is `/` alone"),
+                PathProblem::DotSegment(s) => (format!("`{s}` is not a segment"), "paths are absolute and never walk up: write the path in full"),
+                PathProblem::RestNotLast => ("`**` is not last".to_string(), "`**` matches the rest of a path, so it can only be the last segment"),
+                PathProblem::BadStars(s) => (format!("`{s}`: `*` only appears as `**`"), "use `{name}` for one segment or a final `/**` for the rest"),
+                PathProblem::BadCapture(s) => (format!("`{s}` is not a capture"), "a capture is a whole segment holding a name: `/users/{id}`"),
+                PathProblem::BadCharacter(c) => (format!("{c:?} cannot appear in a path"), "segments use letters, digits and `. _ ~ -`"),
+            };
+            Diagnostic::new(Code::E0108, "malformed path", at(*span, &label)).with_help(help)
+        }
+        SyntaxError::DanglingDoc { span } => Diagnostic::new(
+            Code::W0003,
+            "doc comment attached to nothing",
+            at(*span, "no declaration follows this doc comment"),
+        )
+        .with_help("put it directly before an object, image, entry, needs block, message, field, enum, enum value, instance or slot, or make it a plain `#` comment"),
+    }
+}

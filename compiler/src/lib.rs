@@ -1,0 +1,13 @@
+//! The Othismo compiler's core: source map, import resolution, formats and
+//! diagnostics. It does no IO: files come in through a [`loader::Loader`], and
+//! diagnostics go out as values for the caller to render.
+
+pub mod diagnostics;
+pub mod formats;
+pub mod loader;
+pub mod resolve;
+pub mod source;
+pub mod wasm;
+
+pub use diagnostics::{Code, Diagnostic, Diagnostics, Severity};
+pub use resolve::{FrontEnd, RootError, load};

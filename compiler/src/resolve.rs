@@ -1,0 +1,565 @@
+//! Loading a program: the root files, everything they import, transitively,
+//! each parsed once; schema blocks handed to their formats; imported names
+//! checked against what the imported file exports.
+//!
+//! Codes: E0201 (file cannot be read), E0202 (no such export), E0205 (import
+//! cycle), E0207 (no format for a schemas block), E0209 (a .wasm without a
+//! valid header).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use oth_syntax::Span;
+use oth_syntax::Trivia;
+use oth_syntax::ast::{self, Item};
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use crate::formats::{Formats, SchemaBlock, TypeKind};
+use crate::loader::{Loader, decode_source, normalize};
+use crate::source::{FileId, FileSpan, SourceMap};
+use crate::wasm;
+
+/// The import path of the runtime's own header.
+pub const ENV_IMPORT: &str = "othismo:env";
+/// The runtime's native objects (runtime.md), embedded so any image anywhere can use them.
+pub const ENV_SOURCE: &str = include_str!("../../sdk/env/Runtime.oth");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ModuleId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A `.oth` file.
+    Source,
+    /// `othismo:env`.
+    Env,
+    /// The header sections of a compiled module.
+    Wasm,
+}
+
+/// One loaded file.
+pub struct Module {
+    pub file: FileId,
+    /// The normalized path (or `othismo:env`): a file is loaded once per key.
+    pub key: PathBuf,
+    pub origin: Origin,
+    pub ast: ast::File,
+    pub trivia: Vec<Trivia>,
+    /// One per `schemas` item, in order.
+    pub schemas: Vec<ParsedSchemas>,
+    /// One per `import` item, in order: the module it names, if it loaded.
+    pub imports: Vec<Option<ModuleId>>,
+}
+
+pub struct ParsedSchemas {
+    /// Index of the `schemas` item in `ast.items`.
+    pub item: usize,
+    /// The format's content type, or `None` when no format takes the block (E0207).
+    pub format: Option<&'static str>,
+    pub block: Option<Box<dyn SchemaBlock>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclKind {
+    Object,
+    Image,
+    Message,
+    Enum,
+}
+
+impl DeclKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            DeclKind::Object => "object",
+            DeclKind::Image => "image",
+            DeclKind::Message => "message type",
+            DeclKind::Enum => "enum",
+        }
+    }
+}
+
+/// A name a file declares at top level.
+#[derive(Clone, Debug)]
+pub struct Declared {
+    pub name: String,
+    pub kind: DeclKind,
+    pub span: Span,
+    pub exported: bool,
+}
+
+impl Module {
+    /// Objects, images, and the types of its schema blocks, in source order.
+    pub fn declarations(&self) -> Vec<Declared> {
+        // Everything in a compiled module's header is there to be used.
+        let all_exported = self.origin != Origin::Source;
+        let mut out = Vec::new();
+        let mut blocks = self.schemas.iter();
+        for item in &self.ast.items {
+            match item {
+                Item::Object(o) => out.push(Declared {
+                    name: o.name.name.clone(),
+                    kind: DeclKind::Object,
+                    span: o.name.span,
+                    exported: all_exported || o.export.is_some(),
+                }),
+                Item::Image(i) => out.push(Declared {
+                    name: i.name.name.clone(),
+                    kind: DeclKind::Image,
+                    span: i.name.span,
+                    exported: all_exported || i.export.is_some(),
+                }),
+                Item::Schemas(s) => {
+                    let parsed = blocks.next();
+                    for t in parsed.and_then(|p| p.block.as_ref()).map(|b| b.declared()).unwrap_or_default() {
+                        out.push(Declared {
+                            name: t.name,
+                            kind: match t.kind {
+                                TypeKind::Message => DeclKind::Message,
+                                TypeKind::Enum => DeclKind::Enum,
+                            },
+                            span: t.span,
+                            exported: all_exported || s.export.is_some(),
+                        });
+                    }
+                }
+                Item::Import(_) | Item::Error(_) => {}
+            }
+        }
+        out
+    }
+}
+
+pub struct Program {
+    pub modules: Vec<Module>,
+    /// The files named on the command line, in order.
+    pub roots: Vec<ModuleId>,
+}
+
+impl Program {
+    pub fn module(&self, id: ModuleId) -> &Module {
+        &self.modules[id.0 as usize]
+    }
+}
+
+/// Everything the front end produced.
+pub struct FrontEnd {
+    pub sources: SourceMap,
+    pub diags: Diagnostics,
+    pub program: Program,
+}
+
+/// A root file that cannot be compiled at all: a usage or I/O failure.
+#[derive(Debug)]
+pub struct RootError {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+impl std::fmt::Display for RootError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot read `{}`: {}", self.path.display(), self.reason)
+    }
+}
+
+/// Loads, parses and resolves the imports of `roots`.
+pub fn load(loader: &dyn Loader, roots: &[PathBuf]) -> Result<FrontEnd, RootError> {
+    let mut r = Resolver {
+        loader,
+        formats: Formats::default(),
+        sources: SourceMap::new(),
+        diags: Diagnostics::new(),
+        modules: Vec::new(),
+        by_key: HashMap::new(),
+        visiting: Vec::new(),
+    };
+    let mut root_ids = Vec::new();
+    for root in roots {
+        let key = normalize(root);
+        if let Some(&id) = r.by_key.get(&key) {
+            root_ids.push(id);
+            continue;
+        }
+        let id = r
+            .read(&key)
+            .map_err(|reason| RootError { path: root.clone(), reason })?;
+        r.visit(id);
+        root_ids.push(id);
+    }
+    r.check_imported_names();
+    Ok(FrontEnd {
+        sources: r.sources,
+        diags: r.diags,
+        program: Program {
+            modules: r.modules,
+            roots: root_ids,
+        },
+    })
+}
+
+struct Resolver<'a> {
+    loader: &'a dyn Loader,
+    formats: Formats,
+    sources: SourceMap,
+    diags: Diagnostics,
+    modules: Vec<Module>,
+    by_key: HashMap<PathBuf, ModuleId>,
+    /// The import chain being followed: each module and the import that led to it.
+    visiting: Vec<(ModuleId, Option<FileSpan>)>,
+}
+
+impl Resolver<'_> {
+    /// Reads and parses one file; the error says why it could not be read.
+    fn read(&mut self, key: &Path) -> Result<ModuleId, String> {
+        let (name, text, origin) = if key == Path::new(ENV_IMPORT) {
+            (ENV_IMPORT.to_string(), ENV_SOURCE.to_string(), Origin::Env)
+        } else {
+            let bytes = self.loader.load(key).map_err(|e| io_reason(&e))?;
+            let name = key.display().to_string();
+            if key.extension().is_some_and(|e| e == "wasm") {
+                let text = wasm::header_source(&bytes)?;
+                (format!("{name}#{}", wasm::HEADER_SECTION), text, Origin::Wasm)
+            } else {
+                (name, decode_source(bytes)?, Origin::Source)
+            }
+        };
+        let file = self.sources.add(name, text);
+        let parsed = oth_syntax::parse_file(&self.sources.get(file).text);
+        if origin == Origin::Wasm {
+            // Nobody wrote this text by hand: a syntax error in it means the
+            // module's header is broken, which the importer hears as E0209.
+            if let Some(e) = parsed.errors.iter().find(|e| !e.is_warning()) {
+                let at = self.sources.get(file).line_col(e.span().start);
+                return Err(format!(
+                    "its header does not parse (line {}, column {}: {})",
+                    at.line,
+                    at.column,
+                    e.code()
+                ));
+            }
+        } else {
+            for e in &parsed.errors {
+                self.diags.syntax(file, e);
+            }
+        }
+        let mut schemas = Vec::new();
+        for (i, item) in parsed.tree.items.iter().enumerate() {
+            if let Item::Schemas(s) = item {
+                schemas.push(self.parse_schemas(file, i, s));
+            }
+        }
+        let imports = parsed
+            .tree
+            .items
+            .iter()
+            .filter(|i| matches!(i, Item::Import(_)))
+            .map(|_| None)
+            .collect();
+        let id = ModuleId(self.modules.len() as u32);
+        self.modules.push(Module {
+            file,
+            key: key.to_path_buf(),
+            origin,
+            ast: parsed.tree,
+            trivia: parsed.trivia,
+            schemas,
+            imports,
+        });
+        self.by_key.insert(key.to_path_buf(), id);
+        Ok(id)
+    }
+
+    fn parse_schemas(&mut self, file: FileId, item: usize, s: &ast::SchemasBlock) -> ParsedSchemas {
+        match self.formats.find(&s.content_type.ct) {
+            Some(format) => ParsedSchemas {
+                item,
+                format: Some(format.content_type()),
+                block: Some(format.parse_block(file, &s.body, s.body_offset, &mut self.diags)),
+            },
+            None => {
+                // A malformed content type was reported already (E0107).
+                if s.content_type.ct.valid {
+                    let known = self
+                        .formats
+                        .names()
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::E0207,
+                            format!("no format for `{}`", s.content_type.ct.text),
+                            Label::new(file, s.content_type.span, "no format reads schemas of this content type"),
+                        )
+                        .with_help(format!("the formats othc knows: {known}")),
+                    );
+                }
+                ParsedSchemas {
+                    item,
+                    format: None,
+                    block: None,
+                }
+            }
+        }
+    }
+
+    /// Follows the imports of `id`, depth first.
+    fn visit(&mut self, id: ModuleId) {
+        self.visit_from(id, None);
+    }
+
+    fn visit_from(&mut self, id: ModuleId, site: Option<FileSpan>) {
+        self.visiting.push((id, site));
+        let m = &self.modules[id.0 as usize];
+        let file = m.file;
+        let dir = m.key.parent().map(Path::to_path_buf).unwrap_or_default();
+        let imports: Vec<(String, Span)> = m
+            .ast
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Import(imp) => Some((imp.from.value.clone(), imp.from.span)),
+                _ => None,
+            })
+            .collect();
+        for (n, (from, span)) in imports.into_iter().enumerate() {
+            let at = FileSpan::new(file, span);
+            let key = if from == ENV_IMPORT {
+                PathBuf::from(ENV_IMPORT)
+            } else {
+                normalize(&dir.join(&from))
+            };
+            let target = match self.by_key.get(&key) {
+                Some(&t) => {
+                    if let Some(pos) = self.visiting.iter().position(|(m, _)| *m == t) {
+                        self.report_cycle(pos, at);
+                    }
+                    Some(t)
+                }
+                None => match self.read(&key) {
+                    Ok(t) => {
+                        self.visit_from(t, Some(at));
+                        Some(t)
+                    }
+                    Err(reason) => {
+                        self.report_unreadable(at, &from, &key, reason);
+                        None
+                    }
+                },
+            };
+            self.modules[id.0 as usize].imports[n] = target;
+        }
+        self.visiting.pop();
+    }
+
+    fn report_unreadable(&mut self, at: FileSpan, from: &str, key: &Path, reason: String) {
+        let wasm = key.extension().is_some_and(|e| e == "wasm");
+        let d = if wasm && !reason.starts_with("no such file") {
+            Diagnostic::new(
+                Code::E0209,
+                format!("`{from}` has no Othismo header"),
+                Label::new(at.file, at.span, reason),
+            )
+            .with_help("build the module with `othc build` so it carries its header, or import its .oth file")
+        } else {
+            let shown = key.display();
+            let d = Diagnostic::new(
+                Code::E0201,
+                format!("cannot read `{from}`"),
+                Label::new(at.file, at.span, format!("{reason} (looked for `{shown}`)")),
+            );
+            if reason.starts_with("no such file") {
+                d.with_help("import paths are relative to the importing file; `othismo:env` names the runtime's own objects")
+            } else {
+                d
+            }
+        };
+        self.diags.push(d);
+    }
+
+    /// `visiting[pos..]` is the chain from the imported module back to the importer.
+    fn report_cycle(&mut self, pos: usize, at: FileSpan) {
+        let chain: Vec<(ModuleId, Option<FileSpan>)> = self.visiting[pos..].to_vec();
+        let name = |r: &Resolver, m: ModuleId| r.sources.get(r.modules[m.0 as usize].file).name.clone();
+        let first = name(self, chain[0].0);
+        let mut d = Diagnostic::new(
+            Code::E0205,
+            format!("import cycle: `{first}` imports itself"),
+            Label::new(at.file, at.span, format!("this imports `{first}`, which is importing this file")),
+        );
+        for (m, site) in &chain[1..] {
+            if let Some(site) = site {
+                d = d.with_label(Label::new(site.file, site.span, format!("which imports `{}`", name(self, *m))));
+            }
+        }
+        let path: Vec<String> = chain
+            .iter()
+            .map(|(m, _)| name(self, *m))
+            .chain(std::iter::once(first))
+            .collect();
+        self.diags.push(d.with_help(format!(
+            "the cycle is {}; move what they share into a file that each of them imports",
+            path.join(" → ")
+        )));
+    }
+
+    fn check_imported_names(&mut self) {
+        for m in &self.modules {
+            let imports = m.ast.items.iter().filter_map(|i| match i {
+                Item::Import(imp) => Some(imp),
+                _ => None,
+            });
+            for (imp, target) in imports.zip(&m.imports) {
+                let Some(target) = target else { continue };
+                let t = &self.modules[target.0 as usize];
+                let decls = t.declarations();
+                let tname = self.sources.get(t.file).name.clone();
+                for n in &imp.names {
+                    let want = &n.name.name;
+                    let found = decls.iter().find(|d| d.name == *want);
+                    let at = Label::new(m.file, n.name.span, "not exported there");
+                    match found {
+                        Some(d) if d.exported => {}
+                        Some(d) => self.diags.push(
+                            Diagnostic::new(
+                                Code::E0202,
+                                format!("`{want}` is not exported by `{tname}`"),
+                                Label::new(m.file, n.name.span, format!("this {} is private to its file", d.kind.describe())),
+                            )
+                            .with_label(Label::new(t.file, d.span, "declared here without `export`"))
+                            .with_help(format!("write `export` before the declaration of `{want}` in `{tname}`")),
+                        ),
+                        None => {
+                            let exported: Vec<&str> =
+                                decls.iter().filter(|d| d.exported).map(|d| d.name.as_str()).collect();
+                            let mut d = Diagnostic::new(Code::E0202, format!("`{tname}` exports no `{want}`"), at);
+                            d = match closest(want, &exported) {
+                                Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                                None if exported.is_empty() => d.with_help(format!("`{tname}` exports nothing")),
+                                None => d.with_help(format!("`{tname}` exports {}", quoted_list(&exported))),
+                            };
+                            self.diags.push(d);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "it is a directory".into(),
+        _ => e.to_string(),
+    }
+}
+
+fn quoted_list(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// The candidate nearest to `want`, if it is near enough to be a typo.
+pub fn closest<'a>(want: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let limit = (want.chars().count() / 3).max(1);
+    candidates
+        .iter()
+        .map(|c| (edit_distance(&want.to_lowercase(), &c.to_lowercase()), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::MemoryLoader;
+
+    fn codes(loader: &MemoryLoader, root: &str) -> Vec<&'static str> {
+        let fe = load(loader, &[PathBuf::from(root)]).unwrap();
+        fe.diags.sorted().iter().map(|d| d.code.as_str()).collect()
+    }
+
+    #[test]
+    fn env_is_embedded() {
+        let mut l = MemoryLoader::new();
+        l.add("a.oth", r#"import { Console, Files, Clock } from "othismo:env""#);
+        assert_eq!(codes(&l, "a.oth"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn relative_imports_and_missing_files() {
+        let mut l = MemoryLoader::new();
+        l.add("app/a.oth", r#"import { B } from "../lib/b.oth" import { C } from "c.oth""#);
+        l.add("lib/b.oth", "export object B { }");
+        assert_eq!(codes(&l, "app/a.oth"), vec!["E0201"]);
+    }
+
+    #[test]
+    fn cycles_are_reported_once() {
+        let mut l = MemoryLoader::new();
+        l.add("a.oth", r#"import { B } from "b.oth" export object A { }"#);
+        l.add("b.oth", r#"import { A } from "a.oth" export object B { }"#);
+        assert_eq!(codes(&l, "a.oth"), vec!["E0205"]);
+    }
+
+    #[test]
+    fn unexported_and_unknown_names() {
+        let mut l = MemoryLoader::new();
+        l.add("a.oth", r#"import { Hidden, Greter, Greeting } from "b.oth""#);
+        l.add(
+            "b.oth",
+            "object Hidden { } export object Greeter { } export schemas application/bson { message Greeting { } }",
+        );
+        let fe = load(&l, &[PathBuf::from("a.oth")]).unwrap();
+        let d = fe.diags.sorted();
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].code, Code::E0202);
+        assert_eq!(d[0].labels.len(), 1, "points at the private declaration");
+        assert_eq!(d[1].help.as_deref(), Some("did you mean `Greeter`?"));
+    }
+
+    #[test]
+    fn wasm_imports_read_the_header() {
+        let mut l = MemoryLoader::new();
+        let good = wasm::tests::module_with_sections(&[(
+            wasm::HEADER_SECTION,
+            "# othismo header 1\nobject Store { serves { / read -> text/plain } }",
+        )]);
+        let bare = wasm::tests::module_with_sections(&[("name", "x")]);
+        l.add("good.wasm", good).add("bare.wasm", bare);
+        l.add(
+            "a.oth",
+            r#"import { Store } from "good.wasm" import { X } from "bare.wasm" import { Y } from "gone.wasm""#,
+        );
+        assert_eq!(codes(&l, "a.oth"), vec!["E0209", "E0201"]);
+    }
+
+    #[test]
+    fn unknown_format() {
+        let mut l = MemoryLoader::new();
+        l.add("a.oth", "schemas application/protobuf { message A {} } schemas application/BSON { }");
+        assert_eq!(codes(&l, "a.oth"), vec!["E0207"]);
+    }
+
+    #[test]
+    fn edit_distance_suggests_typos_only() {
+        assert_eq!(closest("Greter", &["Greeter", "Shouter"]), Some("Greeter"));
+        assert_eq!(closest("Zzz", &["Greeter"]), None);
+    }
+}

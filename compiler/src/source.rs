@@ -1,0 +1,106 @@
+//! The files of one compilation, and positions in them.
+
+use oth_syntax::Span;
+
+/// Index of a file in a [`SourceMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// A span in a particular file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileSpan {
+    pub file: FileId,
+    pub span: Span,
+}
+
+impl FileSpan {
+    pub fn new(file: FileId, span: Span) -> FileSpan {
+        FileSpan { file, span }
+    }
+}
+
+pub struct SourceFile {
+    /// The name shown to people: the path as the user wrote it, or `othismo:env`.
+    pub name: String,
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+/// A 1-based line and column; columns count Unicode scalar values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl SourceFile {
+    pub fn new(name: String, text: String) -> SourceFile {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        SourceFile {
+            name,
+            text,
+            line_starts,
+        }
+    }
+
+    /// Where byte `offset` is. Offsets past the end clamp to the end.
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.line_starts[line];
+        // A span never ends inside a character, but be safe about it.
+        let mut end = offset;
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        LineCol {
+            line: line + 1,
+            column: self.text[start..end].chars().count() + 1,
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    pub fn add(&mut self, name: String, text: String) -> FileId {
+        self.files.push(SourceFile::new(name, text));
+        FileId(self.files.len() as u32 - 1)
+    }
+
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns_count_scalars() {
+        let f = SourceFile::new("x".into(), "ab\nçé z\n".into());
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(2), LineCol { line: 1, column: 3 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        // `z` is after two two-byte characters and a space.
+        assert_eq!(f.line_col(8), LineCol { line: 2, column: 4 });
+        assert_eq!(f.line_col(100), LineCol { line: 3, column: 1 });
+    }
+}

@@ -1,0 +1,95 @@
+//! Reading what a compiled module says about itself (abi.md §4).
+
+/// The first line of every `othismo:header` section.
+pub const HEADER_MAGIC: &str = "# othismo header 1";
+pub const HEADER_SECTION: &str = "othismo:header";
+pub const SCHEMAS_SECTION_PREFIX: &str = "othismo:schemas:";
+
+/// The module's header followed by its schema blocks, as one `.oth` text.
+pub fn header_source(bytes: &[u8]) -> Result<String, String> {
+    let mut header: Option<String> = None;
+    let mut schemas = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        let payload = payload.map_err(|e| format!("it is not a valid WebAssembly module ({e})"))?;
+        if let wasmparser::Payload::CustomSection(section) = payload {
+            let name = section.name();
+            if name == HEADER_SECTION || name.starts_with(SCHEMAS_SECTION_PREFIX) {
+                let text = std::str::from_utf8(section.data())
+                    .map_err(|_| format!("its `{name}` section is not UTF-8"))?
+                    .to_string();
+                if name == HEADER_SECTION {
+                    header = Some(text);
+                } else {
+                    schemas.push(text);
+                }
+            }
+        }
+    }
+    let header = header.ok_or_else(|| {
+        format!("it has no `{HEADER_SECTION}` section (was it built with `othc build`?)")
+    })?;
+    if !header.starts_with(HEADER_MAGIC) {
+        return Err(format!(
+            "its `{HEADER_SECTION}` section does not start with `{HEADER_MAGIC}`"
+        ));
+    }
+    let mut text = header;
+    for s in schemas {
+        text.push('\n');
+        text.push_str(&s);
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A minimal module: the wasm preamble and custom sections.
+    pub fn module_with_sections(sections: &[(&str, &str)]) -> Vec<u8> {
+        let mut out = b"\0asm\x01\0\0\0".to_vec();
+        for (name, data) in sections {
+            let mut body = Vec::new();
+            leb(&mut body, name.len());
+            body.extend_from_slice(name.as_bytes());
+            body.extend_from_slice(data.as_bytes());
+            out.push(0);
+            leb(&mut out, body.len());
+            out.extend(body);
+        }
+        out
+    }
+
+    fn leb(out: &mut Vec<u8>, mut n: usize) {
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+
+    #[test]
+    fn reads_header_and_schemas() {
+        let m = module_with_sections(&[
+            ("name", "x"),
+            (HEADER_SECTION, "# othismo header 1\nexport object A { }"),
+            ("othismo:schemas:application/bson", "export schemas application/bson { }"),
+        ]);
+        let text = header_source(&m).unwrap();
+        assert!(text.starts_with(HEADER_MAGIC));
+        assert!(text.ends_with("export schemas application/bson { }"));
+    }
+
+    #[test]
+    fn refuses_modules_without_header() {
+        let m = module_with_sections(&[("name", "x")]);
+        assert!(header_source(&m).unwrap_err().contains("no `othismo:header`"));
+        let m = module_with_sections(&[(HEADER_SECTION, "object A {}")]);
+        assert!(header_source(&m).unwrap_err().contains("does not start"));
+        assert!(header_source(b"\0asm\x02").unwrap_err().contains("not a valid"));
+    }
+}
