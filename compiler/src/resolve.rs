@@ -382,9 +382,19 @@ impl Resolver<'_> {
         let chain: Vec<(ModuleId, Option<FileSpan>)> = self.visiting[pos..].to_vec();
         let name = |r: &Resolver, m: ModuleId| r.sources.get(r.modules[m.0 as usize].file).name.clone();
         let first = name(self, chain[0].0);
+        let path: Vec<String> = chain
+            .iter()
+            .map(|(m, _)| name(self, *m))
+            .chain(std::iter::once(first.clone()))
+            .collect();
+        let message = if chain.len() == 1 {
+            format!("import cycle: `{first}` imports itself")
+        } else {
+            format!("import cycle: {}", path.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" → "))
+        };
         let mut d = Diagnostic::new(
             Code::E0205,
-            format!("import cycle: `{first}` imports itself"),
+            message,
             Label::new(at.file, at.span, format!("this imports `{first}`, which is importing this file")),
         );
         for (m, site) in &chain[1..] {
@@ -392,15 +402,9 @@ impl Resolver<'_> {
                 d = d.with_label(Label::new(site.file, site.span, format!("which imports `{}`", name(self, *m))));
             }
         }
-        let path: Vec<String> = chain
-            .iter()
-            .map(|(m, _)| name(self, *m))
-            .chain(std::iter::once(first))
-            .collect();
-        self.diags.push(d.with_help(format!(
-            "the cycle is {}; move what they share into a file that each of them imports",
-            path.join(" → ")
-        )));
+        self.diags.push(d.with_help(
+            "imports form a tree: move what these files share into a file that each of them imports",
+        ));
     }
 
     fn check_imported_names(&mut self) {

@@ -25,9 +25,9 @@ pub enum SyntaxError {
     Unclosed {
         opener: Span,
         others: Vec<Span>,
-        /// Where the parser noticed: end of file, or the item that began inside.
+        /// Where it was noticed, and how.
         noticed: Span,
-        at_eof: bool,
+        by: UnclosedBy,
     },
     /// An escape a string cannot hold (E0105).
     InvalidEscape { span: Span, escape: String },
@@ -39,6 +39,16 @@ pub enum SyntaxError {
     MalformedPath { span: Span, reason: PathProblem },
     /// A `##` doc comment that precedes no declaration it can document (W0003).
     DanglingDoc { span: Span },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnclosedBy {
+    /// The file ended.
+    EndOfFile,
+    /// A top-level item began inside the block.
+    NewItem,
+    /// A closer for an enclosing block came first (`{ a: [1 }`).
+    OuterCloser,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

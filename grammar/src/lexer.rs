@@ -11,7 +11,7 @@
 
 use logos::Logos;
 
-use crate::error::SyntaxError;
+use crate::error::{SyntaxError, UnclosedBy};
 use crate::span::Span;
 use crate::token::{Extras, Token};
 
@@ -228,7 +228,7 @@ fn balance(
                  keep: usize,
                  at: usize,
                  noticed: Span,
-                 at_eof: bool,
+                 by: UnclosedBy,
                  out: &mut Vec<Spanned>,
                  errors: &mut Vec<SyntaxError>,
                  injected: &mut Vec<usize>| {
@@ -238,7 +238,7 @@ fn balance(
                 opener: *innermost,
                 others: open[..open.len() - 1].iter().rev().map(|(_, s)| *s).collect(),
                 noticed,
-                at_eof,
+                by,
             });
             injected.push(at);
         }
@@ -255,7 +255,7 @@ fn balance(
                 0,
                 s,
                 Span::new(s, e),
-                false,
+                UnclosedBy::NewItem,
                 &mut out,
                 errors,
                 injected,
@@ -277,7 +277,7 @@ fn balance(
                         i + 1,
                         s,
                         Span::new(s, e),
-                        false,
+                        UnclosedBy::OuterCloser,
                         &mut out,
                         errors,
                         injected,
@@ -295,7 +295,7 @@ fn balance(
         0,
         end,
         Span::point(end),
-        true,
+        UnclosedBy::EndOfFile,
         &mut out,
         errors,
         injected,
@@ -509,9 +509,9 @@ mod tests {
         let lexed = lex("object A { serves { }\nobject B { }", 0, Mode::Main);
         assert_eq!(lexed.errors.len(), 1);
         match &lexed.errors[0] {
-            SyntaxError::Unclosed { opener, at_eof, .. } => {
+            SyntaxError::Unclosed { opener, by, .. } => {
                 assert_eq!(*opener, Span::new(9, 10));
-                assert!(!at_eof);
+                assert_eq!(*by, UnclosedBy::NewItem);
             }
             other => panic!("{other:?}"),
         }

@@ -43,7 +43,35 @@ pub struct Parsed<T> {
     pub errors: Vec<SyntaxError>,
 }
 
-type Recovered = Vec<ErrorRecovery<usize, Token, SyntaxError>>;
+/// What the grammars record while recovering from errors.
+///
+/// lalrpop resumes after an error at the first token that can follow it. When
+/// that is the very token that failed (nothing was dropped), the member it
+/// restarts may fail again for the same reason: `since time }` fails at
+/// `time`, restarts a field at `time`, and fails at `}`. Such an echo, an
+/// error with no member completed since a recovery that dropped nothing, is
+/// not reported.
+#[derive(Default)]
+pub struct Recovery {
+    errors: Vec<ParseError<usize, Token, SyntaxError>>,
+    completed: usize,
+    /// Members completed at the last error, and whether its recovery dropped nothing.
+    last: Option<(usize, bool)>,
+}
+
+impl Recovery {
+    fn error(&mut self, e: ErrorRecovery<usize, Token, SyntaxError>) {
+        let echo = matches!(self.last, Some((at, true)) if at == self.completed);
+        self.last = Some((self.completed, e.dropped_tokens.is_empty()));
+        if !echo {
+            self.errors.push(e.error);
+        }
+    }
+
+    fn done(&mut self) {
+        self.completed += 1;
+    }
+}
 
 /// Parses a `.oth` file.
 pub fn parse_file(src: &str) -> Parsed<ast::File> {
@@ -74,7 +102,7 @@ fn run<T>(
     offset: usize,
     mode: Mode,
     empty: T,
-    parse: impl FnOnce(&mut Recovered, Toks) -> Result<T, ParseError<usize, Token, SyntaxError>>,
+    parse: impl FnOnce(&mut Recovery, Toks) -> Result<T, ParseError<usize, Token, SyntaxError>>,
     attach: impl FnOnce(&mut T, &mut docs::Docs),
 ) -> Parsed<T> {
     let Lexed {
@@ -85,10 +113,9 @@ fn run<T>(
     } = lexer::lex(src, offset, mode);
     let starts: Vec<usize> = tokens.iter().map(|t| t.0).collect();
     let end = offset + src.len();
-    let mut recovered = Vec::new();
-    let result = parse(&mut recovered, tokens.into_iter().map(Ok as fn(_) -> _));
-    let mut parse_errors: Vec<ParseError<usize, Token, SyntaxError>> =
-        recovered.into_iter().map(|r| r.error).collect();
+    let mut recovery = Recovery::default();
+    let result = parse(&mut recovery, tokens.into_iter().map(Ok as fn(_) -> _));
+    let mut parse_errors = recovery.errors;
     let mut tree = match result {
         Ok(tree) => tree,
         Err(e) => {

@@ -218,13 +218,13 @@ impl Token {
     pub fn describe(&self) -> String {
         match self {
             Token::Ident(s) => format!("name `{s}`"),
-            Token::Str(_) => "a string".into(),
-            Token::Int(_) | Token::Float(_) | Token::BadNumber => "a number".into(),
+            Token::Str(_) => "string".into(),
+            Token::Int(_) | Token::Float(_) | Token::BadNumber => "number".into(),
             Token::Path(p) => format!("path `{p}`"),
             Token::ContentType(c) => format!("content type `{}`", c.text),
-            Token::SchemaBody(_) => "a schema block body".into(),
-            Token::Doc(_) => "a doc comment".into(),
-            Token::Comment(_) => "a comment".into(),
+            Token::SchemaBody(_) => "schema block body".into(),
+            Token::Doc(_) => "doc comment".into(),
+            Token::Comment(_) => "comment".into(),
             other => format!("`{}`", other.keyword_text().unwrap_or("?")),
         }
     }

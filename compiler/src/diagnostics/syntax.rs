@@ -1,6 +1,6 @@
 //! The wording of syntax errors (the data is `oth_syntax::SyntaxError`).
 
-use oth_syntax::error::{NumberProblem, PathProblem};
+use oth_syntax::error::{NumberProblem, PathProblem, UnclosedBy};
 use oth_syntax::{Span, SyntaxError};
 
 use super::{Code, Diagnostic, Label};
@@ -58,10 +58,19 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
                 format!("unexpected {found}"),
                 at(*span, &format!("expected {}", list(expected))),
             );
-            if found.starts_with("name `") && expected.iter().any(|e| e == "`read`") {
-                d.with_help("an entry is `PATH [operator] VERB [TYPES] [-> TYPE [*]]`; the verbs are read, watch, list, stat, write, create and remove")
-            } else {
-                d
+            // A misspelt keyword: `reed` where `read` goes.
+            let word = found.strip_prefix("name `").and_then(|w| w.strip_suffix('`'));
+            let keywords: Vec<&str> = expected
+                .iter()
+                .filter_map(|e| e.strip_prefix('`').and_then(|e| e.strip_suffix('`')))
+                .filter(|e| e.chars().all(|c| c.is_ascii_lowercase()))
+                .collect();
+            match word.and_then(|w| crate::resolve::closest(w, &keywords)) {
+                Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                None if expected.iter().any(|e| e == "`read`") => d.with_help(
+                    "an entry is `PATH [operator] VERB [TYPES] [-> TYPE [*]]`; the verbs are read, watch, list, stat, write, create and remove",
+                ),
+                None => d,
             }
         }
         SyntaxError::UnexpectedEof { span, expected } => Diagnostic::new(
@@ -73,7 +82,7 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
             opener,
             others,
             noticed,
-            at_eof,
+            by,
         } => {
             let mut d = Diagnostic::new(
                 Code::E0104,
@@ -83,12 +92,16 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
             for o in others {
                 d = d.with_label(at(*o, "and this, still open there"));
             }
-            if *at_eof {
-                d.with_label(at(*noticed, "the file ends here"))
-                    .with_help("add the missing closing brace or bracket")
-            } else {
-                d.with_label(at(*noticed, "a new item starts here"))
-                    .with_help("add the missing closing brace before this item")
+            match by {
+                UnclosedBy::EndOfFile => d
+                    .with_label(at(*noticed, "the file ends here"))
+                    .with_help("add the missing closing brace or bracket"),
+                UnclosedBy::NewItem => d
+                    .with_label(at(*noticed, "a new item starts here"))
+                    .with_help("add the missing closing brace before this item"),
+                UnclosedBy::OuterCloser => d
+                    .with_label(at(*noticed, "this closes an enclosing block first"))
+                    .with_help("close the inner one before this"),
             }
         }
         SyntaxError::InvalidEscape { span, escape } => Diagnostic::new(

@@ -1,0 +1,161 @@
+//! Fixture-driven tests of the front end, one test per file.
+//!
+//! - `fixtures/{parse,check}/err/*.oth` start with `# expect: CODE...`: the run
+//!   must report exactly those codes (as a multiset), and its rendered
+//!   diagnostics (human and JSON) are snapshot-tested.
+//! - `fixtures/parse/ok/*.oth`, `fixtures/check/ok/**/*.oth` and every `.oth`
+//!   under `../shared/examples` must check with no diagnostic at all.
+//! - Every registered code has at least one fixture that expects it.
+
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use othc::diagnostics::{codes, render};
+use othc::loader::Loader;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Reads paths relative to the workspace root, so diagnostics show them that way.
+struct RootLoader;
+
+impl Loader for RootLoader {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(root().join(path))
+    }
+}
+
+fn expected_codes(src: &str) -> Option<Vec<String>> {
+    let line = src.lines().find(|l| l.starts_with("# expect:"))?;
+    let mut codes: Vec<String> = line["# expect:".len()..]
+        .split([' ', ','])
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    codes.sort();
+    Some(codes)
+}
+
+fn check(rel: &Path) -> Result<othc::FrontEnd, Failed> {
+    othc::load(&RootLoader, &[rel.to_path_buf()]).map_err(|e| Failed::from(e.to_string()))
+}
+
+fn run_err(rel: PathBuf) -> Result<(), Failed> {
+    let src = std::fs::read_to_string(root().join(&rel))?;
+    let want = expected_codes(&src).ok_or("an err fixture starts with `# expect: CODE`")?;
+    let fe = check(&rel)?;
+    let human = render::human(&fe.sources, &fe.diags, false);
+    let mut got: Vec<String> = fe.diags.iter().map(|d| d.code.to_string()).collect();
+    got.sort();
+    if got != want {
+        return Err(format!("expected {want:?}, got {got:?}:\n{human}").into());
+    }
+    let json = render::json(&fe.sources, &fe.diags);
+    let body = format!("----- SOURCE\n{src}\n----- DIAGNOSTICS\n{human}\n----- JSON\n{json}");
+    let name = rel
+        .strip_prefix("fixtures")
+        .unwrap_or(&rel)
+        .with_extension("")
+        .to_string_lossy()
+        .replace('/', "__");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.set_input_file(root().join(&rel));
+    settings.bind(|| insta::assert_snapshot!(name, body));
+    Ok(())
+}
+
+fn run_ok(rel: PathBuf) -> Result<(), Failed> {
+    let fe = check(&rel)?;
+    if fe.diags.iter().next().is_some() {
+        return Err(format!(
+            "expected no diagnostics:\n{}",
+            render::human(&fe.sources, &fe.diags, false)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn oth_files(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() && recursive {
+            oth_files(&p, true, out);
+        } else if p.extension().is_some_and(|x| x == "oth") {
+            out.push(p);
+        }
+    }
+}
+
+/// Paths relative to the workspace root, sorted.
+fn fixtures(dir: &str, recursive: bool) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    oth_files(&root().join(dir), recursive, &mut v);
+    let mut v: Vec<PathBuf> = v
+        .into_iter()
+        .map(|p| p.strip_prefix(root()).expect("under root").to_path_buf())
+        .collect();
+    v.sort();
+    v
+}
+
+fn every_code_has_a_fixture() -> Result<(), Failed> {
+    let mut expected = Vec::new();
+    for dir in ["fixtures/parse/err", "fixtures/check/err"] {
+        for f in fixtures(dir, false) {
+            let src = std::fs::read_to_string(root().join(&f))?;
+            expected.extend(expected_codes(&src).unwrap_or_default());
+        }
+    }
+    let missing: Vec<&str> = codes::ALL
+        .iter()
+        .map(|i| i.id)
+        .filter(|id| !expected.iter().any(|e| e == id))
+        .collect();
+    let unknown: Vec<&String> = expected
+        .iter()
+        .filter(|e| !codes::ALL.iter().any(|i| i.id == e.as_str()))
+        .collect();
+    if !missing.is_empty() || !unknown.is_empty() {
+        return Err(format!("codes without a fixture: {missing:?}; fixtures expecting unregistered codes: {unknown:?}").into());
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    for dir in ["fixtures/parse/err", "fixtures/check/err"] {
+        for rel in fixtures(dir, false) {
+            let name = rel.to_string_lossy().into_owned();
+            trials.push(Trial::test(name, move || run_err(rel)));
+        }
+    }
+    let mut ok = fixtures("fixtures/parse/ok", false);
+    ok.extend(fixtures("fixtures/check/ok", true));
+    let shared = fixtures("../shared/examples", true);
+    trials.push(Trial::test("shared examples are present", {
+        let n = shared.len();
+        move || {
+            if n == 0 {
+                Err("no .oth files under ../shared/examples".into())
+            } else {
+                Ok(())
+            }
+        }
+    }));
+    ok.extend(shared);
+    for rel in ok {
+        let name = format!("checks clean: {}", rel.display());
+        trials.push(Trial::test(name, move || run_ok(rel)));
+    }
+    trials.push(Trial::test("every code has a fixture", every_code_has_a_fixture));
+    libtest_mimic::run(&args, trials).exit();
+}
