@@ -21,7 +21,9 @@ fn generate(n: usize) -> String {
     }
     s.push_str("}\n\nexport object Big {\n  serves {\n");
     for i in 0..n {
-        s.push_str(&format!("    /items/m{i}/{{id}}  write M{i} -> text/plain\n"));
+        s.push_str(&format!(
+            "    /items/m{i}/{{id}}  write M{i} -> text/plain\n"
+        ));
     }
     s.push_str("  }\n  needs /dev/cons {\n    /  write text/plain\n  }\n}\n");
     s
@@ -50,7 +52,10 @@ fn main() {
             full.push(t.elapsed());
         }
         let mb = src.len() as f64 / 1e6;
-        for (what, d) in [("parse (file only)", median(parse)), ("parse+resolve (with BSON blocks)", median(full))] {
+        for (what, d) in [
+            ("parse (file only)", median(parse)),
+            ("parse+resolve (with BSON blocks)", median(full)),
+        ] {
             let secs = d.as_secs_f64();
             println!(
                 "N={n:>6}  {what:<34} {:>8.2} ms  {:>7.1} MB/s  {:>10.0} messages/s  ({:.2} MB)",

@@ -63,7 +63,9 @@ pub fn normalize(path: &Path) -> PathBuf {
 /// Decodes a source file, or says in words why it is not one.
 pub fn decode_source(bytes: Vec<u8>) -> Result<String, String> {
     if bytes.starts_with(b"\0asm") {
-        return Err("it is a WebAssembly module, not .oth source (import it by its .wasm path)".into());
+        return Err(
+            "it is a WebAssembly module, not .oth source (import it by its .wasm path)".into(),
+        );
     }
     if bytes.iter().take(8192).any(|&b| b == 0) {
         return Err("it looks like a binary file (it contains NUL bytes)".into());
@@ -87,7 +89,10 @@ mod tests {
 
     #[test]
     fn normalizes_lexically() {
-        assert_eq!(normalize(Path::new("a/./b/../c.oth")), PathBuf::from("a/c.oth"));
+        assert_eq!(
+            normalize(Path::new("a/./b/../c.oth")),
+            PathBuf::from("a/c.oth")
+        );
         assert_eq!(normalize(Path::new("../x/../y")), PathBuf::from("../y"));
         assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
         assert_eq!(normalize(Path::new("a/..")), PathBuf::from("."));
@@ -95,10 +100,21 @@ mod tests {
 
     #[test]
     fn refuses_non_text() {
-        assert!(decode_source(b"\0asm\x01\0\0\0".to_vec()).unwrap_err().contains("WebAssembly"));
-        assert!(decode_source(b"ab\0cd".to_vec()).unwrap_err().contains("binary"));
+        assert!(
+            decode_source(b"\0asm\x01\0\0\0".to_vec())
+                .unwrap_err()
+                .contains("WebAssembly")
+        );
+        assert!(
+            decode_source(b"ab\0cd".to_vec())
+                .unwrap_err()
+                .contains("binary")
+        );
         let e = decode_source(b"ok\nx\xffy".to_vec()).unwrap_err();
         assert!(e.contains("0xff at line 2, column 2"), "{e}");
-        assert_eq!(decode_source(b"object A {}".to_vec()).unwrap(), "object A {}");
+        assert_eq!(
+            decode_source(b"object A {}".to_vec()).unwrap(),
+            "object A {}"
+        );
     }
 }

@@ -110,7 +110,11 @@ impl Module {
                 }),
                 Item::Schemas(s) => {
                     let parsed = blocks.next();
-                    for t in parsed.and_then(|p| p.block.as_ref()).map(|b| b.declared()).unwrap_or_default() {
+                    for t in parsed
+                        .and_then(|p| p.block.as_ref())
+                        .map(|b| b.declared())
+                        .unwrap_or_default()
+                    {
                         out.push(Declared {
                             name: t.name,
                             kind: match t.kind {
@@ -179,9 +183,10 @@ pub fn load(loader: &dyn Loader, roots: &[PathBuf]) -> Result<FrontEnd, RootErro
             root_ids.push(id);
             continue;
         }
-        let id = r
-            .read(&key)
-            .map_err(|reason| RootError { path: root.clone(), reason })?;
+        let id = r.read(&key).map_err(|reason| RootError {
+            path: root.clone(),
+            reason,
+        })?;
         r.visit(id);
         root_ids.push(id);
     }
@@ -217,7 +222,11 @@ impl Resolver<'_> {
             let name = key.display().to_string();
             if key.extension().is_some_and(|e| e == "wasm") {
                 let text = wasm::header_source(&bytes)?;
-                (format!("{name}#{}", wasm::HEADER_SECTION), text, Origin::Wasm)
+                (
+                    format!("{name}#{}", wasm::HEADER_SECTION),
+                    text,
+                    Origin::Wasm,
+                )
             } else {
                 (name, decode_source(bytes)?, Origin::Source)
             }
@@ -289,7 +298,11 @@ impl Resolver<'_> {
                         Diagnostic::new(
                             Code::E0207,
                             format!("no format for `{}`", s.content_type.ct.text),
-                            Label::new(file, s.content_type.span, "no format reads schemas of this content type"),
+                            Label::new(
+                                file,
+                                s.content_type.span,
+                                "no format reads schemas of this content type",
+                            ),
                         )
                         .with_help(format!("the formats othc knows: {known}")),
                     );
@@ -380,7 +393,8 @@ impl Resolver<'_> {
     /// `visiting[pos..]` is the chain from the imported module back to the importer.
     fn report_cycle(&mut self, pos: usize, at: FileSpan) {
         let chain: Vec<(ModuleId, Option<FileSpan>)> = self.visiting[pos..].to_vec();
-        let name = |r: &Resolver, m: ModuleId| r.sources.get(r.modules[m.0 as usize].file).name.clone();
+        let name =
+            |r: &Resolver, m: ModuleId| r.sources.get(r.modules[m.0 as usize].file).name.clone();
         let first = name(self, chain[0].0);
         let path: Vec<String> = chain
             .iter()
@@ -390,16 +404,30 @@ impl Resolver<'_> {
         let message = if chain.len() == 1 {
             format!("import cycle: `{first}` imports itself")
         } else {
-            format!("import cycle: {}", path.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" → "))
+            format!(
+                "import cycle: {}",
+                path.iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(" → ")
+            )
         };
         let mut d = Diagnostic::new(
             Code::E0205,
             message,
-            Label::new(at.file, at.span, format!("this imports `{first}`, which is importing this file")),
+            Label::new(
+                at.file,
+                at.span,
+                format!("this imports `{first}`, which is importing this file"),
+            ),
         );
         for (m, site) in &chain[1..] {
             if let Some(site) = site {
-                d = d.with_label(Label::new(site.file, site.span, format!("which imports `{}`", name(self, *m))));
+                d = d.with_label(Label::new(
+                    site.file,
+                    site.span,
+                    format!("which imports `{}`", name(self, *m)),
+                ));
             }
         }
         self.diags.push(d.with_help(
@@ -428,19 +456,41 @@ impl Resolver<'_> {
                             Diagnostic::new(
                                 Code::E0202,
                                 format!("`{want}` is not exported by `{tname}`"),
-                                Label::new(m.file, n.name.span, format!("this {} is private to its file", d.kind.describe())),
+                                Label::new(
+                                    m.file,
+                                    n.name.span,
+                                    format!("this {} is private to its file", d.kind.describe()),
+                                ),
                             )
-                            .with_label(Label::new(t.file, d.span, "declared here without `export`"))
-                            .with_help(format!("write `export` before the declaration of `{want}` in `{tname}`")),
+                            .with_label(Label::new(
+                                t.file,
+                                d.span,
+                                "declared here without `export`",
+                            ))
+                            .with_help(format!(
+                                "write `export` before the declaration of `{want}` in `{tname}`"
+                            )),
                         ),
                         None => {
-                            let exported: Vec<&str> =
-                                decls.iter().filter(|d| d.exported).map(|d| d.name.as_str()).collect();
-                            let mut d = Diagnostic::new(Code::E0202, format!("`{tname}` exports no `{want}`"), at);
+                            let exported: Vec<&str> = decls
+                                .iter()
+                                .filter(|d| d.exported)
+                                .map(|d| d.name.as_str())
+                                .collect();
+                            let mut d = Diagnostic::new(
+                                Code::E0202,
+                                format!("`{tname}` exports no `{want}`"),
+                                at,
+                            );
                             d = match closest(want, &exported) {
                                 Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                                None if exported.is_empty() => d.with_help(format!("`{tname}` exports nothing")),
-                                None => d.with_help(format!("`{tname}` exports {}", quoted_list(&exported))),
+                                None if exported.is_empty() => {
+                                    d.with_help(format!("`{tname}` exports nothing"))
+                                }
+                                None => d.with_help(format!(
+                                    "`{tname}` exports {}",
+                                    quoted_list(&exported)
+                                )),
                             };
                             self.diags.push(d);
                         }
@@ -461,7 +511,11 @@ fn io_reason(e: &std::io::Error) -> String {
 }
 
 fn quoted_list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The candidate nearest to `want`, if it is near enough to be a typo.
@@ -502,14 +556,20 @@ mod tests {
     #[test]
     fn env_is_embedded() {
         let mut l = MemoryLoader::new();
-        l.add("a.oth", r#"import { Console, Files, Clock } from "othismo:env""#);
+        l.add(
+            "a.oth",
+            r#"import { Console, Files, Clock } from "othismo:env""#,
+        );
         assert_eq!(codes(&l, "a.oth"), Vec::<&str>::new());
     }
 
     #[test]
     fn relative_imports_and_missing_files() {
         let mut l = MemoryLoader::new();
-        l.add("app/a.oth", r#"import { B } from "../lib/b.oth" import { C } from "c.oth""#);
+        l.add(
+            "app/a.oth",
+            r#"import { B } from "../lib/b.oth" import { C } from "c.oth""#,
+        );
         l.add("lib/b.oth", "export object B { }");
         assert_eq!(codes(&l, "app/a.oth"), vec!["E0201"]);
     }
@@ -525,7 +585,10 @@ mod tests {
     #[test]
     fn unexported_and_unknown_names() {
         let mut l = MemoryLoader::new();
-        l.add("a.oth", r#"import { Hidden, Greter, Greeting } from "b.oth""#);
+        l.add(
+            "a.oth",
+            r#"import { Hidden, Greter, Greeting } from "b.oth""#,
+        );
         l.add(
             "b.oth",
             "object Hidden { } export object Greeter { } export schemas application/bson { message Greeting { } }",
@@ -557,7 +620,10 @@ mod tests {
     #[test]
     fn unknown_format() {
         let mut l = MemoryLoader::new();
-        l.add("a.oth", "schemas application/protobuf { message A {} } schemas application/BSON { }");
+        l.add(
+            "a.oth",
+            "schemas application/protobuf { message A {} } schemas application/BSON { }",
+        );
         assert_eq!(codes(&l, "a.oth"), vec!["E0207"]);
     }
 

@@ -77,7 +77,10 @@ pub(crate) mod tests {
         let m = module_with_sections(&[
             ("name", "x"),
             (HEADER_SECTION, "# othismo header 1\nexport object A { }"),
-            ("othismo:schemas:application/bson", "export schemas application/bson { }"),
+            (
+                "othismo:schemas:application/bson",
+                "export schemas application/bson { }",
+            ),
         ]);
         let text = header_source(&m).unwrap();
         assert!(text.starts_with(HEADER_MAGIC));
@@ -87,9 +90,17 @@ pub(crate) mod tests {
     #[test]
     fn refuses_modules_without_header() {
         let m = module_with_sections(&[("name", "x")]);
-        assert!(header_source(&m).unwrap_err().contains("no `othismo:header`"));
+        assert!(
+            header_source(&m)
+                .unwrap_err()
+                .contains("no `othismo:header`")
+        );
         let m = module_with_sections(&[(HEADER_SECTION, "object A {}")]);
         assert!(header_source(&m).unwrap_err().contains("does not start"));
-        assert!(header_source(b"\0asm\x02").unwrap_err().contains("not a valid"));
+        assert!(
+            header_source(b"\0asm\x02")
+                .unwrap_err()
+                .contains("not a valid")
+        );
     }
 }

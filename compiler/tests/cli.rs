@@ -25,7 +25,11 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn clean_files_exit_0_silently() {
-    let o = othc(&["check", "../shared/examples/hello/Hello.oth", "fixtures/parse/ok/seed_party_schema.oth"]);
+    let o = othc(&[
+        "check",
+        "../shared/examples/hello/Hello.oth",
+        "fixtures/parse/ok/seed_party_schema.oth",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
     assert_eq!(stdout(&o), "");
@@ -41,20 +45,33 @@ fn warnings_alone_exit_0() {
 
 #[test]
 fn errors_exit_1_with_reports_on_stderr_without_colour_when_piped() {
-    let o = othc(&["check", "fixtures/parse/err/E0103_three_unrelated_errors.oth"]);
+    let o = othc(&[
+        "check",
+        "fixtures/parse/err/E0103_three_unrelated_errors.oth",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert_eq!(err.matches("[E0103] Error").count(), 3, "{err}");
     assert!(err.ends_with("error: 3 errors\n"), "{err}");
     assert!(!err.contains('\u{1b}'), "no colour on a pipe");
     assert_eq!(stdout(&o), "");
-    let o = othc(&["check", "--color", "always", "fixtures/parse/err/E0103_not_a_verb.oth"]);
+    let o = othc(&[
+        "check",
+        "--color",
+        "always",
+        "fixtures/parse/err/E0103_not_a_verb.oth",
+    ]);
     assert!(stderr(&o).contains('\u{1b}'), "colour when asked");
 }
 
 #[test]
 fn json_lines_have_every_field_of_checks_md() {
-    let o = othc(&["check", "--message-format", "json", "fixtures/check/err/E0202_not_exported.oth"]);
+    let o = othc(&[
+        "check",
+        "--message-format",
+        "json",
+        "fixtures/check/err/E0202_not_exported.oth",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stderr(&o), "", "json mode keeps stderr for failures");
     let out = stdout(&o);
@@ -63,7 +80,16 @@ fn json_lines_have_every_field_of_checks_md() {
     let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     let mut want = vec![
-        "severity", "code", "message", "file", "line", "column", "end_line", "end_column", "labels", "help",
+        "severity",
+        "code",
+        "message",
+        "file",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "labels",
+        "help",
     ];
     want.sort();
     let mut keys_sorted = keys.clone();
@@ -72,12 +98,26 @@ fn json_lines_have_every_field_of_checks_md() {
     assert_eq!(v["severity"], "error");
     assert_eq!(v["code"], "E0202");
     assert_eq!(v["file"], "fixtures/check/err/E0202_not_exported.oth");
-    assert_eq!((v["line"].as_u64(), v["column"].as_u64()), (Some(2), Some(10)));
-    assert_eq!((v["end_line"].as_u64(), v["end_column"].as_u64()), (Some(2), Some(16)));
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(2), Some(10))
+    );
+    assert_eq!(
+        (v["end_line"].as_u64(), v["end_column"].as_u64()),
+        (Some(2), Some(16))
+    );
     let label = &v["labels"][0];
     assert_eq!(label["file"], "fixtures/check/lib/library.oth");
-    assert_eq!((label["line"].as_u64(), label["column"].as_u64()), (Some(6), Some(8)));
-    assert!(label["message"].as_str().unwrap().contains("without `export`"));
+    assert_eq!(
+        (label["line"].as_u64(), label["column"].as_u64()),
+        (Some(6), Some(8))
+    );
+    assert!(
+        label["message"]
+            .as_str()
+            .unwrap()
+            .contains("without `export`")
+    );
     assert!(v["help"].as_str().unwrap().contains("export"));
 }
 
@@ -87,11 +127,19 @@ fn json_columns_count_unicode_scalars() {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("u.oth");
     // `é` is two bytes but one column; the bad token starts at column 14.
-    std::fs::write(&f, "# é\nobject Café { }\nobject B { serves { /é read } }\n").unwrap();
+    std::fs::write(
+        &f,
+        "# é\nobject Café { }\nobject B { serves { /é read } }\n",
+    )
+    .unwrap();
     let o = othc(&["check", "--message-format", "json", f.to_str().unwrap()]);
-    let first: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
     assert_eq!(first["code"], "E0101");
-    assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(2), Some(11)));
+    assert_eq!(
+        (first["line"].as_u64(), first["column"].as_u64()),
+        (Some(2), Some(11))
+    );
     assert_eq!(first["end_column"].as_u64(), Some(12));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -100,13 +148,25 @@ fn json_columns_count_unicode_scalars() {
 fn unreadable_roots_exit_2() {
     let o = othc(&["check", "fixtures/does-not-exist.oth"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("cannot read `fixtures/does-not-exist.oth`: no such file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read `fixtures/does-not-exist.oth`: no such file"),
+        "{}",
+        stderr(&o)
+    );
     let o = othc(&["check", "fixtures/check/lib/latin1.oth"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not valid UTF-8 (byte 0xe9 at line 1, column 6)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not valid UTF-8 (byte 0xe9 at line 1, column 6)"),
+        "{}",
+        stderr(&o)
+    );
     let o = othc(&["check", "fixtures/check/lib/bare.wasm"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no `othismo:header` section"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no `othismo:header` section"),
+        "{}",
+        stderr(&o)
+    );
     let o = othc(&["check", "fixtures"]);
     assert_eq!(o.status.code(), Some(2));
 }
@@ -115,7 +175,12 @@ fn unreadable_roots_exit_2() {
 fn usage_errors_exit_2_and_help_exits_0() {
     assert_eq!(othc(&["check"]).status.code(), Some(2));
     assert_eq!(othc(&["frobnicate"]).status.code(), Some(2));
-    assert_eq!(othc(&["check", "--message-format", "xml", "a.oth"]).status.code(), Some(2));
+    assert_eq!(
+        othc(&["check", "--message-format", "xml", "a.oth"])
+            .status
+            .code(),
+        Some(2)
+    );
     let o = othc(&["--help"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("check") && stdout(&o).contains("explain"));
@@ -132,8 +197,23 @@ fn explain_prints_the_book_page() {
     let o = othc(&["explain", "0104"]);
     assert!(stdout(&o).starts_with("# E0104: unclosed block or bracket"));
     let o = othc(&["explain"]);
-    assert!(stdout(&o).lines().any(|l| l.starts_with("E0101  unexpected-character")));
+    assert!(
+        stdout(&o)
+            .lines()
+            .any(|l| l.starts_with("E0101  unexpected-character"))
+    );
     let o = othc(&["explain", "E9999"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not an othc code"));
+}
+
+#[test]
+fn hello_example_is_the_seed_verbatim_and_checks() {
+    for f in ["Greeter.oth", "Greeter.ts", "Hello.oth", "Shouter.oth"] {
+        let ours = std::fs::read(root().join("examples/hello").join(f)).unwrap();
+        let seed = std::fs::read(root().join("../shared/examples/hello").join(f)).unwrap();
+        assert!(ours == seed, "examples/hello/{f} differs from the seed's");
+    }
+    let o = othc(&["check", "examples/hello/Hello.oth"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }

@@ -156,6 +156,9 @@ fn main() {
         let name = format!("checks clean: {}", rel.display());
         trials.push(Trial::test(name, move || run_ok(rel)));
     }
-    trials.push(Trial::test("every code has a fixture", every_code_has_a_fixture));
+    trials.push(Trial::test(
+        "every code has a fixture",
+        every_code_has_a_fixture,
+    ));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -2,6 +2,10 @@
 //! carries a [`Span`]. Nodes the parser could not build are `Error` variants
 //! holding the span of what was skipped.
 
+// Trees are built once and walked; boxing the large variants of the item
+// enums would buy nothing but indirection.
+#![allow(clippy::large_enum_variant)]
+
 use crate::span::Span;
 pub use crate::token::{ContentTypeText, PathText, Segment};
 
@@ -338,7 +342,11 @@ pub struct ValueFile {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValueLine {
-    Set { slot: Ident, value: Value, span: Span },
+    Set {
+        slot: Ident,
+        value: Value,
+        span: Span,
+    },
     Error(Span),
 }
 

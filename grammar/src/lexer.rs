@@ -201,8 +201,7 @@ fn starts_item(mode: Mode, tok: &Token, next: Option<&Token>) -> bool {
             _ => false,
         },
         Mode::Bson => {
-            matches!(tok, Token::KwMessage | Token::KwEnum)
-                && matches!(next, Some(Token::Ident(_)))
+            matches!(tok, Token::KwMessage | Token::KwEnum) && matches!(next, Some(Token::Ident(_)))
         }
     }
 }
@@ -236,7 +235,11 @@ fn balance(
         if let Some((_, innermost)) = open.last() {
             errors.push(SyntaxError::Unclosed {
                 opener: *innermost,
-                others: open[..open.len() - 1].iter().rev().map(|(_, s)| *s).collect(),
+                others: open[..open.len() - 1]
+                    .iter()
+                    .rev()
+                    .map(|(_, s)| *s)
+                    .collect(),
                 noticed,
                 by,
             });
@@ -345,7 +348,10 @@ mod tests {
                 Token::RBracket,
             ]
         );
-        assert_eq!(toks("readonly reads"), vec![Token::Readonly, Token::Ident("reads".into())]);
+        assert_eq!(
+            toks("readonly reads"),
+            vec![Token::Readonly, Token::Ident("reads".into())]
+        );
     }
 
     #[test]
@@ -371,15 +377,27 @@ mod tests {
             ]
         );
         let t = toks(r#"text/html ; charset="utf-8" text/plain"#);
-        assert!(matches!(&t[0], Token::ContentType(c) if c.params == vec![("charset".into(), "utf-8".into())] && c.valid));
+        assert!(
+            matches!(&t[0], Token::ContentType(c) if c.params == vec![("charset".into(), "utf-8".into())] && c.valid)
+        );
         assert!(matches!(&t[1], Token::ContentType(c) if c.subtype == "plain"));
     }
 
     #[test]
     fn malformed_content_types() {
-        for src in ["text/", "text/;q", "*/plain", "text/plain;", "text/plain; a", "text/plain; a="] {
+        for src in [
+            "text/",
+            "text/;q",
+            "*/plain",
+            "text/plain;",
+            "text/plain; a",
+            "text/plain; a=",
+        ] {
             assert_eq!(errs(src), vec!["E0107"], "{src}");
-            assert!(matches!(&toks(src)[0], Token::ContentType(c) if !c.valid), "{src}");
+            assert!(
+                matches!(&toks(src)[0], Token::ContentType(c) if !c.valid),
+                "{src}"
+            );
         }
     }
 
@@ -393,11 +411,17 @@ mod tests {
                 other => format!("{other:?}"),
             })
             .collect();
-        assert_eq!(shown, vec!["/", "/dev/cons", "/hosts/{name}", "/files/**", "/a.b_c~d-e"]);
+        assert_eq!(
+            shown,
+            vec!["/", "/dev/cons", "/hosts/{name}", "/files/**", "/a.b_c~d-e"]
+        );
         match &t[2] {
             Token::Path(p) => assert_eq!(
                 p.segments,
-                vec![Segment::Literal("hosts".into()), Segment::Capture("name".into())]
+                vec![
+                    Segment::Literal("hosts".into()),
+                    Segment::Capture("name".into())
+                ]
             ),
             _ => unreachable!(),
         }
@@ -457,15 +481,29 @@ mod tests {
                 Token::Float(-2.25e-3),
             ]
         );
-        for bad in ["12ab", "1.", "0x", "1e5", "99999999999999999999999999999999999999999"] {
+        for bad in [
+            "12ab",
+            "1.",
+            "0x",
+            "1e5",
+            "99999999999999999999999999999999999999999",
+        ] {
             assert_eq!(errs(bad), vec!["E0106"], "{bad}");
         }
     }
 
     #[test]
     fn comments_are_trivia() {
-        let lexed = lex("# plain\n## doc one\n## doc two\nobject A {}", 0, Mode::Main);
-        let kinds: Vec<_> = lexed.trivia.iter().map(|t| (t.kind, t.text.as_str())).collect();
+        let lexed = lex(
+            "# plain\n## doc one\n## doc two\nobject A {}",
+            0,
+            Mode::Main,
+        );
+        let kinds: Vec<_> = lexed
+            .trivia
+            .iter()
+            .map(|t| (t.kind, t.text.as_str()))
+            .collect();
         assert_eq!(
             kinds,
             vec![
@@ -516,7 +554,11 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // `{ image: 1 }` is a literal key, not an item.
-        assert!(lex("image H { write /a M { image: 1 } }", 0, Mode::Main).errors.is_empty());
+        assert!(
+            lex("image H { write /a M { image: 1 } }", 0, Mode::Main)
+                .errors
+                .is_empty()
+        );
     }
 
     #[test]

@@ -8,6 +8,10 @@
 //! problem (lexical errors, parse errors after recovery, W0003 for a doc
 //! comment attached to nothing). They never fail and never panic.
 
+// lalrpop's `ParseError` is what its parsers return; it is converted to a
+// `SyntaxError` at once, so its size never travels.
+#![allow(clippy::result_large_err)]
+
 pub mod ast;
 mod docs;
 pub mod error;
@@ -75,27 +79,45 @@ impl Recovery {
 
 /// Parses a `.oth` file.
 pub fn parse_file(src: &str) -> Parsed<ast::File> {
-    run(src, 0, Mode::Main, ast::File { items: Vec::new() }, |rec, toks| {
-        oth::FileParser::new().parse(rec, toks)
-    }, docs::attach_file)
+    run(
+        src,
+        0,
+        Mode::Main,
+        ast::File { items: Vec::new() },
+        |rec, toks| oth::FileParser::new().parse(rec, toks),
+        docs::attach_file,
+    )
 }
 
 /// Parses a value file (`slot = Value` lines); `--set` values parse the same way.
 pub fn parse_values(src: &str) -> Parsed<ast::ValueFile> {
-    run(src, 0, Mode::Main, ast::ValueFile { lines: Vec::new() }, |rec, toks| {
-        oth::ValueFileParser::new().parse(rec, toks)
-    }, |_, _| {})
+    run(
+        src,
+        0,
+        Mode::Main,
+        ast::ValueFile { lines: Vec::new() },
+        |rec, toks| oth::ValueFileParser::new().parse(rec, toks),
+        |_, _| {},
+    )
 }
 
 /// Parses a BSON block body that starts at byte `offset` of its file; spans in
 /// the result are positions in that file.
 pub fn parse_bson(body: &str, offset: usize) -> Parsed<ast::bson::Block> {
-    run(body, offset, Mode::Bson, ast::bson::Block { decls: Vec::new() }, |rec, toks| {
-        bson::BlockParser::new().parse(rec, toks)
-    }, docs::attach_bson)
+    run(
+        body,
+        offset,
+        Mode::Bson,
+        ast::bson::Block { decls: Vec::new() },
+        |rec, toks| bson::BlockParser::new().parse(rec, toks),
+        docs::attach_bson,
+    )
 }
 
-type Toks = std::iter::Map<std::vec::IntoIter<lexer::Spanned>, fn(lexer::Spanned) -> Result<lexer::Spanned, SyntaxError>>;
+type Toks = std::iter::Map<
+    std::vec::IntoIter<lexer::Spanned>,
+    fn(lexer::Spanned) -> Result<lexer::Spanned, SyntaxError>,
+>;
 
 fn run<T>(
     src: &str,
@@ -127,8 +149,10 @@ fn run<T>(
         let e = convert(e, end);
         // Errors where a block was closed for the user are the E0104's echo.
         let at = e.span().start;
-        if matches!(e, SyntaxError::UnexpectedToken { .. } | SyntaxError::UnexpectedEof { .. })
-            && injected.contains(&at)
+        if matches!(
+            e,
+            SyntaxError::UnexpectedToken { .. } | SyntaxError::UnexpectedEof { .. }
+        ) && injected.contains(&at)
         {
             continue;
         }

@@ -34,7 +34,9 @@ impl PathText {
 
     /// Concrete: no captures and no `**`.
     pub fn is_concrete(&self) -> bool {
-        self.segments.iter().all(|s| matches!(s, Segment::Literal(_)))
+        self.segments
+            .iter()
+            .all(|s| matches!(s, Segment::Literal(_)))
     }
 }
 
@@ -166,11 +168,19 @@ pub enum Token {
     #[regex("0x[0-9a-fA-F_]+", lex_hex, priority = 5)]
     Int(i128),
 
-    #[regex(r"-?[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9]+)?", lex_float, priority = 5)]
+    #[regex(
+        r"-?[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9]+)?",
+        lex_float,
+        priority = 5
+    )]
     Float(f64),
 
     /// Anything number-shaped that is not a number: `12ab`, `1.`, `0x`, `1e5`.
-    #[regex(r"-?[0-9][A-Za-z0-9_]*(\.[A-Za-z0-9_+\-]*)?", lex_bad_number, priority = 3)]
+    #[regex(
+        r"-?[0-9][A-Za-z0-9_]*(\.[A-Za-z0-9_+\-]*)?",
+        lex_bad_number,
+        priority = 3
+    )]
     BadNumber,
 
     #[token("/", lex_path)]
@@ -547,9 +557,12 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
     let rest = lex.remainder();
     let mut pos = 0;
     let mut problem: Option<String> = None;
-    let valid_ty = ty == "*" || (ty.starts_with(|c: char| c.is_ascii_alphanumeric()) && !ty.contains('*'));
+    let valid_ty =
+        ty == "*" || (ty.starts_with(|c: char| c.is_ascii_alphanumeric()) && !ty.contains('*'));
     if !valid_ty {
-        problem = Some(format!("`{ty}` is not a media type name (`*` or letters and digits)"));
+        problem = Some(format!(
+            "`{ty}` is not a media type name (`*` or letters and digits)"
+        ));
     }
     let subtype: String;
     if rest.starts_with('*') {
@@ -566,7 +579,9 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
         }
     } else {
         subtype = String::new();
-        problem.get_or_insert(format!("`{ty}/` has no subtype (write `{ty}/SUBTYPE` or `{ty}/*`)"));
+        problem.get_or_insert(format!(
+            "`{ty}/` has no subtype (write `{ty}/SUBTYPE` or `{ty}/*`)"
+        ));
     }
     let mut params = Vec::new();
     if !subtype.is_empty() {
@@ -578,7 +593,9 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
             let semi = rest.len() - after_ws.len();
             let p = semi + 1;
             let p = rest.len() - rest[p..].trim_start_matches([' ', '\t']).len();
-            let name_len = rest[p..].find(|c: char| !is_token_char(c)).unwrap_or(rest.len() - p);
+            let name_len = rest[p..]
+                .find(|c: char| !is_token_char(c))
+                .unwrap_or(rest.len() - p);
             let name = &rest[p..p + name_len];
             let mut q = p + name_len;
             if name.is_empty() || !rest[q..].starts_with('=') {
@@ -601,7 +618,9 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
                     }
                 }
             } else {
-                let len = rest[q..].find(|c: char| !is_token_char(c)).unwrap_or(rest.len() - q);
+                let len = rest[q..]
+                    .find(|c: char| !is_token_char(c))
+                    .unwrap_or(rest.len() - q);
                 if len == 0 {
                     problem.get_or_insert(format!("parameter `{name}` has no value"));
                     pos = q;

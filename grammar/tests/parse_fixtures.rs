@@ -40,7 +40,10 @@ fn snapshot(path: &Path) -> Result<(), Failed> {
     }
     let name = format!(
         "parse__ok__{}",
-        path.file_name().unwrap().to_string_lossy().replace('.', "_")
+        path.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace('.', "_")
     );
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(root().join("snapshots"));

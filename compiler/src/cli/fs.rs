@@ -10,7 +10,10 @@ pub struct FsLoader;
 impl Loader for FsLoader {
     fn load(&self, path: &Path) -> io::Result<Vec<u8>> {
         if path.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            ));
         }
         std::fs::read(path)
     }

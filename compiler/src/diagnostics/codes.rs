@@ -67,7 +67,9 @@ impl Code {
     }
 
     pub fn info(self) -> &'static CodeInfo {
-        ALL.iter().find(|i| i.code == self).expect("every code is in ALL")
+        ALL.iter()
+            .find(|i| i.code == self)
+            .expect("every code is in ALL")
     }
 
     /// Looks a code up as people type it: `E0103`, `e0103`, `0103`, or its slug.
@@ -114,6 +116,21 @@ mod tests {
                 info.id
             );
             assert!(info.page.contains("```"), "{} needs an example", info.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod book_tests {
+    #[test]
+    fn the_book_lists_every_code() {
+        let summary = include_str!("../../../book/src/SUMMARY.md");
+        for info in super::ALL {
+            let entry = format!("[{}: {}](errors/{}.md)", info.id, info.summary, info.id);
+            assert!(
+                summary.contains(&entry),
+                "book/src/SUMMARY.md lacks `{entry}`"
+            );
         }
     }
 }

@@ -40,7 +40,11 @@ pub fn human(map: &SourceMap, diags: &Diagnostics, color: bool) -> String {
             .with_config(config)
             .with_code(d.code)
             .with_message(&d.message)
-            .with_label(ALabel::new(primary).with_message(&d.primary.message).with_order(0));
+            .with_label(
+                ALabel::new(primary)
+                    .with_message(&d.primary.message)
+                    .with_order(0),
+            );
         for (i, l) in d.labels.iter().enumerate() {
             report = report.with_label(
                 ALabel::new((name(l.at), visible(map, l.at)))
