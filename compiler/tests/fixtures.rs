@@ -145,7 +145,7 @@ fn main() {
         let n = shared.len();
         move || {
             if n == 0 {
-                Err("no .oth files under ../shared/examples".into())
+                Err("no .oth files under ../shared/examples: these tests read the seed's examples from the `shared/` folder beside the checkout, as CI lays it out".into())
             } else {
                 Ok(())
             }

@@ -462,6 +462,12 @@ mod tests {
         );
         assert_eq!(errs(r#""bad \q escape""#), vec!["E0105"]);
         assert_eq!(errs(r#""\u{110000}""#), vec!["E0105"]);
+        // A bad `\u{...}` never reaches past the string's closing quote.
+        assert_eq!(errs(r#""\u{é}" "\u" }"#), vec!["E0105", "E0105"]);
+        assert_eq!(
+            toks(r#""\u{é}x" object"#),
+            vec![Token::Str("x".into()), Token::Object]
+        );
         assert_eq!(errs("\"open\nobject"), vec!["E0102"]);
         // The unterminated string stops at the line end: the next line still lexes.
         assert_eq!(toks("\"open\nobject").last(), Some(&Token::Object));

@@ -375,32 +375,27 @@ fn lex_string(lex: &mut Lexer<Token>) -> String {
                     Some((j, 'u')) => {
                         // \u{1F600}: one to six hex digits naming a scalar value.
                         let tail = &rest[j + 1..];
-                        let close = tail.find('}');
-                        let parsed = tail
+                        // The `}` of `\u{...}`, looked for only up to the string's end.
+                        let close = tail
                             .strip_prefix('{')
-                            .and(close)
+                            .and_then(|t| {
+                                t.find(['}', '"', '\n'])
+                                    .filter(|&i| t.as_bytes()[i] == b'}')
+                            })
+                            .map(|i| i + 1);
+                        let parsed = close
                             .map(|end| &tail[1..end])
                             .filter(|h| !h.is_empty() && h.len() <= 6)
                             .and_then(|h| u32::from_str_radix(h, 16).ok())
                             .and_then(char::from_u32);
-                        match (parsed, close) {
-                            (Some(ch), Some(end)) => {
-                                out.push(ch);
-                                // Skip `{hex}`.
-                                for _ in 0..=end {
-                                    chars.next();
-                                }
-                            }
-                            _ => {
-                                let len = match close {
-                                    Some(end) if tail.starts_with('{') => end + 1,
-                                    _ => 0,
-                                };
-                                if len > 0 {
-                                    for _ in 0..len {
-                                        chars.next();
-                                    }
-                                }
+                        // Bytes of `{...}` after the `u`, if it is closed.
+                        let len = close.map_or(0, |end| end + 1);
+                        // Skip them: `chars` yields byte offsets into `rest`.
+                        let resume = j + 1 + len;
+                        while chars.next_if(|&(k, _)| k < resume).is_some() {}
+                        match parsed {
+                            Some(ch) => out.push(ch),
+                            None => {
                                 let end = start + 1 + j + 1 + len;
                                 lex.extras.errors.push(SyntaxError::InvalidEscape {
                                     span: Span::new(esc_start, end),
