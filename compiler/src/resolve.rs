@@ -152,6 +152,25 @@ pub struct FrontEnd {
     pub program: Program,
 }
 
+/// Why a file could not be read.
+#[derive(Debug)]
+enum ReadFailure {
+    NotFound,
+    /// A `.wasm` module without a usable header (E0209 when imported).
+    NoHeader(String),
+    /// Anything else: permissions, not UTF-8, binary.
+    Other(String),
+}
+
+impl ReadFailure {
+    fn reason(&self) -> &str {
+        match self {
+            ReadFailure::NotFound => "no such file",
+            ReadFailure::NoHeader(r) | ReadFailure::Other(r) => r,
+        }
+    }
+}
+
 /// A root file that cannot be compiled at all: a usage or I/O failure.
 #[derive(Debug)]
 pub struct RootError {
@@ -183,9 +202,9 @@ pub fn load(loader: &dyn Loader, roots: &[PathBuf]) -> Result<FrontEnd, RootErro
             root_ids.push(id);
             continue;
         }
-        let id = r.read(&key).map_err(|reason| RootError {
+        let id = r.read(&key).map_err(|f| RootError {
             path: root.clone(),
-            reason,
+            reason: f.reason().to_string(),
         })?;
         r.visit(id);
         root_ids.push(id);
@@ -213,22 +232,26 @@ struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
-    /// Reads and parses one file; the error says why it could not be read.
-    fn read(&mut self, key: &Path) -> Result<ModuleId, String> {
+    /// Reads and parses one file.
+    fn read(&mut self, key: &Path) -> Result<ModuleId, ReadFailure> {
         let (name, text, origin) = if key == Path::new(ENV_IMPORT) {
             (ENV_IMPORT.to_string(), ENV_SOURCE.to_string(), Origin::Env)
         } else {
-            let bytes = self.loader.load(key).map_err(|e| io_reason(&e))?;
+            let bytes = self.loader.load(key).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => ReadFailure::NotFound,
+                _ => ReadFailure::Other(io_reason(&e)),
+            })?;
             let name = key.display().to_string();
             if key.extension().is_some_and(|e| e == "wasm") {
-                let text = wasm::header_source(&bytes)?;
+                let text = wasm::header_source(&bytes).map_err(ReadFailure::NoHeader)?;
                 (
                     format!("{name}#{}", wasm::HEADER_SECTION),
                     text,
                     Origin::Wasm,
                 )
             } else {
-                (name, decode_source(bytes)?, Origin::Source)
+                let text = decode_source(bytes).map_err(ReadFailure::Other)?;
+                (name, text, Origin::Source)
             }
         };
         let file = self.sources.add(name, text);
@@ -238,12 +261,12 @@ impl Resolver<'_> {
             // module's header is broken, which the importer hears as E0209.
             if let Some(e) = parsed.errors.iter().find(|e| !e.is_warning()) {
                 let at = self.sources.get(file).line_col(e.span().start);
-                return Err(format!(
+                return Err(ReadFailure::NoHeader(format!(
                     "its header does not parse (line {}, column {}: {})",
                     at.line,
                     at.column,
                     e.code()
-                ));
+                )));
             }
         } else {
             for e in &parsed.errors {
@@ -354,8 +377,8 @@ impl Resolver<'_> {
                         self.visit_from(t, Some(at));
                         Some(t)
                     }
-                    Err(reason) => {
-                        self.report_unreadable(at, &from, &key, reason);
+                    Err(failure) => {
+                        self.report_unreadable(at, &from, &key, failure);
                         None
                     }
                 },
@@ -365,27 +388,25 @@ impl Resolver<'_> {
         self.visiting.pop();
     }
 
-    fn report_unreadable(&mut self, at: FileSpan, from: &str, key: &Path, reason: String) {
-        let wasm = key.extension().is_some_and(|e| e == "wasm");
-        let d = if wasm && !reason.starts_with("no such file") {
-            Diagnostic::new(
+    fn report_unreadable(&mut self, at: FileSpan, from: &str, key: &Path, failure: ReadFailure) {
+        let d = match failure {
+            ReadFailure::NoHeader(reason) => Diagnostic::new(
                 Code::E0209,
                 format!("`{from}` has no Othismo header"),
                 Label::new(at.file, at.span, reason),
             )
-            .with_help("build the module with `othc build` so it carries its header, or import its .oth file")
-        } else {
-            let shown = key.display();
-            let d = Diagnostic::new(
+            .with_help("build the module with `othc build` so it carries its header, or import its .oth file"),
+            ReadFailure::NotFound => Diagnostic::new(
                 Code::E0201,
                 format!("cannot read `{from}`"),
-                Label::new(at.file, at.span, format!("{reason} (looked for `{shown}`)")),
-            );
-            if reason.starts_with("no such file") {
-                d.with_help("import paths are relative to the importing file; `othismo:env` names the runtime's own objects")
-            } else {
-                d
-            }
+                Label::new(at.file, at.span, format!("no such file (looked for `{}`)", key.display())),
+            )
+            .with_help("import paths are relative to the importing file; `othismo:env` names the runtime's own objects"),
+            ReadFailure::Other(reason) => Diagnostic::new(
+                Code::E0201,
+                format!("cannot read `{from}`"),
+                Label::new(at.file, at.span, format!("{reason} (looked for `{}`)", key.display())),
+            ),
         };
         self.diags.push(d);
     }

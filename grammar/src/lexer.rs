@@ -130,12 +130,10 @@ fn lex_raw(src: &str, offset: usize, mode: Mode) -> (Vec<Spanned>, Vec<Trivia>, 
         }
     }
     flush_bad(&mut bad, &mut errors);
-    errors.append(&mut lex.extras.errors);
-    for err in &mut errors[..] {
-        // Callback errors are relative to `src`; ours were shifted already.
-        if !matches!(err, SyntaxError::UnexpectedChar { .. }) {
-            err.shift(offset);
-        }
+    // The callbacks' errors are relative to `src`.
+    for mut err in lex.extras.errors.drain(..) {
+        err.shift(offset);
+        errors.push(err);
     }
     (tokens, trivia, errors)
 }
