@@ -211,6 +211,35 @@ fn closer_for(opener: &Token) -> Token {
     }
 }
 
+/// The state of bracket balancing: what is open, and what has been emitted.
+struct Balancer<'a> {
+    out: Vec<Spanned>,
+    stack: Vec<(Token, Span)>,
+    errors: &'a mut Vec<SyntaxError>,
+    injected: &'a mut Vec<usize>,
+}
+
+impl Balancer<'_> {
+    /// Closes every opener above the first `keep`, reporting the innermost as
+    /// unclosed (E0104) and emitting synthetic closers at `at`.
+    fn close_above(&mut self, keep: usize, at: usize, noticed: Span, by: UnclosedBy) {
+        let open: Vec<(Token, Span)> = self.stack.drain(keep..).collect();
+        let Some(((_, innermost), enclosing)) = open.split_last() else {
+            return;
+        };
+        self.errors.push(SyntaxError::Unclosed {
+            opener: *innermost,
+            others: enclosing.iter().rev().map(|(_, s)| *s).collect(),
+            noticed,
+            by,
+        });
+        self.injected.push(at);
+        for (tok, _) in open.iter().rev() {
+            self.out.push((at, closer_for(tok), at));
+        }
+    }
+}
+
 fn balance(
     raw: Vec<Spanned>,
     end: usize,
@@ -218,52 +247,20 @@ fn balance(
     errors: &mut Vec<SyntaxError>,
     injected: &mut Vec<usize>,
 ) -> Vec<Spanned> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut stack: Vec<(Token, Span)> = Vec::new();
-    // Closes every opener above `keep`, reporting the innermost as unclosed.
-    let close = |stack: &mut Vec<(Token, Span)>,
-                 keep: usize,
-                 at: usize,
-                 noticed: Span,
-                 by: UnclosedBy,
-                 out: &mut Vec<Spanned>,
-                 errors: &mut Vec<SyntaxError>,
-                 injected: &mut Vec<usize>| {
-        let open: Vec<(Token, Span)> = stack.drain(keep..).collect();
-        if let Some((_, innermost)) = open.last() {
-            errors.push(SyntaxError::Unclosed {
-                opener: *innermost,
-                others: open[..open.len() - 1]
-                    .iter()
-                    .rev()
-                    .map(|(_, s)| *s)
-                    .collect(),
-                noticed,
-                by,
-            });
-            injected.push(at);
-        }
-        for (tok, _) in open.iter().rev() {
-            out.push((at, closer_for(tok), at));
-        }
+    let mut b = Balancer {
+        out: Vec::with_capacity(raw.len()),
+        stack: Vec::new(),
+        errors,
+        injected,
     };
     let mut iter = raw.into_iter().peekable();
     while let Some((s, tok, e)) = iter.next() {
         let next = iter.peek().map(|(_, t, _)| t);
-        if !stack.is_empty() && starts_item(mode, &tok, next) {
-            close(
-                &mut stack,
-                0,
-                s,
-                Span::new(s, e),
-                UnclosedBy::NewItem,
-                &mut out,
-                errors,
-                injected,
-            );
+        if !b.stack.is_empty() && starts_item(mode, &tok, next) {
+            b.close_above(0, s, Span::new(s, e), UnclosedBy::NewItem);
         }
         match tok {
-            Token::LBrace | Token::LBracket => stack.push((tok.clone(), Span::new(s, e))),
+            Token::LBrace | Token::LBracket => b.stack.push((tok.clone(), Span::new(s, e))),
             Token::RBrace | Token::RBracket => {
                 let opener = if tok == Token::RBrace {
                     Token::LBrace
@@ -272,36 +269,18 @@ fn balance(
                 };
                 // A closer that matches an outer opener closes the inner ones
                 // too: they were left open (`{ a: [1, 2 }`).
-                if let Some(i) = stack.iter().rposition(|(t, _)| *t == opener) {
-                    close(
-                        &mut stack,
-                        i + 1,
-                        s,
-                        Span::new(s, e),
-                        UnclosedBy::OuterCloser,
-                        &mut out,
-                        errors,
-                        injected,
-                    );
-                    stack.pop();
+                if let Some(i) = b.stack.iter().rposition(|(t, _)| *t == opener) {
+                    b.close_above(i + 1, s, Span::new(s, e), UnclosedBy::OuterCloser);
+                    b.stack.pop();
                 }
                 // A stray closer is left to the parser (E0103).
             }
             _ => {}
         }
-        out.push((s, tok, e));
+        b.out.push((s, tok, e));
     }
-    close(
-        &mut stack,
-        0,
-        end,
-        Span::point(end),
-        UnclosedBy::EndOfFile,
-        &mut out,
-        errors,
-        injected,
-    );
-    out
+    b.close_above(0, end, Span::point(end), UnclosedBy::EndOfFile);
+    b.out
 }
 
 #[cfg(test)]
