@@ -83,14 +83,13 @@ fn lex_raw(src: &str, offset: usize, mode: Mode) -> (Vec<Spanned>, Vec<Trivia>, 
         let span: Span = lex.span().into();
         let tok = match result {
             Err(()) => {
-                bad = match bad {
-                    Some(b) if b.end == span.start => Some(b.to(span)),
-                    other => {
-                        let mut other = other;
-                        flush_bad(&mut other, &mut errors);
-                        Some(span)
+                match bad {
+                    Some(b) if b.end == span.start => bad = Some(b.to(span)),
+                    _ => {
+                        flush_bad(&mut bad, &mut errors);
+                        bad = Some(span);
                     }
-                };
+                }
                 continue;
             }
             Ok(tok) => tok,

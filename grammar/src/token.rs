@@ -295,8 +295,18 @@ fn span_of(lex: &Lexer<Token>) -> Span {
     lex.span().into()
 }
 
+/// Digits as written, without their `_` separators.
+fn digits(s: &str) -> String {
+    s.chars().filter(|c| *c != '_').collect()
+}
+
+/// How many bytes at the start of `s` satisfy `keep`.
+fn run_len(s: &str, keep: impl Fn(char) -> bool) -> usize {
+    s.find(|c: char| !keep(c)).unwrap_or(s.len())
+}
+
 fn lex_decimal(lex: &mut Lexer<Token>) -> i128 {
-    let digits: String = lex.slice().chars().filter(|c| *c != '_').collect();
+    let digits = digits(lex.slice());
     match digits.parse::<i128>() {
         Ok(v) => v,
         Err(_) => {
@@ -311,7 +321,7 @@ fn lex_decimal(lex: &mut Lexer<Token>) -> i128 {
 }
 
 fn lex_hex(lex: &mut Lexer<Token>) -> i128 {
-    let digits: String = lex.slice()[2..].chars().filter(|c| *c != '_').collect();
+    let digits = digits(&lex.slice()[2..]);
     let span = span_of(lex);
     match i128::from_str_radix(&digits, 16) {
         Ok(v) => v,
@@ -330,9 +340,8 @@ fn lex_hex(lex: &mut Lexer<Token>) -> i128 {
 }
 
 fn lex_float(lex: &mut Lexer<Token>) -> f64 {
-    let digits: String = lex.slice().chars().filter(|c| *c != '_').collect();
     // The regex admits only well-formed floats, which always parse.
-    digits.parse::<f64>().unwrap_or(0.0)
+    digits(lex.slice()).parse::<f64>().unwrap_or(0.0)
 }
 
 fn lex_bad_number(lex: &mut Lexer<Token>) {
@@ -449,18 +458,13 @@ fn lex_path(lex: &mut Lexer<Token>) -> PathText {
     let mut pos = 0;
     let mut segments = Vec::new();
     let mut problem: Option<PathProblem> = None;
-    let note = |p: PathProblem, problem: &mut Option<PathProblem>| {
-        problem.get_or_insert(p);
-    };
     loop {
         // At the start of a segment, just after a `/`.
         let c = rest[pos..].chars().next();
         match c {
             Some('{') => {
                 let tail = &rest[pos + 1..];
-                let len = tail
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .unwrap_or(tail.len());
+                let len = run_len(tail, |c| c.is_ascii_alphanumeric() || c == '_');
                 let name = &tail[..len];
                 if tail[len..].starts_with('}') && is_ident(name) {
                     segments.push(Segment::Capture(name.to_string()));
@@ -468,41 +472,36 @@ fn lex_path(lex: &mut Lexer<Token>) -> PathText {
                 } else {
                     let closed = tail[len..].starts_with('}');
                     pos += 1 + len + usize::from(closed);
-                    note(
-                        PathProblem::BadCapture(format!(
-                            "{{{name}{}",
-                            if closed { "}" } else { "" }
-                        )),
-                        &mut problem,
-                    );
+                    problem.get_or_insert(PathProblem::BadCapture(format!(
+                        "{{{name}{}",
+                        if closed { "}" } else { "" }
+                    )));
                     segments.push(Segment::Capture(name.to_string()));
                 }
             }
             Some(c) if is_seg_char(c) || c == '*' => {
-                let len = rest[pos..]
-                    .find(|c: char| !(is_seg_char(c) || c == '*'))
-                    .unwrap_or(rest.len() - pos);
+                let len = run_len(&rest[pos..], |c| is_seg_char(c) || c == '*');
                 let seg = &rest[pos..pos + len];
                 pos += len;
                 if seg == "**" {
                     segments.push(Segment::Rest);
                 } else if seg.contains('*') {
-                    note(PathProblem::BadStars(seg.to_string()), &mut problem);
+                    problem.get_or_insert(PathProblem::BadStars(seg.to_string()));
                     segments.push(Segment::Literal(seg.to_string()));
                 } else {
                     if seg == "." || seg == ".." {
-                        note(PathProblem::DotSegment(seg.to_string()), &mut problem);
+                        problem.get_or_insert(PathProblem::DotSegment(seg.to_string()));
                     }
                     segments.push(Segment::Literal(seg.to_string()));
                 }
             }
             Some('/') => {
-                note(PathProblem::EmptySegment, &mut problem);
+                problem.get_or_insert(PathProblem::EmptySegment);
             }
             _ => {
                 // Nothing after this `/`: the root path, or a trailing slash.
                 if !segments.is_empty() {
-                    note(PathProblem::TrailingSlash, &mut problem);
+                    problem.get_or_insert(PathProblem::TrailingSlash);
                 }
                 break;
             }
@@ -516,10 +515,10 @@ fn lex_path(lex: &mut Lexer<Token>) -> PathText {
             && !c.is_whitespace()
             && !matches!(c, '{' | '}' | '[' | ']' | ',' | ':' | '#' | '|' | '=')
         {
-            note(PathProblem::BadCharacter(c), &mut problem);
-            let len = rest[pos..]
-                .find(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | ','))
-                .unwrap_or(rest.len() - pos);
+            problem.get_or_insert(PathProblem::BadCharacter(c));
+            let len = run_len(&rest[pos..], |c| {
+                !(c.is_whitespace() || matches!(c, '{' | '}' | ','))
+            });
             pos += len;
         }
         break;
@@ -564,7 +563,7 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
         subtype = "*".into();
         pos = 1;
     } else if rest.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-        let len = rest.find(|c: char| !is_token_char(c)).unwrap_or(rest.len());
+        let len = run_len(rest, is_token_char);
         subtype = rest[..len].to_string();
         pos = len;
         if ty == "*" {
@@ -588,9 +587,7 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
             let semi = rest.len() - after_ws.len();
             let p = semi + 1;
             let p = rest.len() - rest[p..].trim_start_matches([' ', '\t']).len();
-            let name_len = rest[p..]
-                .find(|c: char| !is_token_char(c))
-                .unwrap_or(rest.len() - p);
+            let name_len = run_len(&rest[p..], is_token_char);
             let name = &rest[p..p + name_len];
             let mut q = p + name_len;
             if name.is_empty() || !rest[q..].starts_with('=') {
@@ -613,9 +610,7 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
                     }
                 }
             } else {
-                let len = rest[q..]
-                    .find(|c: char| !is_token_char(c))
-                    .unwrap_or(rest.len() - q);
+                let len = run_len(&rest[q..], is_token_char);
                 if len == 0 {
                     problem.get_or_insert(format!("parameter `{name}` has no value"));
                     pos = q;
@@ -630,9 +625,9 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
     }
     if problem.is_some() {
         // Swallow the rest of the malformed word so it is one error.
-        let len = rest[pos..]
-            .find(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | '[' | ']' | ','))
-            .unwrap_or(rest.len() - pos);
+        let len = run_len(&rest[pos..], |c| {
+            !(c.is_whitespace() || matches!(c, '{' | '}' | '[' | ']' | ','))
+        });
         pos += len;
     }
     lex.bump(pos);
