@@ -34,7 +34,10 @@ pub enum SyntaxError {
     /// A number literal that is not one (E0106).
     InvalidNumber { span: Span, reason: NumberProblem },
     /// A content type that is not `type/subtype[; name=value]*` (E0107).
-    MalformedContentType { span: Span, reason: String },
+    MalformedContentType {
+        span: Span,
+        reason: ContentTypeProblem,
+    },
     /// A path that breaks the path rules (E0108).
     MalformedPath { span: Span, reason: PathProblem },
     /// A `##` doc comment that precedes no declaration it can document (W0003).
@@ -57,6 +60,22 @@ pub enum NumberProblem {
     BadDigits,
     /// More digits than any integer type holds.
     TooLarge,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContentTypeProblem {
+    /// The type is neither `*` nor a media-type token.
+    BadType(String),
+    /// `*/plain`: a wildcard type with a concrete subtype.
+    WildcardTypeConcreteSubtype(String),
+    /// `text/` with nothing (or nothing valid) after the slash; holds the type.
+    NoSubtype(String),
+    /// `; x` or `;` with no `name=`.
+    BadParameter,
+    /// `; a="...` with no closing quote on the line.
+    UnterminatedQuotedValue,
+    /// `; name=` with no value; holds the name.
+    MissingValue(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

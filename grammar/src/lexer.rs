@@ -361,15 +361,27 @@ mod tests {
 
     #[test]
     fn malformed_content_types() {
-        for src in [
-            "text/",
-            "text/;q",
-            "*/plain",
-            "text/plain;",
-            "text/plain; a",
-            "text/plain; a=",
-        ] {
-            assert_eq!(errs(src), vec!["E0107"], "{src}");
+        use crate::error::ContentTypeProblem as P;
+        let cases = [
+            ("text/", P::NoSubtype("text".into())),
+            ("text/;q", P::NoSubtype("text".into())),
+            ("*/plain", P::WildcardTypeConcreteSubtype("plain".into())),
+            ("te*t/plain", P::BadType("te*t".into())),
+            ("text/plain;", P::BadParameter),
+            ("text/plain; a", P::BadParameter),
+            ("text/plain; a=", P::MissingValue("a".into())),
+            ("text/plain; a=\"open", P::UnterminatedQuotedValue),
+        ];
+        for (src, want) in cases {
+            let lexed = lex(src, 0, Mode::Main);
+            assert_eq!(
+                lexed.errors,
+                vec![SyntaxError::MalformedContentType {
+                    span: Span::new(0, src.len()),
+                    reason: want
+                }],
+                "{src}"
+            );
             assert!(
                 matches!(&toks(src)[0], Token::ContentType(c) if !c.valid),
                 "{src}"

@@ -8,7 +8,7 @@
 
 use logos::{Lexer, Logos};
 
-use crate::error::{NumberProblem, PathProblem, SyntaxError};
+use crate::error::{ContentTypeProblem, NumberProblem, PathProblem, SyntaxError};
 use crate::span::Span;
 
 /// A path as written: `/`, `/dev/cons`, `/hosts/{name}`, `/files/**`.
@@ -550,13 +550,11 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
     let ty = lex.slice()[..lex.slice().len() - 1].to_string();
     let rest = lex.remainder();
     let mut pos = 0;
-    let mut problem: Option<String> = None;
+    let mut problem: Option<ContentTypeProblem> = None;
     let valid_ty =
         ty == "*" || (ty.starts_with(|c: char| c.is_ascii_alphanumeric()) && !ty.contains('*'));
     if !valid_ty {
-        problem = Some(format!(
-            "`{ty}` is not a media type name (`*` or letters and digits)"
-        ));
+        problem = Some(ContentTypeProblem::BadType(ty.clone()));
     }
     let subtype: String;
     if rest.starts_with('*') {
@@ -567,15 +565,13 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
         subtype = rest[..len].to_string();
         pos = len;
         if ty == "*" {
-            problem.get_or_insert(format!(
-                "a wildcard type takes a wildcard subtype: `*/*`, not `*/{subtype}`"
+            problem.get_or_insert(ContentTypeProblem::WildcardTypeConcreteSubtype(
+                subtype.clone(),
             ));
         }
     } else {
         subtype = String::new();
-        problem.get_or_insert(format!(
-            "`{ty}/` has no subtype (write `{ty}/SUBTYPE` or `{ty}/*`)"
-        ));
+        problem.get_or_insert(ContentTypeProblem::NoSubtype(ty.clone()));
     }
     let mut params = Vec::new();
     if !subtype.is_empty() {
@@ -591,7 +587,7 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
             let name = &rest[p..p + name_len];
             let mut q = p + name_len;
             if name.is_empty() || !rest[q..].starts_with('=') {
-                problem.get_or_insert("a parameter is `; name=value`".into());
+                problem.get_or_insert(ContentTypeProblem::BadParameter);
                 pos = q;
                 break;
             }
@@ -604,7 +600,7 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
                         q += end + 2;
                     }
                     _ => {
-                        problem.get_or_insert("unterminated quoted parameter value".into());
+                        problem.get_or_insert(ContentTypeProblem::UnterminatedQuotedValue);
                         pos = q;
                         break;
                     }
@@ -612,7 +608,7 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
             } else {
                 let len = run_len(&rest[q..], is_token_char);
                 if len == 0 {
-                    problem.get_or_insert(format!("parameter `{name}` has no value"));
+                    problem.get_or_insert(ContentTypeProblem::MissingValue(name.to_string()));
                     pos = q;
                     break;
                 }

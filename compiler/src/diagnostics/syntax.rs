@@ -1,6 +1,6 @@
 //! The wording of syntax errors (the data is `oth_syntax::SyntaxError`).
 
-use oth_syntax::error::{NumberProblem, PathProblem, UnclosedBy};
+use oth_syntax::error::{ContentTypeProblem, NumberProblem, PathProblem, UnclosedBy};
 use oth_syntax::{Span, SyntaxError};
 
 use super::{Code, Diagnostic, Label};
@@ -123,12 +123,26 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
                 at(*span, "too many digits for any integer type"),
             ),
         },
-        SyntaxError::MalformedContentType { span, reason } => Diagnostic::new(
-            Code::E0107,
-            "malformed content type",
-            at(*span, reason),
-        )
-        .with_help("a content type is TYPE/SUBTYPE with optional `; name=value` parameters, like `text/plain` or `text/html; charset=utf-8`; `*` is a wildcard"),
+        SyntaxError::MalformedContentType { span, reason } => {
+            let label = match reason {
+                ContentTypeProblem::BadType(ty) => {
+                    format!("`{ty}` is not a media type name (`*` or letters and digits)")
+                }
+                ContentTypeProblem::WildcardTypeConcreteSubtype(sub) => {
+                    format!("a wildcard type takes a wildcard subtype: `*/*`, not `*/{sub}`")
+                }
+                ContentTypeProblem::NoSubtype(ty) => {
+                    format!("`{ty}/` has no subtype (write `{ty}/SUBTYPE` or `{ty}/*`)")
+                }
+                ContentTypeProblem::BadParameter => "a parameter is `; name=value`".to_string(),
+                ContentTypeProblem::UnterminatedQuotedValue => {
+                    "unterminated quoted parameter value".to_string()
+                }
+                ContentTypeProblem::MissingValue(name) => format!("parameter `{name}` has no value"),
+            };
+            Diagnostic::new(Code::E0107, "malformed content type", at(*span, &label))
+                .with_help("a content type is TYPE/SUBTYPE with optional `; name=value` parameters, like `text/plain` or `text/html; charset=utf-8`; `*` is a wildcard")
+        }
         SyntaxError::MalformedPath { span, reason } => {
             let (label, help) = match reason {
                 PathProblem::EmptySegment => ("empty segment (`//`)".to_string(), "remove the extra `/`"),
