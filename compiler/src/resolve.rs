@@ -54,9 +54,15 @@ pub struct Module {
 pub struct ParsedSchemas {
     /// Index of the `schemas` item in `ast.items`.
     pub item: usize,
-    /// The format's content type, or `None` when no format takes the block (E0207).
-    pub format: Option<&'static str>,
-    pub block: Option<Box<dyn SchemaBlock>>,
+    /// `None` when no format takes the block (E0207).
+    pub parsed: Option<FormatBlock>,
+}
+
+/// A block as its format read it.
+pub struct FormatBlock {
+    /// The format's content type, as `Format::content_type` gives it.
+    pub format: &'static str,
+    pub block: Box<dyn SchemaBlock>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,8 +117,8 @@ impl Module {
                 Item::Schemas(s) => {
                     let parsed = blocks.next();
                     for t in parsed
-                        .and_then(|p| p.block.as_ref())
-                        .map(|b| b.declared())
+                        .and_then(|p| p.parsed.as_ref())
+                        .map(|p| p.block.declared())
                         .unwrap_or_default()
                     {
                         out.push(Declared {
@@ -206,7 +212,7 @@ pub fn load(loader: &dyn Loader, roots: &[PathBuf]) -> Result<FrontEnd, RootErro
             path: root.clone(),
             reason: f.reason().to_string(),
         })?;
-        r.visit(id);
+        r.visit_from(id, None);
         root_ids.push(id);
     }
     r.check_imported_names();
@@ -279,13 +285,7 @@ impl Resolver<'_> {
                 schemas.push(self.parse_schemas(file, i, s));
             }
         }
-        let imports = parsed
-            .tree
-            .items
-            .iter()
-            .filter(|i| matches!(i, Item::Import(_)))
-            .map(|_| None)
-            .collect();
+        let imports = parsed.tree.imports().map(|_| None).collect();
         let id = ModuleId(self.modules.len() as u32);
         self.modules.push(Module {
             file,
@@ -304,19 +304,15 @@ impl Resolver<'_> {
         match self.formats.find(&s.content_type.ct) {
             Some(format) => ParsedSchemas {
                 item,
-                format: Some(format.content_type()),
-                block: Some(format.parse_block(file, &s.body, s.body_offset, &mut self.diags)),
+                parsed: Some(FormatBlock {
+                    format: format.content_type(),
+                    block: format.parse_block(file, &s.body, s.body_offset, &mut self.diags),
+                }),
             },
             None => {
                 // A malformed content type was reported already (E0107).
                 if s.content_type.ct.valid {
-                    let known = self
-                        .formats
-                        .names()
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
+                    let known = quoted_list(&self.formats.names());
                     self.diags.push(
                         Diagnostic::new(
                             Code::E0207,
@@ -330,20 +326,12 @@ impl Resolver<'_> {
                         .with_help(format!("the formats othc knows: {known}")),
                     );
                 }
-                ParsedSchemas {
-                    item,
-                    format: None,
-                    block: None,
-                }
+                ParsedSchemas { item, parsed: None }
             }
         }
     }
 
-    /// Follows the imports of `id`, depth first.
-    fn visit(&mut self, id: ModuleId) {
-        self.visit_from(id, None);
-    }
-
+    /// Follows the imports of `id`, depth first; `site` is the import that led here.
     fn visit_from(&mut self, id: ModuleId, site: Option<FileSpan>) {
         self.visiting.push((id, site));
         let m = &self.modules[id.0 as usize];
@@ -351,12 +339,8 @@ impl Resolver<'_> {
         let dir = m.key.parent().map(Path::to_path_buf).unwrap_or_default();
         let imports: Vec<(String, Span)> = m
             .ast
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Import(imp) => Some((imp.from.value.clone(), imp.from.span)),
-                _ => None,
-            })
+            .imports()
+            .map(|imp| (imp.from.value.clone(), imp.from.span))
             .collect();
         for (n, (from, span)) in imports.into_iter().enumerate() {
             let at = FileSpan::new(file, span);
@@ -458,11 +442,7 @@ impl Resolver<'_> {
 
     fn check_imported_names(&mut self) {
         for m in &self.modules {
-            let imports = m.ast.items.iter().filter_map(|i| match i {
-                Item::Import(imp) => Some(imp),
-                _ => None,
-            });
-            for (imp, target) in imports.zip(&m.imports) {
+            for (imp, target) in m.ast.imports().zip(&m.imports) {
                 let Some(target) = target else { continue };
                 let t = &self.modules[target.0 as usize];
                 let decls = t.declarations();
@@ -524,7 +504,6 @@ impl Resolver<'_> {
 
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         std::io::ErrorKind::IsADirectory => "it is a directory".into(),
         _ => e.to_string(),

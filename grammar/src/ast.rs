@@ -45,6 +45,16 @@ pub struct File {
     pub items: Vec<Item>,
 }
 
+impl File {
+    /// The file's `import` items, in order.
+    pub fn imports(&self) -> impl Iterator<Item = &Import> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Import(imp) => Some(imp),
+            _ => None,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
     Import(Import),
