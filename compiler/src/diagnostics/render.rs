@@ -30,6 +30,8 @@ pub fn human(map: &SourceMap, diags: &Diagnostics, color: bool) -> String {
         .with_color(color)
         .with_index_type(IndexType::Byte);
     let name = |at: FileSpan| map.get(at.file).name.clone();
+    // One cache for every report, borrowing the texts rather than copying them.
+    let mut cache = ariadne::sources(map.files().map(|(_, f)| (f.name.clone(), f.text.as_str())));
     for d in diags.sorted() {
         let kind = match d.severity {
             Severity::Error => ReportKind::Error,
@@ -55,9 +57,8 @@ pub fn human(map: &SourceMap, diags: &Diagnostics, color: bool) -> String {
         if let Some(help) = &d.help {
             report = report.with_help(help);
         }
-        let cache = ariadne::sources(map.files().map(|(_, f)| (f.name.clone(), f.text.clone())));
         // Writing into a Vec cannot fail.
-        let _ = report.finish().write(cache, &mut out);
+        let _ = report.finish().write(&mut cache, &mut out);
     }
     let mut text = String::from_utf8_lossy(&out).into_owned();
     text.push_str(&summary(diags));
