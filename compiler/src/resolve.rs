@@ -13,7 +13,7 @@ use oth_syntax::Span;
 use oth_syntax::Trivia;
 use oth_syntax::ast::{self, Item};
 
-use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label, Severity};
 use crate::formats::{Formats, SchemaBlock, TypeKind};
 use crate::loader::{Loader, decode_source, normalize};
 use crate::source::{FileId, FileSpan, SourceMap};
@@ -262,28 +262,33 @@ impl Resolver<'_> {
         };
         let file = self.sources.add(name, text);
         let parsed = oth_syntax::parse_file(&self.sources.get(file).text);
-        if origin == Origin::Wasm {
-            // Nobody wrote this text by hand: a syntax error in it means the
-            // module's header is broken, which the importer hears as E0209.
-            if let Some(e) = parsed.errors.iter().find(|e| !e.is_warning()) {
-                let at = self.sources.get(file).line_col(e.span().start);
-                return Err(ReadFailure::NoHeader(format!(
-                    "its header does not parse (line {}, column {}: {})",
-                    at.line,
-                    at.column,
-                    e.code()
-                )));
-            }
-        } else {
-            for e in &parsed.errors {
-                self.diags.syntax(file, e);
-            }
+        // The file's own syntax and its schema blocks' format errors, together.
+        let mut found = Diagnostics::new();
+        for e in &parsed.errors {
+            found.syntax(file, e);
         }
         let mut schemas = Vec::new();
         for (i, item) in parsed.tree.items.iter().enumerate() {
             if let Item::Schemas(s) = item {
-                schemas.push(self.parse_schemas(file, i, s));
+                schemas.push(self.parse_schemas(file, i, s, &mut found));
             }
+        }
+        if origin == Origin::Wasm {
+            // Nobody wrote this text by hand: an error in it means the module's
+            // header is broken, which the importer hears as E0209.
+            if let Some(d) = found
+                .sorted()
+                .into_iter()
+                .find(|d| d.severity == Severity::Error)
+            {
+                let at = self.sources.get(file).line_col(d.primary.at.span.start);
+                return Err(ReadFailure::NoHeader(format!(
+                    "its header does not parse (line {}, column {}: {})",
+                    at.line, at.column, d.code
+                )));
+            }
+        } else {
+            self.diags.append(found);
         }
         let imports = parsed.tree.imports().map(|_| None).collect();
         let id = ModuleId(self.modules.len() as u32);
@@ -300,20 +305,26 @@ impl Resolver<'_> {
         Ok(id)
     }
 
-    fn parse_schemas(&mut self, file: FileId, item: usize, s: &ast::SchemasBlock) -> ParsedSchemas {
+    fn parse_schemas(
+        &self,
+        file: FileId,
+        item: usize,
+        s: &ast::SchemasBlock,
+        diags: &mut Diagnostics,
+    ) -> ParsedSchemas {
         match self.formats.find(&s.content_type.ct) {
             Some(format) => ParsedSchemas {
                 item,
                 parsed: Some(FormatBlock {
                     format: format.content_type(),
-                    block: format.parse_block(file, &s.body, s.body_offset, &mut self.diags),
+                    block: format.parse_block(file, &s.body, s.body_offset, diags),
                 }),
             },
             None => {
                 // A malformed content type was reported already (E0107).
                 if s.content_type.ct.valid {
                     let known = quoted_list(&self.formats.names());
-                    self.diags.push(
+                    diags.push(
                         Diagnostic::new(
                             Code::E0207,
                             format!("no format for `{}`", s.content_type.ct.text),
@@ -609,12 +620,26 @@ mod tests {
             "# othismo header 1\nobject Store { serves { / read -> text/plain } }",
         )]);
         let bare = wasm::tests::module_with_sections(&[("name", "x")]);
-        l.add("good.wasm", good).add("bare.wasm", bare);
+        // The header parses, but its schemas section does not: still a broken header.
+        let bad_schemas = wasm::tests::module_with_sections(&[
+            (
+                wasm::HEADER_SECTION,
+                "# othismo header 1\nexport object Pad { }",
+            ),
+            (
+                "othismo:schemas:application/bson",
+                "export schemas application/bson { message M { x } }",
+            ),
+        ]);
+        l.add("good.wasm", good)
+            .add("bare.wasm", bare)
+            .add("bad_schemas.wasm", bad_schemas);
         l.add(
             "a.oth",
-            r#"import { Store } from "good.wasm" import { X } from "bare.wasm" import { Y } from "gone.wasm""#,
+            r#"import { Store } from "good.wasm" import { X } from "bare.wasm" import { Y } from "gone.wasm"
+               import { Pad } from "bad_schemas.wasm""#,
         );
-        assert_eq!(codes(&l, "a.oth"), vec!["E0209", "E0201"]);
+        assert_eq!(codes(&l, "a.oth"), vec!["E0209", "E0201", "E0209"]);
     }
 
     #[test]

@@ -95,6 +95,11 @@ impl Diagnostics {
         self.list.push(d);
     }
 
+    /// Moves every diagnostic of `other` into this sink.
+    pub fn append(&mut self, mut other: Diagnostics) {
+        self.list.append(&mut other.list);
+    }
+
     pub fn syntax(&mut self, file: FileId, e: &oth_syntax::SyntaxError) {
         self.push(syntax::to_diagnostic(file, e));
     }
