@@ -124,30 +124,4 @@ impl SyntaxError {
             SyntaxError::Unclosed { opener, .. } => *opener,
         }
     }
-
-    pub(crate) fn shift(&mut self, by: usize) {
-        match self {
-            SyntaxError::UnexpectedChar { span, .. }
-            | SyntaxError::UnterminatedString { span }
-            | SyntaxError::UnexpectedToken { span, .. }
-            | SyntaxError::UnexpectedEof { span, .. }
-            | SyntaxError::InvalidEscape { span, .. }
-            | SyntaxError::InvalidNumber { span, .. }
-            | SyntaxError::MalformedContentType { span, .. }
-            | SyntaxError::MalformedPath { span, .. }
-            | SyntaxError::DanglingDoc { span } => *span = span.shift(by),
-            SyntaxError::Unclosed {
-                opener,
-                others,
-                noticed,
-                ..
-            } => {
-                *opener = opener.shift(by);
-                *noticed = noticed.shift(by);
-                for o in others {
-                    *o = o.shift(by);
-                }
-            }
-        }
-    }
 }

@@ -65,7 +65,13 @@ pub fn lex(src: &str, offset: usize, mode: Mode) -> Lexed {
 }
 
 fn lex_raw(src: &str, offset: usize, mode: Mode) -> (Vec<Spanned>, Vec<Trivia>, Vec<SyntaxError>) {
-    let mut lex = Token::lexer_with_extras(src, Extras::default());
+    let mut lex = Token::lexer_with_extras(
+        src,
+        Extras {
+            offset,
+            errors: Vec::new(),
+        },
+    );
     let mut tokens: Vec<Spanned> = Vec::new();
     let mut trivia = Vec::new();
     let mut errors = Vec::new();
@@ -129,11 +135,7 @@ fn lex_raw(src: &str, offset: usize, mode: Mode) -> (Vec<Spanned>, Vec<Trivia>, 
         }
     }
     flush_bad(&mut bad, &mut errors);
-    // The callbacks' errors are relative to `src`.
-    for mut err in lex.extras.errors.drain(..) {
-        err.shift(offset);
-        errors.push(err);
-    }
+    errors.append(&mut lex.extras.errors);
     (tokens, trivia, errors)
 }
 
@@ -560,5 +562,15 @@ mod tests {
         let lexed = lex("message M { message: string }", 100, Mode::Bson);
         assert_eq!(lexed.tokens[0], (100, Token::KwMessage, 107));
         assert_eq!(lexed.tokens[3].1, Token::KwMessage);
+        // Errors found by the callbacks are placed in the file too.
+        let lexed = lex(r#"x /a/ "\q""#, 100, Mode::Bson);
+        let spans: Vec<(&str, Span)> = lexed.errors.iter().map(|e| (e.code(), e.span())).collect();
+        assert_eq!(
+            spans,
+            vec![
+                ("E0108", Span::new(102, 105)),
+                ("E0105", Span::new(107, 109))
+            ]
+        );
     }
 }

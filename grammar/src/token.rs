@@ -92,6 +92,8 @@ impl std::fmt::Debug for ContentTypeText {
 /// What the callbacks collect besides tokens.
 #[derive(Default)]
 pub struct Extras {
+    /// Where the lexed text starts in its file, so callbacks make file spans.
+    pub offset: usize,
     pub errors: Vec<SyntaxError>,
 }
 
@@ -291,8 +293,9 @@ fn doc_text(slice: &str) -> String {
     t.strip_prefix(' ').unwrap_or(t).trim_end().to_string()
 }
 
+/// The current token's span in its file.
 fn span_of(lex: &Lexer<Token>) -> Span {
-    lex.span().into()
+    Span::from(lex.span()).shift(lex.extras.offset)
 }
 
 /// Digits as written, without their `_` separators.
@@ -356,7 +359,7 @@ fn lex_bad_number(lex: &mut Lexer<Token>) {
 /// the end of the line (unterminated: E0102).
 fn lex_string(lex: &mut Lexer<Token>) -> String {
     let rest = lex.remainder();
-    let start = lex.span().start;
+    let start = span_of(lex).start;
     let mut out = String::new();
     let mut chars = rest.char_indices().peekable();
     let mut consumed = rest.len();

@@ -12,13 +12,12 @@ fn list(words: &[String]) -> String {
         [one] => one.clone(),
         [a, b] => format!("{a} or {b}"),
         _ => {
-            let shown = if words.len() > 8 { &words[..8] } else { words };
+            let shown = &words[..words.len().min(8)];
             let (last, rest) = shown.split_last().expect("non-empty");
-            let more = if words.len() > 8 { ", …" } else { "" };
-            if more.is_empty() {
-                format!("{}, or {last}", rest.join(", "))
+            if words.len() > shown.len() {
+                format!("{}, {last}, …", rest.join(", "))
             } else {
-                format!("{}, {last}{more}", rest.join(", "))
+                format!("{}, or {last}", rest.join(", "))
             }
         }
     }
