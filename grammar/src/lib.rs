@@ -200,23 +200,28 @@ fn convert(e: ParseError<usize, Token, SyntaxError>, end: usize) -> SyntaxError 
 /// `"}"` → "`}`". A long run of keywords that are only there because any name
 /// fits (field names) folds into "a name".
 fn describe_expected(expected: &[String]) -> Vec<String> {
+    /// Terminals that stand for a kind of token rather than fixed text.
+    const CATEGORIES: [(&str, &str); 7] = [
+        ("name", "a name"),
+        ("string", "a string"),
+        ("integer", "a number"),
+        ("float", "a number"),
+        ("bad number", "a number"),
+        ("path", "a path"),
+        ("content type", "a content type"),
+    ];
     let names: Vec<&str> = expected.iter().map(|s| s.trim_matches('"')).collect();
-    let keywords = names
-        .iter()
-        .filter(|n| n.chars().all(|c| c.is_ascii_lowercase()) && n.len() > 1)
-        .count();
-    let fold_keywords = names.contains(&"name") && keywords > 10;
+    let is_keyword = |n: &str| {
+        n.chars().all(|c| c.is_ascii_lowercase()) && !CATEGORIES.iter().any(|(c, _)| *c == n)
+    };
+    let fold_keywords =
+        names.contains(&"name") && names.iter().filter(|n| is_keyword(n)).count() > 10;
     let mut out: Vec<String> = Vec::new();
     for n in names {
-        let word = match n {
-            "name" => "a name".to_string(),
-            "string" => "a string".to_string(),
-            "integer" | "float" | "bad number" => "a number".to_string(),
-            "path" => "a path".to_string(),
-            "content type" => "a content type".to_string(),
-            "schema body" => continue,
-            kw if fold_keywords && kw.chars().all(|c| c.is_ascii_lowercase()) => continue,
-            other => format!("`{other}`"),
+        let word = match CATEGORIES.iter().find(|(c, _)| *c == n) {
+            Some((_, word)) => word.to_string(),
+            None if n == "schema body" || (fold_keywords && is_keyword(n)) => continue,
+            None => format!("`{n}`"),
         };
         if !out.contains(&word) {
             out.push(word);
