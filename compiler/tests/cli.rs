@@ -27,7 +27,7 @@ fn stderr(o: &Output) -> String {
 fn clean_files_exit_0_silently() {
     let o = othc(&[
         "check",
-        "../shared/examples/hello/Hello.oth",
+        "examples/hello/Hello.oth",
         "fixtures/parse/ok/seed_party_schema.oth",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
