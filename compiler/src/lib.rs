@@ -2,12 +2,16 @@
 //! diagnostics. It does no IO: files come in through a [`loader::Loader`], and
 //! diagnostics go out as values for the caller to render.
 
+pub mod asnames;
+pub mod check;
 pub mod diagnostics;
 pub mod formats;
 pub mod loader;
+pub mod model;
 pub mod resolve;
 pub mod source;
 pub mod wasm;
 
 pub use diagnostics::{Code, Diagnostic, Diagnostics, Severity};
+pub use check::{Compilation, ValueInputs, compile};
 pub use resolve::{FrontEnd, RootError, load};

@@ -156,7 +156,8 @@ pub struct Answer {
     pub stream: Option<Span>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Verb {
     Read,
     Watch,

@@ -119,6 +119,13 @@ fn lex_raw(src: &str, offset: usize, mode: Mode) -> (Vec<Spanned>, Vec<Trivia>, 
             Token::Ident(name) if mode == Mode::Bson && name == "enum" => {
                 tokens.push((s, Token::KwEnum, e))
             }
+            Token::DollarName(name) if mode == Mode::Bson => {
+                tokens.push((s, Token::Ident(name), e))
+            }
+            Token::DollarName(text) => errors.push(SyntaxError::UnexpectedChar {
+                span: Span::new(s, s + 1),
+                text: text[..1].to_string(),
+            }),
             Token::LBrace if mode == Mode::Main && opens_schema_body(&tokens) => {
                 tokens.push((s, Token::LBrace, e));
                 let body_start = span.end;

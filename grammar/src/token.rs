@@ -163,6 +163,12 @@ pub enum Token {
     #[regex("[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_string())]
     Ident(String),
 
+    /// `$type` and the like: a name only inside a BSON block, where the
+    /// checker refuses it as a field name (E0307) with a better message than
+    /// "unexpected character". Elsewhere it is E0101.
+    #[regex(r"\$[A-Za-z0-9_$]*", |lex| lex.slice().to_string())]
+    DollarName(String),
+
     #[token("\"", lex_string)]
     Str(String),
 
@@ -229,7 +235,7 @@ impl Token {
     /// How the token reads in an error message.
     pub fn describe(&self) -> String {
         match self {
-            Token::Ident(s) => format!("name `{s}`"),
+            Token::Ident(s) | Token::DollarName(s) => format!("name `{s}`"),
             Token::Str(_) => "string".into(),
             Token::Int(_) | Token::Float(_) | Token::BadNumber => "number".into(),
             Token::Path(p) => format!("path `{p}`"),

@@ -15,6 +15,16 @@ pub struct CheckArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
+    /// A value file of `slot = Value` lines for the image's slots (repeatable;
+    /// later files win)
+    #[arg(long = "values", value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+
+    /// Set one slot: `--set 'greeting=Greeting { prefix: "Yo, ", excited: true }'`
+    /// (repeatable; wins over value files and defaults)
+    #[arg(long = "set", value_name = "SLOT=VALUE")]
+    pub set: Vec<String>,
+
     /// How to print diagnostics
     #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
     pub message_format: MessageFormat,
@@ -25,8 +35,12 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs) -> u8 {
-    let front = match othc::load(&FsLoader, &args.files) {
-        Ok(f) => f,
+    let inputs = othc::ValueInputs {
+        files: args.values.clone(),
+        sets: args.set.clone(),
+    };
+    let front = match othc::compile(&FsLoader, &args.files, &inputs) {
+        Ok(c) => c.front,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_USAGE;

@@ -3,11 +3,14 @@
 //! to formats only through [`Format`] and [`SchemaBlock`].
 
 mod bson;
+mod bson_literal;
 
 use oth_syntax::Span;
-use oth_syntax::ast::ContentTypeText;
+use oth_syntax::ast::{ContentTypeText, Value};
 
 use crate::diagnostics::Diagnostics;
+use crate::model::{self, Model, TypeId};
+use crate::resolve::DeclKind;
 use crate::source::FileId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,10 +27,52 @@ pub struct DeclaredType {
     pub span: Span,
 }
 
+/// What a name in a schema block stands for, as the file's scope sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeLookup {
+    Message(TypeId),
+    Enum(TypeId),
+    /// A name in scope that is not a type (an object, an image).
+    NotAType(DeclKind),
+    Missing,
+}
+
+/// The names a block's types may refer to.
+pub trait TypeNames {
+    fn lookup(&self, name: &str) -> TypeLookup;
+    /// The type names in scope, for "did you mean" help.
+    fn candidates(&self) -> Vec<String>;
+}
+
+/// One declared type, lowered into the model's terms.
+pub struct LoweredType {
+    pub kind: model::TypeKind,
+    pub doc: Option<String>,
+    /// Per field or enum value: the span of its name, and of its type.
+    pub members: Vec<(Span, Span)>,
+}
+
 /// A parsed schema block, in the format's own terms.
 pub trait SchemaBlock: std::fmt::Debug + Send + Sync {
     /// The types the block declares, in order.
     fn declared(&self) -> Vec<DeclaredType>;
+
+    /// Lowers the declared types (one per `declared()` entry, in order),
+    /// resolving the names their fields use and reporting the format's own
+    /// rules (duplicate fields and values, unknown and unsupported types,
+    /// reserved names, empty enums, naming style).
+    fn lower(&self, file: FileId, names: &dyn TypeNames, diags: &mut Diagnostics)
+    -> Vec<LoweredType>;
+}
+
+/// Where a literal is checked: the file it is in (for its spans and the
+/// names in scope there) and where diagnostics go.
+pub struct LiteralCx<'a> {
+    pub model: &'a Model,
+    pub file: FileId,
+    /// Resolves a type named before a literal's braces.
+    pub names: &'a dyn TypeNames,
+    pub diags: &'a mut Diagnostics,
 }
 
 pub trait Format: Send + Sync {
@@ -43,6 +88,14 @@ pub trait Format: Send + Sync {
         offset: usize,
         diags: &mut Diagnostics,
     ) -> Box<dyn SchemaBlock>;
+
+    /// How two declarations of one type name differ, one line per
+    /// difference; empty when they agree (E0304).
+    fn differences(&self, model: &Model, a: TypeId, b: TypeId) -> Vec<String>;
+
+    /// Checks a literal against message type `ty` (E06xx) and encodes it as
+    /// the payload the runtime will send; `None` when it does not check.
+    fn encode_message(&self, cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<Vec<u8>>;
 }
 
 /// The formats this compiler knows.
@@ -66,6 +119,14 @@ impl Formats {
         self.list
             .iter()
             .find(|f| f.content_type().eq_ignore_ascii_case(&want))
+            .map(|f| f.as_ref())
+    }
+
+    /// The format registered for exactly this content type (as the model stores it).
+    pub fn by_name(&self, content_type: &str) -> Option<&dyn Format> {
+        self.list
+            .iter()
+            .find(|f| f.content_type().eq_ignore_ascii_case(content_type))
             .map(|f| f.as_ref())
     }
 

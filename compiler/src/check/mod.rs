@@ -1,0 +1,116 @@
+//! The checker: proves the rules of checks.md on a loaded program and builds
+//! the resolved model the backends share.
+//!
+//! Phases, each reporting into one sink and none stopping the next: lowering
+//! (names, E02xx and the formats' block rules), header rules (E04xx), schema
+//! rules across types (E0304, E0305), image rules and literals (E05xx,
+//! E06xx), and unused imports (W0001). A name that did not resolve becomes
+//! `Unknown` in the model and matches anything, so one mistake is one error.
+
+mod header;
+mod image;
+mod lower;
+mod matching;
+mod scope;
+mod schema;
+mod values;
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use crate::formats::Formats;
+use crate::model::{Model, Spans};
+use crate::resolve::{FrontEnd, Origin};
+
+pub use image::SlotValue;
+pub use matching::{covers, path_covers};
+pub use values::{ValueInputs, load_values};
+
+/// What the rule modules share.
+pub struct Cx<'a> {
+    pub model: &'a Model,
+    pub spans: &'a Spans,
+    pub diags: &'a mut Diagnostics,
+}
+
+/// The checked program.
+pub struct Checked {
+    pub model: Model,
+    pub spans: Spans,
+}
+
+/// A program loaded and checked: its sources, every diagnostic, the model.
+pub struct Compilation {
+    pub front: FrontEnd,
+    pub checked: Checked,
+}
+
+/// Loads `roots` and everything they import, reads the slot values, and
+/// checks it all. `Err` only for a root or value file that cannot be read.
+pub fn compile(
+    loader: &dyn crate::loader::Loader,
+    roots: &[std::path::PathBuf],
+    inputs: &ValueInputs,
+) -> Result<Compilation, crate::resolve::RootError> {
+    let mut front = crate::resolve::load(loader, roots)?;
+    let values = load_values(&mut front, loader, inputs)?;
+    let mut diags = std::mem::take(&mut front.diags);
+    let checked = check(&front, &values, &mut diags);
+    front.diags = diags;
+    Ok(Compilation { front, checked })
+}
+
+/// Checks everything `front` loaded; `values` are the slot values from value
+/// files and `--set`, in order of precedence (later wins).
+pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) -> Checked {
+    let formats = Formats::default();
+    let lowered = lower::lower(front, &formats, diags);
+    {
+        let mut cx = Cx {
+            model: &lowered.model,
+            spans: &lowered.spans,
+            diags,
+        };
+        header::check(&mut cx);
+        schema::required_cycles(&mut cx);
+        schema::agreement(&mut cx, &formats);
+    }
+    let (slot_values, startup_payloads) = {
+        let mut ic = image::ImageChecker::new(front, &lowered, &formats, diags);
+        ic.run(values);
+        (ic.slot_values, ic.startup_payloads)
+    };
+    unused_imports(front, &lowered, diags);
+    let lower::Lowered {
+        mut model, spans, ..
+    } = lowered;
+    for (img, slot, enc) in slot_values {
+        model.images[img.index()].slots[slot].value = Some(enc);
+    }
+    for (img, si, p) in startup_payloads {
+        model.images[img.index()].startup[si].payload = Some(p);
+    }
+    Checked { model, spans }
+}
+
+fn unused_imports(front: &FrontEnd, lowered: &lower::Lowered, diags: &mut Diagnostics) {
+    for (mi, m) in front.program.modules.iter().enumerate() {
+        if m.origin != Origin::Source {
+            continue;
+        }
+        let mut unused: Vec<(&String, crate::source::FileSpan)> = lowered.scopes[mi]
+            .bindings()
+            .filter(|(_, b)| b.imported && !b.used.get())
+            .map(|(n, b)| (n, b.at))
+            .collect();
+        unused.sort_by_key(|(_, at)| at.span.start);
+        for (name, at) in unused {
+            diags.push(
+                Diagnostic::new(
+                    Code::W0001,
+                    format!("`{name}` is imported but never used"),
+                    Label::new(at.file, at.span, "unused import"),
+                )
+                .with_help(format!("remove `{name}` from the import")),
+            );
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! Schema rules that look across types: required-field cycles (E0305) and
+//! agreement of the declarations one image brings together (E0304). The
+//! rules about one block alone belong to its format.
+
+use std::collections::{HashMap, HashSet};
+
+use super::Cx;
+use crate::diagnostics::{Code, Diagnostic, Label};
+use crate::formats::Formats;
+use crate::model::{FieldType, ImageId, Model, PayloadType, Shape, TypeId, TypeKind};
+
+/// The message a required field embeds, if any: the edges of E0305.
+fn required_edges(model: &Model, t: TypeId) -> impl Iterator<Item = (usize, TypeId)> + '_ {
+    let fields: &[crate::model::FieldDef] = match &model.ty(t).kind {
+        TypeKind::Message { fields } => fields,
+        TypeKind::Enum { .. } => &[],
+    };
+    fields.iter().enumerate().filter_map(move |(i, f)| match (&f.ty, f.optional) {
+        (FieldType::Named(to), false) if matches!(model.ty(*to).kind, TypeKind::Message { .. }) => {
+            Some((i, *to))
+        }
+        _ => None,
+    })
+}
+
+/// E0305: one report per strongly connected set of messages that each need
+/// another of the set (Tarjan's algorithm, iteratively: inputs are large).
+pub fn required_cycles(cx: &mut Cx) {
+    let n = cx.model.types.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0usize;
+    let mut components: Vec<Vec<usize>> = Vec::new();
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        // (node, edges of node, position in edges)
+        let mut work: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+        let edges = |v: usize| required_edges(cx.model, TypeId(v as u32)).map(|(_, t)| t.index()).collect::<Vec<_>>();
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        work.push((root, edges(root), 0));
+        while let Some((v, es, pos)) = work.last_mut() {
+            let v = *v;
+            if let Some(&w) = es.get(*pos) {
+                *pos += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, edges(w), 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some((parent, _, _)) = work.last() {
+                low[*parent] = low[*parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut comp = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                let self_loop = comp.len() == 1 && required_edges(cx.model, TypeId(v as u32)).any(|(_, t)| t.index() == v);
+                if comp.len() > 1 || self_loop {
+                    components.push(comp);
+                }
+            }
+        }
+    }
+    for comp in components {
+        report_cycle(cx, &comp);
+    }
+}
+
+fn report_cycle(cx: &mut Cx, comp: &[usize]) {
+    let members: HashSet<usize> = comp.iter().copied().collect();
+    let start = *comp.iter().min().expect("a component has a member");
+    // Walk required edges inside the component from `start` back to it.
+    let mut path: Vec<(usize, usize)> = Vec::new(); // (type, field index)
+    let mut seen = HashSet::new();
+    let mut at = start;
+    loop {
+        let Some((fi, to)) = required_edges(cx.model, TypeId(at as u32))
+            .filter(|(_, t)| members.contains(&t.index()))
+            .min_by_key(|(_, t)| if t.index() == start { 0 } else { 1 + t.index() })
+        else {
+            break;
+        };
+        path.push((at, fi));
+        if to.index() == start || !seen.insert(to.index()) {
+            break;
+        }
+        at = to.index();
+    }
+    let name = |t: usize| cx.model.types[t].name.clone();
+    let chain: Vec<String> = path
+        .iter()
+        .map(|(t, _)| name(*t))
+        .chain(std::iter::once(name(start)))
+        .collect();
+    let first = cx.spans.types[start].name;
+    let mut d = Diagnostic::new(
+        Code::E0305,
+        format!("`{}` can never be built: {}", name(start), chain.join(" → ")),
+        Label::new(first.file, first.span, "every value of this type would contain another one"),
+    );
+    for (t, fi) in &path {
+        let fsp = cx.spans.types[*t].members.get(*fi).map(|m| m.0);
+        if let Some(f) = fsp {
+            let TypeKind::Message { fields } = &cx.model.types[*t].kind else { continue };
+            d = d.with_label(Label::new(
+                f.file,
+                f.span,
+                format!("`{}.{}` is required", name(*t), fields[*fi].name),
+            ));
+        }
+    }
+    cx.diags.push(d.with_help(
+        "make one field of the cycle optional (`name?: T`), or a list `[T]`, to end the chain",
+    ));
+}
+
+/// E0304: within each image, two declarations of one type name must agree.
+pub fn agreement(cx: &mut Cx, formats: &Formats) {
+    let mut reported: HashSet<(TypeId, TypeId)> = HashSet::new();
+    for img in 0..cx.model.images.len() {
+        let types = reachable(cx.model, ImageId(img as u32));
+        let mut by_name: HashMap<&str, Vec<TypeId>> = HashMap::new();
+        for t in &types {
+            by_name.entry(cx.model.ty(*t).name.as_str()).or_default().push(*t);
+        }
+        let mut names: Vec<&&str> = by_name.keys().collect();
+        names.sort();
+        let mut found = Vec::new();
+        for name in names {
+            let ids = &by_name[*name];
+            if ids.len() < 2 {
+                continue;
+            }
+            let mut ids = ids.clone();
+            ids.sort();
+            let a = ids[0];
+            for &b in &ids[1..] {
+                if !reported.insert((a, b)) {
+                    continue;
+                }
+                let diffs = match formats.by_name(&cx.model.ty(a).format) {
+                    Some(f) if cx.model.ty(a).format == cx.model.ty(b).format => {
+                        f.differences(cx.model, a, b)
+                    }
+                    _ => vec![format!(
+                        "one is a `{}` type, the other a `{}` type",
+                        cx.model.ty(a).format,
+                        cx.model.ty(b).format
+                    )],
+                };
+                if !diffs.is_empty() {
+                    found.push((a, b, diffs, img));
+                }
+            }
+        }
+        for (a, b, diffs, img) in found {
+            let (sa, sb) = (cx.spans.types[a.index()].name, cx.spans.types[b.index()].name);
+            let fa = &cx.model.files[cx.model.ty(a).file.index()].name;
+            let fb = &cx.model.files[cx.model.ty(b).file.index()].name;
+            let name = &cx.model.ty(a).name;
+            let img_name = &cx.model.images[img].name;
+            let img_at = cx.spans.images[img].name;
+            cx.diags.push(
+                Diagnostic::new(
+                    Code::E0304,
+                    format!("two declarations of `{name}` disagree: {}", diffs.join("; ")),
+                    Label::new(sb.file, sb.span, format!("the second `{name}` ({fb})")),
+                )
+                .with_label(Label::new(sa.file, sa.span, format!("the first `{name}` ({fa})")))
+                .with_label(Label::new(img_at.file, img_at.span, format!("image `{img_name}` uses both")))
+                .with_help(format!(
+                    "a type is its name and its exact fields: make the two declarations of `{name}` the same, or rename one"
+                )),
+            );
+        }
+    }
+}
+
+/// Every type an image's parts name, and the types those name, transitively.
+pub fn reachable(model: &Model, img: ImageId) -> Vec<TypeId> {
+    let mut seen_img = HashSet::new();
+    let mut roots = Vec::new();
+    collect_image(model, img, &mut seen_img, &mut roots);
+    let mut seen: HashSet<TypeId> = HashSet::new();
+    let mut out = Vec::new();
+    while let Some(t) = roots.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        out.push(t);
+        if let TypeKind::Message { fields } = &model.ty(t).kind {
+            for f in fields {
+                named_in(&f.ty, &mut roots);
+            }
+        }
+    }
+    out
+}
+
+fn named_in(t: &FieldType, out: &mut Vec<TypeId>) {
+    match t {
+        FieldType::Named(id) => out.push(*id),
+        FieldType::List(i) | FieldType::Map(i) => named_in(i, out),
+        _ => {}
+    }
+}
+
+fn payload(t: &PayloadType, out: &mut Vec<TypeId>) {
+    if let PayloadType::Message(id) = t {
+        out.push(*id);
+    }
+}
+
+fn entry_types(model: &Model, e: crate::model::EntryId, out: &mut Vec<TypeId>) {
+    let e = model.entry(e);
+    for t in e.request.iter().chain(&e.answer) {
+        payload(t, out);
+    }
+}
+
+fn collect_image(model: &Model, img: ImageId, seen: &mut HashSet<ImageId>, out: &mut Vec<TypeId>) {
+    if !seen.insert(img) {
+        return;
+    }
+    let def = model.image(img);
+    for s in &def.slots {
+        payload(&s.ty, out);
+    }
+    for n in &def.needs {
+        for e in &n.entries {
+            entry_types(model, *e, out);
+        }
+    }
+    for inst in &def.instances {
+        match inst.of {
+            Some(Shape::Object(o)) => {
+                let o = model.object(o);
+                for e in o.serves.iter().chain(o.needs.iter().flat_map(|n| &n.entries)) {
+                    entry_types(model, *e, out);
+                }
+            }
+            Some(Shape::Image(j)) => collect_image(model, j, seen, out),
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Names in scope in each file: what it declares, and what it imports.
+//!
+//! Codes: E0204 (a name declared or imported twice in one file).
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use crate::model::{ImageId, ObjectId, TypeId};
+use crate::resolve::DeclKind;
+use crate::source::FileSpan;
+
+/// What a name stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sym {
+    /// A message type (`enum_ == false`) or an enum.
+    Type(TypeId, bool),
+    Object(ObjectId),
+    Image(ImageId),
+}
+
+impl Sym {
+    pub fn kind(self) -> DeclKind {
+        match self {
+            Sym::Type(_, false) => DeclKind::Message,
+            Sym::Type(_, true) => DeclKind::Enum,
+            Sym::Object(_) => DeclKind::Object,
+            Sym::Image(_) => DeclKind::Image,
+        }
+    }
+}
+
+pub struct Binding {
+    pub sym: Sym,
+    /// Where the name is introduced: the declaration, or the import's name.
+    pub at: FileSpan,
+    /// The import that brought it in, if any (for W0001).
+    pub imported: bool,
+    pub used: Cell<bool>,
+}
+
+#[derive(Default)]
+pub struct Scope {
+    names: HashMap<String, Binding>,
+}
+
+impl Scope {
+    /// Adds a name; a second binding of one name is E0204 and is dropped.
+    pub fn bind(
+        &mut self,
+        name: &str,
+        sym: Sym,
+        at: FileSpan,
+        imported: bool,
+        diags: &mut Diagnostics,
+    ) {
+        if let Some(prev) = self.names.get(name) {
+            let what = if imported { "imports" } else { "declares" };
+            diags.push(
+                Diagnostic::new(
+                    Code::E0204,
+                    format!("`{name}` is defined twice in this file"),
+                    Label::new(
+                        at.file,
+                        at.span,
+                        format!("this {what} a second `{name}`"),
+                    ),
+                )
+                .with_label(Label::new(
+                    prev.at.file,
+                    prev.at.span,
+                    format!("`{name}` was first defined here"),
+                ))
+                .with_help(if imported || prev.imported {
+                    format!("import it under another name: `{name} as Other{name}`")
+                } else {
+                    format!("rename one of the two declarations of `{name}`")
+                }),
+            );
+            return;
+        }
+        self.names.insert(
+            name.to_string(),
+            Binding {
+                sym,
+                at,
+                imported,
+                used: Cell::new(false),
+            },
+        );
+    }
+
+    /// Looks a name up and marks it used.
+    pub fn get(&self, name: &str) -> Option<Sym> {
+        self.names.get(name).map(|b| {
+            b.used.set(true);
+            b.sym
+        })
+    }
+
+    /// Names of the kinds `want` accepts, for "did you mean" help.
+    pub fn names_of(&self, want: impl Fn(Sym) -> bool) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .names
+            .iter()
+            .filter(|(_, b)| want(b.sym))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    pub fn bindings(&self) -> impl Iterator<Item = (&String, &Binding)> {
+        self.names.iter()
+    }
+}

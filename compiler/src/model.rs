@@ -1,0 +1,467 @@
+//! The resolved model: what a program declares, with every name resolved to
+//! a typed id. The checker proves its rules on it; the backends and the
+//! section encoder read it. It serializes with serde, and its spans live
+//! beside it (in [`Spans`]) so two models compare equal whatever files they
+//! came from: a model decoded from a `.wasm` equals the one built from source.
+
+use serde::{Deserialize, Serialize};
+
+use crate::source::FileSpan;
+use oth_syntax::ast::{Segment, Verb};
+
+macro_rules! ids {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub struct $name(pub u32);
+        impl $name {
+            pub fn index(self) -> usize { self.0 as usize }
+        }
+    )*};
+}
+
+ids! {
+    /// A file of the program (a `.oth` file, `othismo:env`, or a module's header).
+    FileIx;
+    /// A message type or an enum.
+    TypeId;
+    ObjectId;
+    ImageId;
+    /// A serves or needs entry of an object or an image.
+    EntryId;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    pub files: Vec<FileDef>,
+    pub types: Vec<TypeDef>,
+    pub objects: Vec<ObjectDef>,
+    pub images: Vec<ImageDef>,
+    pub entries: Vec<EntryDef>,
+}
+
+impl Model {
+    pub fn ty(&self, id: TypeId) -> &TypeDef {
+        &self.types[id.index()]
+    }
+    pub fn object(&self, id: ObjectId) -> &ObjectDef {
+        &self.objects[id.index()]
+    }
+    pub fn image(&self, id: ImageId) -> &ImageDef {
+        &self.images[id.index()]
+    }
+    pub fn entry(&self, id: EntryId) -> &EntryDef {
+        &self.entries[id.index()]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FileOrigin {
+    Source,
+    Env,
+    Wasm,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileDef {
+    /// The path as shown to people, or `othismo:env`.
+    pub name: String,
+    pub origin: FileOrigin,
+}
+
+// ---- types ----------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TypeDef {
+    pub name: String,
+    pub file: FileIx,
+    /// The content type of the format that declares it: `application/bson`.
+    pub format: String,
+    pub exported: bool,
+    pub doc: Option<String>,
+    pub kind: TypeKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TypeKind {
+    Message { fields: Vec<FieldDef> },
+    Enum { values: Vec<EnumValueDef> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldDef {
+    pub name: String,
+    pub optional: bool,
+    pub ty: FieldType,
+    pub doc: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EnumValueDef {
+    pub name: String,
+    pub doc: Option<String>,
+}
+
+/// The scalars a schema can name (language.md §3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Scalar {
+    Bool,
+    String,
+    Bytes,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    F32,
+    F64,
+    Time,
+    Uuid,
+}
+
+impl Scalar {
+    pub const ALL: [Scalar; 14] = [
+        Scalar::Bool,
+        Scalar::String,
+        Scalar::Bytes,
+        Scalar::I8,
+        Scalar::I16,
+        Scalar::I32,
+        Scalar::I64,
+        Scalar::U8,
+        Scalar::U16,
+        Scalar::U32,
+        Scalar::F32,
+        Scalar::F64,
+        Scalar::Time,
+        Scalar::Uuid,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::String => "string",
+            Scalar::Bytes => "bytes",
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Time => "time",
+            Scalar::Uuid => "uuid",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Scalar> {
+        Scalar::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+
+    /// The inclusive range of an integer scalar.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            Scalar::I8 => (i8::MIN.into(), i8::MAX.into()),
+            Scalar::I16 => (i16::MIN.into(), i16::MAX.into()),
+            Scalar::I32 => (i32::MIN.into(), i32::MAX.into()),
+            Scalar::I64 => (i64::MIN.into(), i64::MAX.into()),
+            Scalar::U8 => (0, u8::MAX.into()),
+            Scalar::U16 => (0, u16::MAX.into()),
+            Scalar::U32 => (0, u32::MAX.into()),
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FieldType {
+    Scalar(Scalar),
+    /// A message of any type, which names itself.
+    Any,
+    /// A message (embedded) or an enum.
+    Named(TypeId),
+    List(Box<FieldType>),
+    Map(Box<FieldType>),
+    /// A name that did not resolve (already reported).
+    Unknown,
+}
+
+// ---- objects and entries ----------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ObjectDef {
+    pub name: String,
+    pub file: FileIx,
+    pub exported: bool,
+    pub native: bool,
+    pub doc: Option<String>,
+    pub serves: Vec<EntryId>,
+    pub needs: Vec<NeedBlock>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NeedBlock {
+    pub mount: PathPattern,
+    pub doc: Option<String>,
+    pub entries: Vec<EntryId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Seg {
+    Lit(String),
+    Capture(String),
+    Rest,
+}
+
+/// A path or path pattern, as segments (`/` is no segment at all).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct PathPattern {
+    pub segs: Vec<Seg>,
+}
+
+impl PathPattern {
+    pub fn from_syntax(segments: &[Segment]) -> PathPattern {
+        PathPattern {
+            segs: segments
+                .iter()
+                .map(|s| match s {
+                    Segment::Literal(l) => Seg::Lit(l.clone()),
+                    Segment::Capture(c) => Seg::Capture(c.clone()),
+                    Segment::Rest => Seg::Rest,
+                })
+                .collect(),
+        }
+    }
+
+    /// A path of literal segments only.
+    pub fn is_concrete(&self) -> bool {
+        self.segs.iter().all(|s| matches!(s, Seg::Lit(_)))
+    }
+
+    pub fn join(&self, rest: &[Seg]) -> PathPattern {
+        let mut segs = self.segs.clone();
+        segs.extend_from_slice(rest);
+        PathPattern { segs }
+    }
+}
+
+impl std::fmt::Display for PathPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.segs.is_empty() {
+            return f.write_str("/");
+        }
+        for s in &self.segs {
+            match s {
+                Seg::Lit(l) => write!(f, "/{l}")?,
+                Seg::Capture(c) => write!(f, "/{{{c}}}")?,
+                Seg::Rest => f.write_str("/**")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntryDef {
+    pub path: PathPattern,
+    pub operator: bool,
+    pub verb: Verb,
+    /// What the request may carry; empty: no payload.
+    pub request: Vec<PayloadType>,
+    /// What a successful answer carries; `None`: nothing.
+    pub answer: Option<PayloadType>,
+    /// Answers are a stream (written `*`, or the verb always streams).
+    pub stream: bool,
+    pub doc: Option<String>,
+}
+
+/// What a payload may be: a content type, or a message type (which stands
+/// for `application/bson` and that type).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PayloadType {
+    Content(ContentType),
+    Message(TypeId),
+    /// A name that did not resolve (already reported): matches anything, so
+    /// one unknown name is one error.
+    Unknown,
+}
+
+/// A media type, compared without regard to case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContentType {
+    /// As written.
+    pub text: String,
+    pub ty: String,
+    pub subtype: String,
+    pub params: Vec<(String, String)>,
+}
+
+/// The content type of stat records (abi.md §2), written `Stat` in headers.
+pub const STAT_CONTENT_TYPE: &str = "application/x-othismo-stat";
+
+// ---- images -----------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImageDef {
+    pub name: String,
+    pub file: FileIx,
+    pub exported: bool,
+    pub doc: Option<String>,
+    pub slots: Vec<SlotDef>,
+    pub instances: Vec<InstanceDef>,
+    pub exports: Vec<LinkDef>,
+    pub startup: Vec<StartupDef>,
+    /// What the image needs of whatever it runs in.
+    pub needs: Vec<NeedBlock>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SlotDef {
+    pub name: String,
+    pub ty: PayloadType,
+    pub doc: Option<String>,
+    /// The payload its value encodes to, once a value is known (default,
+    /// value file or `--set`).
+    pub value: Option<Encoded>,
+}
+
+/// What an instance is an instance of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Shape {
+    Object(ObjectId),
+    Image(ImageId),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstanceDef {
+    pub name: String,
+    /// `None` when the name did not resolve (already reported).
+    pub of: Option<Shape>,
+    pub doc: Option<String>,
+    pub wiring: Vec<WireDef>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WireKind {
+    /// `at` in the instance's view, `from` in the image tree.
+    Mount,
+    /// Both in the instance's view.
+    Bind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WireDef {
+    pub kind: WireKind,
+    pub link: LinkDef,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkDef {
+    pub at: PathPattern,
+    pub from: PathPattern,
+    pub readonly: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StartupDef {
+    pub verb: Verb,
+    pub path: PathPattern,
+    pub payload: Option<StartupPayload>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum StartupPayload {
+    /// A slot's value, by index into the image's slots.
+    Slot(usize),
+    /// A literal, encoded (`None` if it did not check).
+    Literal(Option<Encoded>),
+}
+
+/// A payload as the runtime will send it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Encoded {
+    pub content_type: String,
+    /// The message type, for a message payload.
+    pub message: Option<String>,
+    pub bytes: Vec<u8>,
+}
+
+// ---- spans, beside the model --------------------------------------------------
+
+/// Where each part of the model was written. Parallel to the model's arenas.
+#[derive(Clone, Debug, Default)]
+pub struct Spans {
+    pub types: Vec<TypeSpans>,
+    pub objects: Vec<ObjectSpans>,
+    pub images: Vec<ImageSpans>,
+    pub entries: Vec<EntrySpans>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TypeSpans {
+    pub name: FileSpan,
+    /// Per field (or enum value): its name, and its type.
+    pub members: Vec<(FileSpan, FileSpan)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ObjectSpans {
+    pub name: FileSpan,
+    pub native: Option<FileSpan>,
+    /// Per need block: its mount point.
+    pub needs: Vec<FileSpan>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EntrySpans {
+    pub whole: FileSpan,
+    pub path: FileSpan,
+    pub verb: FileSpan,
+    pub operator: Option<FileSpan>,
+    pub request: Vec<FileSpan>,
+    pub answer: Option<FileSpan>,
+    pub stream: Option<FileSpan>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ImageSpans {
+    pub name: FileSpan,
+    pub slots: Vec<SlotSpans>,
+    pub instances: Vec<InstanceSpans>,
+    pub exports: Vec<LinkSpans>,
+    pub startup: Vec<StartupSpans>,
+    pub needs: Vec<FileSpan>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SlotSpans {
+    pub name: FileSpan,
+    pub ty: FileSpan,
+}
+
+#[derive(Clone, Debug)]
+pub struct InstanceSpans {
+    pub name: FileSpan,
+    pub object: FileSpan,
+    pub wiring: Vec<LinkSpans>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LinkSpans {
+    pub whole: FileSpan,
+    pub at: FileSpan,
+    pub from: FileSpan,
+    pub readonly: Option<FileSpan>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StartupSpans {
+    pub whole: FileSpan,
+    pub verb: FileSpan,
+    pub path: FileSpan,
+    pub payload: Option<FileSpan>,
+}
