@@ -7,13 +7,72 @@ use crate::model::{EntryDef, Model, PayloadType, Seg};
 /// AssemblyScript's reserved words (and TypeScript's), which a generated
 /// identifier must not be.
 const RESERVED: &[&str] = &[
-    "abstract", "as", "async", "await", "boolean", "break", "case", "catch", "class", "const",
-    "constructor", "continue", "debugger", "declare", "default", "delete", "do", "else", "enum",
-    "export", "extends", "false", "finally", "for", "from", "function", "get", "if", "implements",
-    "import", "in", "instanceof", "interface", "is", "keyof", "let", "module", "namespace", "new",
-    "null", "number", "of", "package", "private", "protected", "public", "readonly", "require",
-    "return", "set", "static", "string", "super", "switch", "symbol", "this", "throw", "true",
-    "try", "type", "typeof", "var", "void", "while", "with", "yield",
+    "abstract",
+    "as",
+    "async",
+    "await",
+    "boolean",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "constructor",
+    "continue",
+    "debugger",
+    "declare",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "from",
+    "function",
+    "get",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "is",
+    "keyof",
+    "let",
+    "module",
+    "namespace",
+    "new",
+    "null",
+    "number",
+    "of",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "readonly",
+    "require",
+    "return",
+    "set",
+    "static",
+    "string",
+    "super",
+    "switch",
+    "symbol",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "type",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
 ];
 
 /// `dev-info.v2` → `DevInfoV2`: each run of letters and digits, capitalized.
@@ -34,7 +93,13 @@ pub fn pascal(s: &str) -> String {
 pub fn identifier(s: &str) -> String {
     let mut out: String = s
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
@@ -98,7 +163,9 @@ pub fn client_class(mount: &[Seg]) -> String {
         Seg::Lit(l) => Some(pascal(l)),
         _ => None,
     });
-    let name = last.filter(|n| !n.is_empty()).unwrap_or_else(|| "Root".into());
+    let name = last
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "Root".into());
     let name = if name.starts_with(|c: char| c.is_ascii_digit()) {
         format!("_{name}")
     } else {
@@ -120,7 +187,10 @@ mod tests {
         assert_eq!(identifier("2fa"), "_2fa");
         assert_eq!(identifier("class"), "class_");
         let lit = |s: &str| Seg::Lit(s.into());
-        assert_eq!(client_instance(&[lit("dev"), lit("cons")]).as_deref(), Some("cons"));
+        assert_eq!(
+            client_instance(&[lit("dev"), lit("cons")]).as_deref(),
+            Some("cons")
+        );
         assert_eq!(client_instance(&[Seg::Rest]), None);
         assert_eq!(client_class(&[lit("dev"), lit("cons")]), "ConsClient");
         assert_eq!(client_class(&[Seg::Rest]), "RootClient");

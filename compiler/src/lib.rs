@@ -12,6 +12,6 @@ pub mod resolve;
 pub mod source;
 pub mod wasm;
 
-pub use diagnostics::{Code, Diagnostic, Diagnostics, Severity};
 pub use check::{Compilation, ValueInputs, compile};
+pub use diagnostics::{Code, Diagnostic, Diagnostics, Severity};
 pub use resolve::{FrontEnd, RootError, load};

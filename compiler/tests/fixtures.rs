@@ -54,7 +54,8 @@ fn inputs(src: &str) -> othc::ValueInputs {
 /// Parse fixtures run the front end only; check fixtures the whole checker.
 fn check(rel: &Path) -> Result<othc::FrontEnd, Failed> {
     if rel.starts_with("fixtures/parse") {
-        return othc::load(&RootLoader, &[rel.to_path_buf()]).map_err(|e| Failed::from(e.to_string()));
+        return othc::load(&RootLoader, &[rel.to_path_buf()])
+            .map_err(|e| Failed::from(e.to_string()));
     }
     let src = std::fs::read_to_string(root().join(rel)).unwrap_or_default();
     othc::compile(&RootLoader, &[rel.to_path_buf()], &inputs(&src))

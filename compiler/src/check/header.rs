@@ -24,7 +24,10 @@ pub fn check(cx: &mut Cx) {
     for oi in 0..cx.model.objects.len() {
         let o = &cx.model.objects[oi];
         let sp = &cx.spans.objects[oi];
-        if o.native && cx.model.files[o.file.index()].origin == FileOrigin::Source && !natives.contains(&o.name) {
+        if o.native
+            && cx.model.files[o.file.index()].origin == FileOrigin::Source
+            && !natives.contains(&o.name)
+        {
             let at = sp.native.unwrap_or(sp.name);
             cx.diags.push(
                 Diagnostic::new(
@@ -85,22 +88,27 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan]) {
         }
         redundant_stars(cx, &n.entries);
         methods_unique(cx, &n.entries, "needs");
-        // Two needs whose ready-made clients or client classes would share a name.
-        for name in asnames::client_instance(&n.mount.segs)
+        // Two needs whose ready-made clients or client classes would share
+        // a name: one report per pair of needs.
+        let names: Vec<String> = asnames::client_instance(&n.mount.segs)
             .into_iter()
             .chain([asnames::client_class(&n.mount.segs)])
+            .collect();
+        if let Some((name, first)) = names
+            .iter()
+            .find_map(|name| clients.get(name).map(|f| (name, *f)))
         {
-            if let Some(first) = clients.get(&name) {
-                cx.diags.push(
-                    Diagnostic::new(
-                        Code::E0404,
-                        format!("two needs would both generate `{name}`"),
-                        Label::new(at.file, at.span, format!("this need generates `{name}`")),
-                    )
-                    .with_label(Label::new(first.file, first.span, "and so does this one"))
-                    .with_help("clients are named for the mount point's last segment: give the two mount points different last segments"),
-                );
-            } else {
+            cx.diags.push(
+                Diagnostic::new(
+                    Code::E0404,
+                    format!("two needs would both generate `{name}`"),
+                    Label::new(at.file, at.span, format!("this need generates `{name}`")),
+                )
+                .with_label(Label::new(first.file, first.span, "and so does this one"))
+                .with_help("clients are named for the mount point's last segment: give the two mount points different last segments"),
+            );
+        } else {
+            for name in names {
                 clients.insert(name, *at);
             }
         }
@@ -132,7 +140,10 @@ fn serves_rules(cx: &mut Cx, serves: &[EntryId]) -> Vec<EntryId> {
             continue;
         };
         let fdef = cx.model.entry(first);
-        let (here, there) = (cx.spans.entries[e.index()].path, cx.spans.entries[first.index()].path);
+        let (here, there) = (
+            cx.spans.entries[e.index()].path,
+            cx.spans.entries[first.index()].path,
+        );
         let verb = def.verb.as_str();
         let d = if fdef.path == def.path {
             Diagnostic::new(
@@ -145,8 +156,15 @@ fn serves_rules(cx: &mut Cx, serves: &[EntryId]) -> Vec<EntryId> {
         } else {
             Diagnostic::new(
                 Code::E0402,
-                format!("`{} {verb}` and `{} {verb}` match the same paths", fdef.path, def.path),
-                Label::new(here.file, here.span, "this pattern differs only in capture names"),
+                format!(
+                    "`{} {verb}` and `{} {verb}` match the same paths",
+                    fdef.path, def.path
+                ),
+                Label::new(
+                    here.file,
+                    here.span,
+                    "this pattern differs only in capture names",
+                ),
             )
             .with_label(Label::new(there.file, there.span, "from this one"))
             .with_help("no request could tell them apart: keep one of the two")
@@ -159,7 +177,10 @@ fn serves_rules(cx: &mut Cx, serves: &[EntryId]) -> Vec<EntryId> {
 fn redundant_stars(cx: &mut Cx, entries: &[EntryId]) {
     for &e in entries {
         let def = cx.model.entry(e);
-        if let (true, Some(star)) = (def.verb.always_streams(), cx.spans.entries[e.index()].stream) {
+        if let (true, Some(star)) = (
+            def.verb.always_streams(),
+            cx.spans.entries[e.index()].stream,
+        ) {
             cx.diags.push(
                 Diagnostic::new(
                     Code::W0401,
@@ -178,7 +199,10 @@ fn methods_unique(cx: &mut Cx, entries: &[EntryId], what: &str) {
         for name in asnames::method_names(cx.model, cx.model.entry(e)) {
             match seen.get(&name) {
                 Some(&first) if first != e => {
-                    let (here, there) = (cx.spans.entries[e.index()].whole, cx.spans.entries[first.index()].whole);
+                    let (here, there) = (
+                        cx.spans.entries[e.index()].whole,
+                        cx.spans.entries[first.index()].whole,
+                    );
                     cx.diags.push(
                         Diagnostic::new(
                             Code::E0404,

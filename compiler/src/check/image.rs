@@ -87,11 +87,18 @@ fn describe_all(model: &Model, ts: &[PayloadType]) -> String {
     if ts.is_empty() {
         return "no payload".into();
     }
-    ts.iter().map(|t| format!("`{}`", describe(model, t))).collect::<Vec<_>>().join(" | ")
+    ts.iter()
+        .map(|t| format!("`{}`", describe(model, t)))
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 fn quote_list(items: &[String]) -> String {
-    items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl<'a> ImageChecker<'a> {
@@ -128,7 +135,12 @@ impl<'a> ImageChecker<'a> {
             .model()
             .images
             .iter()
-            .map(|i| i.instances.iter().map(|inst| vec![true; inst.wiring.len()]).collect())
+            .map(|i| {
+                i.instances
+                    .iter()
+                    .map(|inst| vec![true; inst.wiring.len()])
+                    .collect()
+            })
             .collect();
         for img in 0..n {
             let img = ImageId(img as u32);
@@ -161,7 +173,9 @@ impl<'a> ImageChecker<'a> {
         state[img.index()] = 1;
         let model = self.model();
         for (ii, inst) in model.image(img).instances.iter().enumerate() {
-            let Some(Shape::Image(j)) = inst.of else { continue };
+            let Some(Shape::Image(j)) = inst.of else {
+                continue;
+            };
             path.push((img, ii));
             match state[j.index()] {
                 1 => {
@@ -194,13 +208,31 @@ impl<'a> ImageChecker<'a> {
         let mut d = Diagnostic::new(
             Code::E0517,
             message,
-            Label::new(at.file, at.span, format!("this makes an instance of `{}`", names[0])),
+            Label::new(
+                at.file,
+                at.span,
+                format!(
+                    "`{}` makes an instance of `{}` here",
+                    model.image(last_img).name,
+                    names[0]
+                ),
+            ),
         );
-        for (i, ii) in &cycle[..cycle.len() - 1] {
+        for (k, (i, ii)) in cycle[..cycle.len() - 1].iter().enumerate() {
             let s = self.spans().images[i.index()].instances[*ii].object;
-            d = d.with_label(Label::new(s.file, s.span, "which instantiates this"));
+            d = d.with_label(Label::new(
+                s.file,
+                s.span,
+                format!(
+                    "`{}` makes an instance of `{}` here",
+                    names[k],
+                    names[k + 1]
+                ),
+            ));
         }
-        self.diags.push(d.with_help("an image cannot contain itself: take the instance out, or split the image"));
+        self.diags.push(d.with_help(
+            "an image cannot contain itself: take the instance out, or split the image",
+        ));
         for (i, _) in cycle {
             self.broken.insert(*i);
         }
@@ -221,7 +253,9 @@ impl<'a> ImageChecker<'a> {
             .needs
             .iter()
             .enumerate()
-            .filter_map(|(n, b)| strip_prefix(path, &b.mount.segs).map(|rest| (n, rest, b.mount.segs.len())))
+            .filter_map(|(n, b)| {
+                strip_prefix(path, &b.mount.segs).map(|rest| (n, rest, b.mount.segs.len()))
+            })
             .filter(|(_, _, len)| *len > 0)
             .max_by_key(|(_, _, len)| *len);
         if let Some((n, rest, _)) = best {
@@ -263,7 +297,9 @@ impl<'a> ImageChecker<'a> {
         let mut d = Diagnostic::new(Code::E0501, message, Label::new(at.file, at.span, label));
         d = match name.as_deref().and_then(|n| closest(n, &refs)) {
             Some(near) => d.with_help(format!("did you mean `/{near}`?")),
-            None if refs.is_empty() => d.with_help("the image tree holds `/NAME` for each instance; this image has none yet"),
+            None if refs.is_empty() => d.with_help(
+                "the image tree holds `/NAME` for each instance; this image has none yet",
+            ),
             None => d.with_help(format!(
                 "the image tree holds {}",
                 quote_list(&names.iter().map(|n| format!("/{n}")).collect::<Vec<_>>())
@@ -303,7 +339,9 @@ impl<'a> ImageChecker<'a> {
                 }
             },
         };
-        entries.iter().any(|e| reaches_under(&model.entry(*e).path.segs, rest))
+        entries
+            .iter()
+            .any(|e| reaches_under(&model.entry(*e).path.segs, rest))
     }
 
     // ---- mount, bind and export sources ------------------------------------------
@@ -368,11 +406,21 @@ impl<'a> ImageChecker<'a> {
                 self.diags.push(
                     Diagnostic::new(
                         Code::E0509,
-                        format!("{what} source `{from}`: {owner} serves nothing at `{}`", PathPattern { segs: rest.clone() }),
+                        format!(
+                            "{what} source `{from}`: {owner} serves nothing at `{}`",
+                            PathPattern { segs: rest.clone() }
+                        ),
                         Label::new(at.file, at.span, "nothing here"),
                     )
-                    .with_label(Label::new(owner_at.file, owner_at.span, format!("{owner} is declared here")))
-                    .with_help(format!("{what} a path that {owner} serves, or the instance itself (`/{}`)", self.target_name(target))),
+                    .with_label(Label::new(
+                        owner_at.file,
+                        owner_at.span,
+                        format!("{owner} is declared here"),
+                    ))
+                    .with_help(format!(
+                        "{what} a path that {owner} serves, or the instance itself (`/{}`)",
+                        self.target_name(target)
+                    )),
                 );
                 false
             }
@@ -382,7 +430,11 @@ impl<'a> ImageChecker<'a> {
     fn target_name(&self, t: Target) -> String {
         match t {
             Target::Instance(img, i) => self.model().image(img).instances[i].name.clone(),
-            Target::Need(img, n) => self.model().image(img).needs[n].mount.to_string().trim_start_matches('/').to_string(),
+            Target::Need(img, n) => self.model().image(img).needs[n]
+                .mount
+                .to_string()
+                .trim_start_matches('/')
+                .to_string(),
         }
     }
 
@@ -405,7 +457,11 @@ impl<'a> ImageChecker<'a> {
                 (format!("`{}` (a `{of}`)", inst.name), at)
             }
             Target::Need(img, n) => (
-                format!("the need `{}` of image `{}`", model.image(img).needs[n].mount, model.image(img).name),
+                format!(
+                    "the need `{}` of image `{}`",
+                    model.image(img).needs[n].mount,
+                    model.image(img).name
+                ),
                 self.spans().images[img.index()].needs[n],
             ),
         }
@@ -415,7 +471,14 @@ impl<'a> ImageChecker<'a> {
 
     /// Resolves `path` in instance `ii`'s view: the longest mounted prefix
     /// wins, binds are followed, read-only accumulates.
-    fn view(&self, img: ImageId, ii: usize, path: &[Seg], exclude: Option<usize>, depth: usize) -> Result<ViewHit, ViewMiss> {
+    fn view(
+        &self,
+        img: ImageId,
+        ii: usize,
+        path: &[Seg],
+        exclude: Option<usize>,
+        depth: usize,
+    ) -> Result<ViewHit, ViewMiss> {
         if depth > 32 {
             return Err(ViewMiss::Broken);
         }
@@ -466,10 +529,16 @@ impl<'a> ImageChecker<'a> {
         }
         let model = self.model();
         let (entries, owner_at): (&[EntryId], FileSpan) = match target {
-            Target::Need(img, n) => (&model.image(img).needs[n].entries, self.spans().images[img.index()].needs[n]),
+            Target::Need(img, n) => (
+                &model.image(img).needs[n].entries,
+                self.spans().images[img.index()].needs[n],
+            ),
             Target::Instance(img, i) => match model.image(img).instances[i].of {
                 None => return Found::Unresolved,
-                Some(Shape::Object(o)) => (&model.object(o).serves, self.spans().objects[o.index()].name),
+                Some(Shape::Object(o)) => (
+                    &model.object(o).serves,
+                    self.spans().objects[o.index()].name,
+                ),
                 Some(Shape::Image(j)) => {
                     if self.broken.contains(&j) {
                         return Found::Unresolved;
@@ -499,7 +568,10 @@ impl<'a> ImageChecker<'a> {
             return Found::Unresolved;
         };
         match self.lookup(target, &rest, verb, depth + 1) {
-            Found::Entry { entry, mut readonly } => {
+            Found::Entry {
+                entry,
+                mut readonly,
+            } => {
                 if e.readonly {
                     readonly.extend(self.spans().images[j.index()].exports[ei].readonly);
                 }
@@ -517,7 +589,10 @@ impl<'a> ImageChecker<'a> {
         for (ii, inst) in def.instances.iter().enumerate() {
             let (blocks, block_spans): (&[NeedBlock], &[FileSpan]) = match inst.of {
                 None => continue,
-                Some(Shape::Object(o)) => (&model.object(o).needs, &self.spans().objects[o.index()].needs),
+                Some(Shape::Object(o)) => (
+                    &model.object(o).needs,
+                    &self.spans().objects[o.index()].needs,
+                ),
                 Some(Shape::Image(j)) => {
                     if self.broken.contains(&j) {
                         continue;
@@ -529,7 +604,13 @@ impl<'a> ImageChecker<'a> {
             for (b, block) in blocks.iter().enumerate() {
                 if !block.mount.is_concrete() {
                     // A pattern need sends anywhere under its literal prefix.
-                    let prefix: Vec<Seg> = block.mount.segs.iter().take_while(|s| matches!(s, Seg::Lit(_))).cloned().collect();
+                    let prefix: Vec<Seg> = block
+                        .mount
+                        .segs
+                        .iter()
+                        .take_while(|s| matches!(s, Seg::Lit(_)))
+                        .cloned()
+                        .collect();
                     for (wi, w) in inst.wiring.iter().enumerate() {
                         if strip_prefix(&w.link.at.segs, &prefix).is_some() {
                             used[wi] = true;
@@ -549,8 +630,10 @@ impl<'a> ImageChecker<'a> {
                     self.need_entry(img, ii, block, e, &mut used);
                 }
             }
+            // A broken wire was reported; what it would have used is unknown.
+            let all_ok = self.wire_ok[img.index()][ii].iter().all(|ok| *ok);
             for (wi, w) in inst.wiring.iter().enumerate() {
-                if !used[wi] && self.wire_ok[img.index()][ii][wi] {
+                if all_ok && !used[wi] {
                     let sp = &self.spans().images[img.index()].instances[ii].wiring[wi];
                     let kind = match w.kind {
                         WireKind::Mount => "mount",
@@ -559,10 +642,19 @@ impl<'a> ImageChecker<'a> {
                     self.diags.push(
                         Diagnostic::new(
                             Code::W0501,
-                            format!("no need of `{}` uses the {kind} at `{}`", inst.name, w.link.at),
-                            Label::new(sp.whole.file, sp.whole.span, "nothing the instance needs goes through here"),
+                            format!(
+                                "no need of `{}` uses the {kind} at `{}`",
+                                inst.name, w.link.at
+                            ),
+                            Label::new(
+                                sp.whole.file,
+                                sp.whole.span,
+                                "nothing the instance needs goes through here",
+                            ),
                         )
-                        .with_help(format!("remove the {kind}, or mount it where the object's `needs` say")),
+                        .with_help(format!(
+                            "remove the {kind}, or mount it where the object's `needs` say"
+                        )),
                     );
                 }
             }
@@ -573,14 +665,29 @@ impl<'a> ImageChecker<'a> {
         let inst = &self.model().image(img).instances[ii];
         let at = self.spans().images[img.index()].instances[ii].name;
         let names = self.tree_names(img);
-        let example = names.iter().find(|n| **n != inst.name).cloned().unwrap_or_else(|| "other".into());
+        let example = names
+            .iter()
+            .find(|n| **n != inst.name)
+            .cloned()
+            .unwrap_or_else(|| "other".into());
         self.diags.push(
             Diagnostic::new(
                 Code::E0502,
-                format!("`{}` needs `{}`, but nothing is mounted there", inst.name, block.mount),
-                Label::new(at.file, at.span, format!("nothing is mounted at `{}` for this instance", block.mount)),
+                format!(
+                    "`{}` needs `{}`, but nothing is mounted there",
+                    inst.name, block.mount
+                ),
+                Label::new(
+                    at.file,
+                    at.span,
+                    format!("nothing is mounted at `{}` for this instance", block.mount),
+                ),
             )
-            .with_label(Label::new(need_at.file, need_at.span, "the need is declared here"))
+            .with_label(Label::new(
+                need_at.file,
+                need_at.span,
+                "the need is declared here",
+            ))
             .with_help(format!(
                 "mount something that serves it: `instance {} = ... {{ mount {} /{example} }}`",
                 inst.name, block.mount
@@ -588,7 +695,14 @@ impl<'a> ImageChecker<'a> {
         );
     }
 
-    fn need_entry(&mut self, img: ImageId, ii: usize, block: &NeedBlock, e: EntryId, used: &mut [bool]) {
+    fn need_entry(
+        &mut self,
+        img: ImageId,
+        ii: usize,
+        block: &NeedBlock,
+        e: EntryId,
+        used: &mut [bool],
+    ) {
         let model = self.model();
         let need = model.entry(e);
         let full = block.mount.join(&need.path.segs);
@@ -602,11 +716,18 @@ impl<'a> ImageChecker<'a> {
                 self.diags.push(
                     Diagnostic::new(
                         Code::E0503,
-                        format!("`{}` needs `{} {full}`, but nothing is mounted at `{full}`", inst.name, need.verb.as_str()),
+                        format!(
+                            "`{}` needs `{} {full}`, but nothing is mounted at `{full}`",
+                            inst.name,
+                            need.verb.as_str()
+                        ),
                         Label::new(at.file, at.span, "this instance's view has nothing there"),
                     )
                     .with_label(Label::new(ns.file, ns.span, "the need"))
-                    .with_help(format!("mount something that serves `{} /` at `{full}`", need.verb.as_str())),
+                    .with_help(format!(
+                        "mount something that serves `{} /` at `{full}`",
+                        need.verb.as_str()
+                    )),
                 );
                 return;
             }
@@ -618,7 +739,9 @@ impl<'a> ImageChecker<'a> {
         let need_at = self.spans().entries[e.index()].whole;
         let who = &model.image(img).instances[ii].name;
         let what = format!("{} {full}", need.verb.as_str());
-        let through = PathPattern { segs: hit.rest.clone() };
+        let through = PathPattern {
+            segs: hit.rest.clone(),
+        };
         let (owner, _) = self.owner(hit.target);
         let mut chain_labels: Vec<Label> = hit.wires[1..]
             .iter()
@@ -627,9 +750,20 @@ impl<'a> ImageChecker<'a> {
                 Label::new(s.file, s.span, "and through this")
             })
             .collect();
-        chain_labels.insert(0, Label::new(need_at.file, need_at.span, format!("`{who}` needs `{what}`")));
+        chain_labels.insert(
+            0,
+            Label::new(
+                need_at.file,
+                need_at.span,
+                format!("`{who}` needs `{what}`"),
+            ),
+        );
         let base = |code: Code, message: String, primary: String| {
-            let mut d = Diagnostic::new(code, message, Label::new(wire_at.file, wire_at.span, primary));
+            let mut d = Diagnostic::new(
+                code,
+                message,
+                Label::new(wire_at.file, wire_at.span, primary),
+            );
             for l in &chain_labels {
                 d = d.with_label(l.clone());
             }
@@ -643,8 +777,15 @@ impl<'a> ImageChecker<'a> {
                     format!("`{who}` needs `{what}`, but {owner} serves nothing at `{through}`"),
                     format!("this mounts {owner} here"),
                 )
-                .with_label(Label::new(owner_at.file, owner_at.span, format!("{owner} serves no `{through}`")))
-                .with_help(format!("mount an object that serves `{} {through}`, or add that entry to its `serves`", need.verb.as_str()));
+                .with_label(Label::new(
+                    owner_at.file,
+                    owner_at.span,
+                    format!("{owner} serves no `{through}`"),
+                ))
+                .with_help(format!(
+                    "mount an object that serves `{} {through}`, or add that entry to its `serves`",
+                    need.verb.as_str()
+                ));
                 self.diags.push(d);
             }
             Found::OtherVerbs(verbs, owner_at) => {
@@ -658,7 +799,10 @@ impl<'a> ImageChecker<'a> {
                 .with_help(format!("add `{through} {} ...` to the `serves` of {owner}, or mount something that serves it", need.verb.as_str()));
                 self.diags.push(d);
             }
-            Found::Entry { entry, mut readonly } => {
+            Found::Entry {
+                entry,
+                mut readonly,
+            } => {
                 readonly.splice(0..0, hit.readonly);
                 self.match_entry(&base, need, entry, &readonly, &what, who, false);
             }
@@ -701,7 +845,11 @@ impl<'a> ImageChecker<'a> {
                 format!("`{}` is not a safe verb", need.verb.as_str()),
             );
             for r in readonly {
-                d = d.with_label(Label::new(r.file, r.span, "read-only: only read, watch, list and stat pass"));
+                d = d.with_label(Label::new(
+                    r.file,
+                    r.span,
+                    "read-only: only read, watch, list and stat pass",
+                ));
             }
             self.diags.push(d.with_help("remove `readonly` from the mount, bind or export, or make the need use only safe verbs"));
         }
@@ -726,7 +874,11 @@ impl<'a> ImageChecker<'a> {
                 None => false,
             };
             if !ok {
-                let got = s.answer.as_ref().map(|g| format!("`{}`", describe(model, g))).unwrap_or_else(|| "no payload".into());
+                let got = s
+                    .answer
+                    .as_ref()
+                    .map(|g| format!("`{}`", describe(model, g)))
+                    .unwrap_or_else(|| "no payload".into());
                 self.diags.push(
                     base(
                         Code::E0505,
@@ -746,7 +898,9 @@ impl<'a> ImageChecker<'a> {
             self.diags.push(
                 base(
                     Code::E0506,
-                    format!("`{who}` expects one answer to `{what}`, but the serve answers a stream"),
+                    format!(
+                        "`{who}` expects one answer to `{what}`, but the serve answers a stream"
+                    ),
                     "this mount leads to a streaming serve".into(),
                 )
                 .with_label(serve_label("answers a stream".into()))
@@ -768,7 +922,11 @@ impl<'a> ImageChecker<'a> {
                         format!("two exports at `{}`", e.at),
                         Label::new(sp[ei].at.file, sp[ei].at.span, "exported again here"),
                     )
-                    .with_label(Label::new(sp[first].at.file, sp[first].at.span, "first exported here"))
+                    .with_label(Label::new(
+                        sp[first].at.file,
+                        sp[first].at.span,
+                        "first exported here",
+                    ))
                     .with_help("export each at its own path"),
                 );
             }
@@ -823,7 +981,11 @@ impl<'a> ImageChecker<'a> {
                         format!("startup request `{what}`: {owner} serves nothing at `{through}`"),
                         Label::new(sp.path.file, sp.path.span, "nothing serves this"),
                     )
-                    .with_label(Label::new(owner_at.file, owner_at.span, format!("{owner} is declared here")))
+                    .with_label(Label::new(
+                        owner_at.file,
+                        owner_at.span,
+                        format!("{owner} is declared here"),
+                    ))
                     .with_help("send it to a path the instance serves"),
                 ),
                 Found::OtherVerbs(verbs, owner_at) => {
@@ -831,10 +993,21 @@ impl<'a> ImageChecker<'a> {
                     self.diags.push(
                         Diagnostic::new(
                             Code::E0512,
-                            format!("startup request `{what}`: {owner} serves `{through}` only with {}", quote_list(&vs)),
-                            Label::new(sp.verb.file, sp.verb.span, format!("no `{}` here", verb.as_str())),
+                            format!(
+                                "startup request `{what}`: {owner} serves `{through}` only with {}",
+                                quote_list(&vs)
+                            ),
+                            Label::new(
+                                sp.verb.file,
+                                sp.verb.span,
+                                format!("no `{}` here", verb.as_str()),
+                            ),
                         )
-                        .with_label(Label::new(owner_at.file, owner_at.span, format!("{owner} is declared here")))
+                        .with_label(Label::new(
+                            owner_at.file,
+                            owner_at.span,
+                            format!("{owner} is declared here"),
+                        ))
                         .with_help(format!("use one of {}", quote_list(&vs))),
                     )
                 }
@@ -845,7 +1018,11 @@ impl<'a> ImageChecker<'a> {
                         let mut d = Diagnostic::new(
                             Code::E0507,
                             format!("startup request `{what}` goes through a read-only export"),
-                            Label::new(sp.whole.file, sp.whole.span, format!("`{}` is not a safe verb", verb.as_str())),
+                            Label::new(
+                                sp.whole.file,
+                                sp.whole.span,
+                                format!("`{}` is not a safe verb", verb.as_str()),
+                            ),
                         );
                         for r in &readonly {
                             d = d.with_label(Label::new(r.file, r.span, "read-only"));
@@ -864,14 +1041,30 @@ impl<'a> ImageChecker<'a> {
                                         describe_all(model, &sent),
                                         describe_all(model, &serve.request)
                                     ),
-                                    Label::new(at.file, at.span, format!("this is {}", describe_all(model, &sent))),
+                                    Label::new(
+                                        at.file,
+                                        at.span,
+                                        format!("this is {}", describe_all(model, &sent)),
+                                    ),
                                 )
-                                .with_label(Label::new(ss.file, ss.span, format!("takes {}", describe_all(model, &serve.request))))
-                                .with_help(match serve.request.first() {
-                                    Some(PayloadType::Message(id)) => format!("send a `{0}`: `{what} {0} {{ ... }}`", model.ty(*id).name),
-                                    Some(t) => format!("send a payload of type `{}`", describe(model, t)),
-                                    None => "send it without a payload".into(),
-                                }),
+                                .with_label(Label::new(
+                                    ss.file,
+                                    ss.span,
+                                    format!("takes {}", describe_all(model, &serve.request)),
+                                ))
+                                .with_help(
+                                    match serve.request.first() {
+                                        Some(PayloadType::Message(id)) => format!(
+                                            "send a `{0}`: `{what} {0} {{ ... }}`",
+                                            model.ty(*id).name
+                                        ),
+                                        Some(t) => format!(
+                                            "send a payload of type `{}`",
+                                            describe(model, t)
+                                        ),
+                                        None => "send it without a payload".into(),
+                                    },
+                                ),
                             );
                         }
                     }
@@ -909,7 +1102,10 @@ impl<'a> ImageChecker<'a> {
                     self.diags.push(
                         Diagnostic::new(
                             Code::E0208,
-                            format!("`{}` has a format: write a message literal instead of a string", ct.ct.text),
+                            format!(
+                                "`{}` has a format: write a message literal instead of a string",
+                                ct.ct.text
+                            ),
                             Label::new(file, ct.span, "which message type?"),
                         )
                         .with_help("write the message: `write /path Greeting { ... }`"),
@@ -934,17 +1130,26 @@ impl<'a> ImageChecker<'a> {
             Some(ast::Payload::Slot(name)) => {
                 let slots = &model.image(img).slots;
                 match slots.iter().position(|x| x.name == name.name) {
-                    Some(i) => (Some(Some(slots[i].ty.clone())), Some(StartupPayload::Slot(i))),
+                    Some(i) => (
+                        Some(Some(slots[i].ty.clone())),
+                        Some(StartupPayload::Slot(i)),
+                    ),
                     None => {
                         let names: Vec<&str> = slots.iter().map(|x| x.name.as_str()).collect();
                         let mut d = Diagnostic::new(
                             Code::E0203,
-                            format!("image `{}` has no slot `{}`", model.image(img).name, name.name),
+                            format!(
+                                "image `{}` has no slot `{}`",
+                                model.image(img).name,
+                                name.name
+                            ),
                             Label::new(file, name.span, "not a slot of this image"),
                         );
                         d = match closest(&name.name, &names) {
                             Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                            None => d.with_help(format!("declare it: `require {} : TYPE`", name.name)),
+                            None => {
+                                d.with_help(format!("declare it: `require {} : TYPE`", name.name))
+                            }
                         };
                         self.diags.push(d);
                         (None, None)
@@ -968,14 +1173,23 @@ impl<'a> ImageChecker<'a> {
                     return (None, Some(StartupPayload::Literal(None)));
                 };
                 let enc = self.encode(file, mi, Some(id), v);
-                (Some(Some(PayloadType::Message(id))), Some(StartupPayload::Literal(enc)))
+                (
+                    Some(Some(PayloadType::Message(id))),
+                    Some(StartupPayload::Literal(enc)),
+                )
             }
         }
     }
 
     /// Checks and encodes a message literal of type `ty` (or reports its
     /// unknown type name, when `ty` is `None`).
-    fn encode(&mut self, file: FileId, mi: usize, ty: Option<TypeId>, v: &ast::Value) -> Option<Encoded> {
+    fn encode(
+        &mut self,
+        file: FileId,
+        mi: usize,
+        ty: Option<TypeId>,
+        v: &ast::Value,
+    ) -> Option<Encoded> {
         let model = self.model();
         let names = ScopeNames {
             scope: &self.lowered.scopes[mi],
@@ -994,7 +1208,10 @@ impl<'a> ImageChecker<'a> {
                         );
                         match closest(&n.name, &refs) {
                             Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                            None => d.with_help(format!("import it: `import {{ {} }} from \"file.oth\"`", n.name)),
+                            None => d.with_help(format!(
+                                "import it: `import {{ {} }} from \"file.oth\"`",
+                                n.name
+                            )),
                         }
                     }
                     other => Diagnostic::new(
@@ -1034,7 +1251,13 @@ impl<'a> ImageChecker<'a> {
 
     fn slots(&mut self, values: &[SlotValue]) {
         let model = self.model();
-        let roots: HashSet<usize> = self.front.program.roots.iter().map(|m| m.0 as usize).collect();
+        let roots: HashSet<usize> = self
+            .front
+            .program
+            .roots
+            .iter()
+            .map(|m| m.0 as usize)
+            .collect();
         let root_images: Vec<ImageId> = (0..model.images.len())
             .map(|i| ImageId(i as u32))
             .filter(|i| roots.contains(&model.image(*i).file.index()))
@@ -1057,7 +1280,9 @@ impl<'a> ImageChecker<'a> {
                 );
                 d = match closest(&v.slot.name, &all) {
                     Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                    None if all.is_empty() => d.with_help("the image has no slots (`require NAME : TYPE`)"),
+                    None if all.is_empty() => {
+                        d.with_help("the image has no slots (`require NAME : TYPE`)")
+                    }
                     None => d.with_help(format!(
                         "the slots are {}",
                         quote_list(&all.iter().map(|s| s.to_string()).collect::<Vec<_>>())
@@ -1074,7 +1299,14 @@ impl<'a> ImageChecker<'a> {
             for part in &ast_img.parts {
                 let ImagePart::Slot(s) = part else { continue };
                 // Duplicates were dropped from the model (E0204).
-                let Some(idx) = model.image(img).slots.iter().position(|x| x.name == s.name.name) else { continue };
+                let Some(idx) = model
+                    .image(img)
+                    .slots
+                    .iter()
+                    .position(|x| x.name == s.name.name)
+                else {
+                    continue;
+                };
                 if idx != si {
                     continue;
                 }
@@ -1114,7 +1346,13 @@ impl<'a> ImageChecker<'a> {
         }
     }
 
-    fn slot_value(&mut self, file: FileId, mi: usize, ty: &PayloadType, v: &ast::Value) -> Option<Encoded> {
+    fn slot_value(
+        &mut self,
+        file: FileId,
+        mi: usize,
+        ty: &PayloadType,
+        v: &ast::Value,
+    ) -> Option<Encoded> {
         match ty {
             PayloadType::Unknown => None,
             PayloadType::Message(id) => self.encode(file, mi, Some(*id), v),
@@ -1152,7 +1390,13 @@ fn text_plain() -> PayloadType {
 
 /// The entry a request `verb path` is routed to among `entries`: of those
 /// with the verb whose pattern covers the path, the most specific.
-fn best_entry(model: &Model, entries: &[EntryId], path: &[Seg], verb: Verb, owner_at: FileSpan) -> Found {
+fn best_entry(
+    model: &Model,
+    entries: &[EntryId],
+    path: &[Seg],
+    verb: Verb,
+    owner_at: FileSpan,
+) -> Found {
     let best = entries
         .iter()
         .copied()

@@ -284,9 +284,17 @@ impl Lowerer<'_> {
     }
 
     fn entry(&mut self, mi: usize, file: FileId, e: &ast::Entry) -> EntryId {
-        let request = e.request.iter().map(|t| self.payload_type(mi, file, t)).collect();
-        let answer = e.answer.as_ref().map(|a| self.payload_type(mi, file, &a.ty));
-        let stream = e.verb.verb.always_streams() || e.answer.as_ref().is_some_and(|a| a.stream.is_some());
+        let request = e
+            .request
+            .iter()
+            .map(|t| self.payload_type(mi, file, t))
+            .collect();
+        let answer = e
+            .answer
+            .as_ref()
+            .map(|a| self.payload_type(mi, file, &a.ty));
+        let stream =
+            e.verb.verb.always_streams() || e.answer.as_ref().is_some_and(|a| a.stream.is_some());
         let id = EntryId(self.out.model.entries.len() as u32);
         self.out.model.entries.push(EntryDef {
             path: PathPattern::from_syntax(&e.path.path.segments),
@@ -304,7 +312,11 @@ impl Lowerer<'_> {
             operator: e.operator.map(|s| fs(file, s)),
             request: e.request.iter().map(|t| fs(file, t.span())).collect(),
             answer: e.answer.as_ref().map(|a| fs(file, a.ty.span())),
-            stream: e.answer.as_ref().and_then(|a| a.stream).map(|s| fs(file, s)),
+            stream: e
+                .answer
+                .as_ref()
+                .and_then(|a| a.stream)
+                .map(|s| fs(file, s)),
         });
         id
     }
@@ -351,8 +363,16 @@ impl Lowerer<'_> {
                     self.diags.push(
                         Diagnostic::new(
                             Code::E0206,
-                            format!("`{}` is {} {what}, not a payload type", n.name, article(what)),
-                            Label::new(file, n.span, format!("this names {} {what}", article(what))),
+                            format!(
+                                "`{}` is {} {what}, not a payload type",
+                                n.name,
+                                article(what)
+                            ),
+                            Label::new(
+                                file,
+                                n.span,
+                                format!("this names {} {what}", article(what)),
+                            ),
                         )
                         .with_help(why),
                     );
@@ -366,7 +386,8 @@ impl Lowerer<'_> {
                 }),
                 None => {
                     let names = self.message_names(mi);
-                    let refs: Vec<&str> = names.iter().map(String::as_str).chain(["Stat"]).collect();
+                    let refs: Vec<&str> =
+                        names.iter().map(String::as_str).chain(["Stat"]).collect();
                     let mut d = Diagnostic::new(
                         Code::E0203,
                         format!("unknown type `{}`", n.name),
@@ -520,18 +541,27 @@ impl Lowerer<'_> {
                     Diagnostic::new(
                         Code::E0206,
                         format!("`{}` is {} {what}, not an object", name.name, article(what)),
-                        Label::new(file, name.span, "an instance is made of an object or an image"),
+                        Label::new(
+                            file,
+                            name.span,
+                            "an instance is made of an object or an image",
+                        ),
                     )
                     .with_help("name an object or an image here"),
                 );
                 None
             }
             None => {
-                let names = self.out.scopes[mi].names_of(|s| matches!(s, Sym::Object(_) | Sym::Image(_)));
+                let names =
+                    self.out.scopes[mi].names_of(|s| matches!(s, Sym::Object(_) | Sym::Image(_)));
                 let mut d = Diagnostic::new(
                     Code::E0203,
                     format!("unknown object `{}`", name.name),
-                    Label::new(file, name.span, "no object or image of this name is in scope"),
+                    Label::new(
+                        file,
+                        name.span,
+                        "no object or image of this name is in scope",
+                    ),
                 );
                 d = match closest(&name.name, &names) {
                     Some(near) => d.with_help(format!("did you mean `{near}`?")),
@@ -548,7 +578,11 @@ impl Lowerer<'_> {
 }
 
 fn article(word: &str) -> &'static str {
-    if word.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 fn link_def(l: &ast::Link) -> LinkDef {

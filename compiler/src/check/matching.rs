@@ -13,7 +13,9 @@ pub fn covers(model: &Model, a: &PayloadType, b: &PayloadType) -> bool {
             content_covers(a, &parse(&model.ty(*m).format))
         }
         // Same name: the same type, once E0304 has proved the declarations agree.
-        (PayloadType::Message(x), PayloadType::Message(y)) => model.ty(*x).name == model.ty(*y).name,
+        (PayloadType::Message(x), PayloadType::Message(y)) => {
+            model.ty(*x).name == model.ty(*y).name
+        }
         (PayloadType::Message(_), PayloadType::Content(_)) => false,
     }
 }
@@ -24,7 +26,8 @@ pub fn request_met(model: &Model, serve: &[PayloadType], need: &[PayloadType]) -
     if need.is_empty() || serve.is_empty() {
         return need.is_empty() == serve.is_empty();
     }
-    need.iter().all(|n| serve.iter().any(|s| covers(model, s, n)))
+    need.iter()
+        .all(|n| serve.iter().any(|s| covers(model, s, n)))
 }
 
 /// A media type as `mime` reads it; the lexer has already proved it well
@@ -173,15 +176,26 @@ mod tests {
         assert!(c("text/plain", "text/plain; charset=utf-8"));
         assert!(!c("text/plain; charset=utf-8", "text/plain"));
         assert!(c("text/plain; charset=utf-8", "text/plain; charset=UTF-8"));
-        assert!(!c("text/plain; charset=utf-8", "text/plain; charset=latin1"));
+        assert!(!c(
+            "text/plain; charset=utf-8",
+            "text/plain; charset=latin1"
+        ));
         assert!(!c("application/json", "text/plain"));
     }
 
     #[test]
     fn requests_with_unions() {
         let m = Model::default();
-        assert!(request_met(&m, &[ct("text/*")], &[ct("text/plain"), ct("text/html")]));
-        assert!(!request_met(&m, &[ct("text/plain")], &[ct("text/plain"), ct("text/html")]));
+        assert!(request_met(
+            &m,
+            &[ct("text/*")],
+            &[ct("text/plain"), ct("text/html")]
+        ));
+        assert!(!request_met(
+            &m,
+            &[ct("text/plain")],
+            &[ct("text/plain"), ct("text/html")]
+        ));
         assert!(request_met(&m, &[], &[]));
         assert!(!request_met(&m, &[ct("text/plain")], &[]));
         assert!(!request_met(&m, &[], &[ct("text/plain")]));

@@ -11,8 +11,8 @@ mod header;
 mod image;
 mod lower;
 mod matching;
-mod scope;
 mod schema;
+mod scope;
 mod values;
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
@@ -78,6 +78,7 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
         ic.run(values);
         (ic.slot_values, ic.startup_payloads)
     };
+    diags.merge_repeats(&[Code::E0203, Code::E0303, Code::E0306], "and here");
     unused_imports(front, &lowered, diags);
     let lower::Lowered {
         mut model, spans, ..
@@ -93,7 +94,12 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
 
 fn unused_imports(front: &FrontEnd, lowered: &lower::Lowered, diags: &mut Diagnostics) {
     for (mi, m) in front.program.modules.iter().enumerate() {
-        if m.origin != Origin::Source {
+        // An unknown name in the file may be a misspelling of the import
+        // that looks unused: say only the first.
+        let unknown_here = diags
+            .iter()
+            .any(|d| d.code == Code::E0203 && d.primary.at.file == m.file);
+        if m.origin != Origin::Source || unknown_here {
             continue;
         }
         let mut unused: Vec<(&String, crate::source::FileSpan)> = lowered.scopes[mi]

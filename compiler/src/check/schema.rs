@@ -15,12 +15,17 @@ fn required_edges(model: &Model, t: TypeId) -> impl Iterator<Item = (usize, Type
         TypeKind::Message { fields } => fields,
         TypeKind::Enum { .. } => &[],
     };
-    fields.iter().enumerate().filter_map(move |(i, f)| match (&f.ty, f.optional) {
-        (FieldType::Named(to), false) if matches!(model.ty(*to).kind, TypeKind::Message { .. }) => {
-            Some((i, *to))
-        }
-        _ => None,
-    })
+    fields
+        .iter()
+        .enumerate()
+        .filter_map(move |(i, f)| match (&f.ty, f.optional) {
+            (FieldType::Named(to), false)
+                if matches!(model.ty(*to).kind, TypeKind::Message { .. }) =>
+            {
+                Some((i, *to))
+            }
+            _ => None,
+        })
 }
 
 /// E0305: one report per strongly connected set of messages that each need
@@ -39,7 +44,11 @@ pub fn required_cycles(cx: &mut Cx) {
         }
         // (node, edges of node, position in edges)
         let mut work: Vec<(usize, Vec<usize>, usize)> = Vec::new();
-        let edges = |v: usize| required_edges(cx.model, TypeId(v as u32)).map(|(_, t)| t.index()).collect::<Vec<_>>();
+        let edges = |v: usize| {
+            required_edges(cx.model, TypeId(v as u32))
+                .map(|(_, t)| t.index())
+                .collect::<Vec<_>>()
+        };
         index[root] = next;
         low[root] = next;
         next += 1;
@@ -75,7 +84,8 @@ pub fn required_cycles(cx: &mut Cx) {
                         break;
                     }
                 }
-                let self_loop = comp.len() == 1 && required_edges(cx.model, TypeId(v as u32)).any(|(_, t)| t.index() == v);
+                let self_loop = comp.len() == 1
+                    && required_edges(cx.model, TypeId(v as u32)).any(|(_, t)| t.index() == v);
                 if comp.len() > 1 || self_loop {
                     components.push(comp);
                 }
@@ -116,13 +126,23 @@ fn report_cycle(cx: &mut Cx, comp: &[usize]) {
     let first = cx.spans.types[start].name;
     let mut d = Diagnostic::new(
         Code::E0305,
-        format!("`{}` can never be built: {}", name(start), chain.join(" → ")),
-        Label::new(first.file, first.span, "every value of this type would contain another one"),
+        format!(
+            "`{}` can never be built: {}",
+            name(start),
+            chain.join(" → ")
+        ),
+        Label::new(
+            first.file,
+            first.span,
+            "every value of this type would contain another one",
+        ),
     );
     for (t, fi) in &path {
         let fsp = cx.spans.types[*t].members.get(*fi).map(|m| m.0);
         if let Some(f) = fsp {
-            let TypeKind::Message { fields } = &cx.model.types[*t].kind else { continue };
+            let TypeKind::Message { fields } = &cx.model.types[*t].kind else {
+                continue;
+            };
             d = d.with_label(Label::new(
                 f.file,
                 f.span,
@@ -142,7 +162,10 @@ pub fn agreement(cx: &mut Cx, formats: &Formats) {
         let types = reachable(cx.model, ImageId(img as u32));
         let mut by_name: HashMap<&str, Vec<TypeId>> = HashMap::new();
         for t in &types {
-            by_name.entry(cx.model.ty(*t).name.as_str()).or_default().push(*t);
+            by_name
+                .entry(cx.model.ty(*t).name.as_str())
+                .or_default()
+                .push(*t);
         }
         let mut names: Vec<&&str> = by_name.keys().collect();
         names.sort();
@@ -175,7 +198,10 @@ pub fn agreement(cx: &mut Cx, formats: &Formats) {
             }
         }
         for (a, b, diffs, img) in found {
-            let (sa, sb) = (cx.spans.types[a.index()].name, cx.spans.types[b.index()].name);
+            let (sa, sb) = (
+                cx.spans.types[a.index()].name,
+                cx.spans.types[b.index()].name,
+            );
             let fa = &cx.model.files[cx.model.ty(a).file.index()].name;
             let fb = &cx.model.files[cx.model.ty(b).file.index()].name;
             let name = &cx.model.ty(a).name;
@@ -256,7 +282,11 @@ fn collect_image(model: &Model, img: ImageId, seen: &mut HashSet<ImageId>, out: 
         match inst.of {
             Some(Shape::Object(o)) => {
                 let o = model.object(o);
-                for e in o.serves.iter().chain(o.needs.iter().flat_map(|n| &n.entries)) {
+                for e in o
+                    .serves
+                    .iter()
+                    .chain(o.needs.iter().flat_map(|n| &n.entries))
+                {
                     entry_types(model, *e, out);
                 }
             }

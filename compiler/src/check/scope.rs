@@ -60,11 +60,7 @@ impl Scope {
                 Diagnostic::new(
                     Code::E0204,
                     format!("`{name}` is defined twice in this file"),
-                    Label::new(
-                        at.file,
-                        at.span,
-                        format!("this {what} a second `{name}`"),
-                    ),
+                    Label::new(at.file, at.span, format!("this {what} a second `{name}`")),
                 )
                 .with_label(Label::new(
                     prev.at.file,

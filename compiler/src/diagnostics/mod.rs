@@ -104,6 +104,29 @@ impl Diagnostics {
         self.push(syntax::to_diagnostic(file, e));
     }
 
+    /// Folds diagnostics of one of `codes` that say the same thing about the
+    /// same file into the first of them, the others' places becoming labels:
+    /// one unknown name used ten times is one error, not ten.
+    pub fn merge_repeats(&mut self, codes: &[Code], label: &str) {
+        let mut out: Vec<Diagnostic> = Vec::with_capacity(self.list.len());
+        let mut first: std::collections::HashMap<(Code, FileId, String), usize> =
+            std::collections::HashMap::new();
+        for d in self.list.drain(..) {
+            if codes.contains(&d.code) {
+                let key = (d.code, d.primary.at.file, d.message.clone());
+                if let Some(&i) = first.get(&key) {
+                    out[i]
+                        .labels
+                        .push(Label::new(d.primary.at.file, d.primary.at.span, label));
+                    continue;
+                }
+                first.insert(key, out.len());
+            }
+            out.push(d);
+        }
+        self.list = out;
+    }
+
     pub fn has_errors(&self) -> bool {
         self.list.iter().any(|d| d.severity == Severity::Error)
     }

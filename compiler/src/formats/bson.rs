@@ -68,7 +68,10 @@ impl SchemaBlock for BsonBlock {
                             diags.push(
                                 Diagnostic::new(
                                     Code::E0301,
-                                    format!("field `{name}` is declared twice in `{}`", m.name.name),
+                                    format!(
+                                        "field `{name}` is declared twice in `{}`",
+                                        m.name.name
+                                    ),
                                     Label::new(file, f.name.span, "declared again here"),
                                 )
                                 .with_label(Label::new(file, *first, "first declared here"))
@@ -113,7 +116,11 @@ impl SchemaBlock for BsonBlock {
                             Diagnostic::new(
                                 Code::E0308,
                                 format!("enum `{}` has no values", e.name.name),
-                                Label::new(file, e.name.span, "no value of this enum can be written"),
+                                Label::new(
+                                    file,
+                                    e.name.span,
+                                    "no value of this enum can be written",
+                                ),
                             )
                             .with_help("list its values: `enum Style { plain, shouted }`"),
                         );
@@ -127,7 +134,10 @@ impl SchemaBlock for BsonBlock {
                             diags.push(
                                 Diagnostic::new(
                                     Code::E0302,
-                                    format!("value `{name}` is listed twice in enum `{}`", e.name.name),
+                                    format!(
+                                        "value `{name}` is listed twice in enum `{}`",
+                                        e.name.name
+                                    ),
                                     Label::new(file, v.name.span, "listed again here"),
                                 )
                                 .with_label(Label::new(file, *first, "first listed here"))
@@ -155,7 +165,12 @@ impl SchemaBlock for BsonBlock {
     }
 }
 
-fn resolve_type(file: FileId, t: &Type, names: &dyn TypeNames, diags: &mut Diagnostics) -> FieldType {
+fn resolve_type(
+    file: FileId,
+    t: &Type,
+    names: &dyn TypeNames,
+    diags: &mut Diagnostics,
+) -> FieldType {
     match &t.kind {
         SynType::List(inner) => FieldType::List(Box::new(resolve_type(file, inner, names, diags))),
         SynType::Map(inner) => FieldType::Map(Box::new(resolve_type(file, inner, names, diags))),
@@ -189,7 +204,11 @@ fn resolve_type(file: FileId, t: &Type, names: &dyn TypeNames, diags: &mut Diagn
                     let mut d = Diagnostic::new(
                         Code::E0303,
                         format!("unknown type `{n}`"),
-                        Label::new(file, t.span, "no message type or enum of this name is in scope"),
+                        Label::new(
+                            file,
+                            t.span,
+                            "no message type or enum of this name is in scope",
+                        ),
                     );
                     d = match closest(n, &refs) {
                         Some(near) => d.with_help(format!("did you mean `{near}`?")),
@@ -215,7 +234,11 @@ fn unsupported_scalar(file: FileId, n: &str, span: Span) -> Diagnostic {
         "boolean" => "use `bool`".to_string(),
         "date" | "datetime" | "timestamp" => "use `time`".to_string(),
         _ => {
-            let scalars: Vec<&str> = Scalar::ALL.iter().map(|s| s.as_str()).chain(["any"]).collect();
+            let scalars: Vec<&str> = Scalar::ALL
+                .iter()
+                .map(|s| s.as_str())
+                .chain(["any"])
+                .collect();
             match closest(n, &scalars) {
                 Some(near) => format!("did you mean `{near}`?"),
                 None => format!("the BSON format's scalars: {}", scalars.join(", ")),
@@ -231,7 +254,11 @@ fn unsupported_scalar(file: FileId, n: &str, span: Span) -> Diagnostic {
 }
 
 fn article(word: &str) -> &'static str {
-    if word.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 fn is_pascal(s: &str) -> bool {
@@ -241,7 +268,9 @@ fn is_pascal(s: &str) -> bool {
 fn is_field_style(s: &str) -> bool {
     let lower_start = s.starts_with(|c: char| c.is_ascii_lowercase());
     let camel = s.chars().all(|c| c.is_ascii_alphanumeric());
-    let snake = s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let snake = s
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     lower_start && (camel || snake)
 }
 

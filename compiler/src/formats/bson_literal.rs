@@ -31,7 +31,11 @@ pub fn encode_payload(cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<V
                 Diagnostic::new(
                     Code::E0601,
                     format!("expected a `{expected}` message, found {}", found(value)),
-                    Label::new(cx.file, value.span, format!("this should be a `{expected} {{ ... }}`")),
+                    Label::new(
+                        cx.file,
+                        value.span,
+                        format!("this should be a `{expected} {{ ... }}`"),
+                    ),
                 )
                 .with_help(format!(
                     "write the message with its type before the braces: `{expected} {{ ... }}`"
@@ -84,7 +88,9 @@ fn named_type(cx: &mut LiteralCx, name: &str, span: Span) -> Option<TypeId> {
             );
             d = match closest(name, &refs) {
                 Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                None => d.with_help(format!("import it: `import {{ {name} }} from \"file.oth\"`")),
+                None => d.with_help(format!(
+                    "import it: `import {{ {name} }} from \"file.oth\"`"
+                )),
             };
             cx.diags.push(d);
             None
@@ -100,7 +106,9 @@ fn wrong_message(cx: &mut LiteralCx, expected: TypeId, found: &str, span: Span) 
             format!("expected a `{expected}`, found a `{found}`"),
             Label::new(cx.file, span, format!("this must be `{expected}`")),
         )
-        .with_help(format!("write `{expected} {{ ... }}`, or leave the type name out where it is known")),
+        .with_help(format!(
+            "write `{expected} {{ ... }}`, or leave the type name out where it is known"
+        )),
     );
 }
 
@@ -174,8 +182,16 @@ fn message(
         .map(|(f, _)| f.name.as_str())
         .collect();
     if !missing.is_empty() {
-        let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
-        let (noun, verb) = if missing.len() == 1 { ("field", "is") } else { ("fields", "are") };
+        let list = missing
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (noun, verb) = if missing.len() == 1 {
+            ("field", "is")
+        } else {
+            ("fields", "are")
+        };
         cx.diags.push(
             Diagnostic::new(
                 Code::E0602,
@@ -184,7 +200,11 @@ fn message(
             )
             .with_help(format!(
                 "add {}",
-                missing.iter().map(|m| format!("`{m}: ...`")).collect::<Vec<_>>().join(", ")
+                missing
+                    .iter()
+                    .map(|m| format!("`{m}: ...`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         );
         ok = false;
@@ -203,8 +223,15 @@ fn message(
             cx.diags.push(
                 Diagnostic::new(
                     Code::E0601,
-                    format!("field `{}` of `{tname}` is required and cannot be null", f.name),
-                    Label::new(cx.file, value.span, format!("expected {}", describe(cx.model, &f.ty))),
+                    format!(
+                        "field `{}` of `{tname}` is required and cannot be null",
+                        f.name
+                    ),
+                    Label::new(
+                        cx.file,
+                        value.span,
+                        format!("expected {}", describe(cx.model, &f.ty)),
+                    ),
                 )
                 .with_help("`null` is only for optional fields (`name?: T`)"),
             );
@@ -292,16 +319,24 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
                         format!("`{ename}` has no value \"{s}\""),
                         Label::new(cx.file, v.span, "unknown enum value"),
                     );
-                    let all = refs.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
+                    let all = refs
+                        .iter()
+                        .map(|n| format!("\"{n}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ");
                     d = match closest(s, &refs) {
-                        Some(near) => d.with_help(format!("did you mean \"{near}\"? the values of `{ename}`: {all}")),
+                        Some(near) => d.with_help(format!(
+                            "did you mean \"{near}\"? the values of `{ename}`: {all}"
+                        )),
                         None => d.with_help(format!("the values of `{ename}`: {all}")),
                     };
                     cx.diags.push(d);
                     None
                 }
                 TypeKind::Message { .. } => match &v.kind {
-                    ValueKind::Map(fields) => message(cx, id, fields, v.span, false).map(Bson::Document),
+                    ValueKind::Map(fields) => {
+                        message(cx, id, fields, v.span, false).map(Bson::Document)
+                    }
                     ValueKind::Message(name, fields) => {
                         let named = named_type(cx, &name.name, name.span)?;
                         if cx.model.ty(named).name != cx.model.ty(id).name {
@@ -397,10 +432,11 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
                 None
             }
         },
-        (Scalar::Bytes, ValueKind::Str(t)) => match Binary::from_base64(t.as_str(), BinarySubtype::Generic) {
-            Ok(b) => Some(Bson::Binary(b)),
-            Err(_) => {
-                cx.diags.push(
+        (Scalar::Bytes, ValueKind::Str(t)) => {
+            match Binary::from_base64(t.as_str(), BinarySubtype::Generic) {
+                Ok(b) => Some(Bson::Binary(b)),
+                Err(_) => {
+                    cx.diags.push(
                     Diagnostic::new(
                         Code::E0612,
                         "this string is not base64",
@@ -408,9 +444,10 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
                     )
                     .with_help("encode the bytes in standard base64 with padding: \"aGk=\" is the bytes of `hi`"),
                 );
-                None
+                    None
+                }
             }
-        },
+        }
         (_, ValueKind::Int(i)) if s.int_range().is_some() => {
             let (lo, hi) = s.int_range().unwrap_or_default();
             if *i < lo || *i > hi {
@@ -431,7 +468,11 @@ fn out_of_range<T>(cx: &mut LiteralCx, s: Scalar, i: i128, span: Span) -> Option
         Diagnostic::new(
             Code::E0604,
             format!("{i} is out of range for `{}`", s.as_str()),
-            Label::new(cx.file, span, format!("`{}` holds {lo} to {hi}", s.as_str())),
+            Label::new(
+                cx.file,
+                span,
+                format!("`{}` holds {lo} to {hi}", s.as_str()),
+            ),
         )
         .with_help(match s {
             Scalar::I64 | Scalar::Time => "this is beyond what BSON can hold".to_string(),
@@ -446,5 +487,7 @@ fn is_hyphenated(t: &str) -> bool {
     let parts: Vec<&str> = t.split('-').collect();
     parts.len() == 5
         && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
-        && parts.iter().all(|p| p.chars().all(|c| c.is_ascii_hexdigit()))
+        && parts
+            .iter()
+            .all(|p| p.chars().all(|c| c.is_ascii_hexdigit()))
 }

@@ -61,8 +61,12 @@ pub trait SchemaBlock: std::fmt::Debug + Send + Sync {
     /// resolving the names their fields use and reporting the format's own
     /// rules (duplicate fields and values, unknown and unsupported types,
     /// reserved names, empty enums, naming style).
-    fn lower(&self, file: FileId, names: &dyn TypeNames, diags: &mut Diagnostics)
-    -> Vec<LoweredType>;
+    fn lower(
+        &self,
+        file: FileId,
+        names: &dyn TypeNames,
+        diags: &mut Diagnostics,
+    ) -> Vec<LoweredType>;
 }
 
 /// Where a literal is checked: the file it is in (for its spans and the
