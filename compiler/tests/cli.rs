@@ -27,7 +27,7 @@ fn stderr(o: &Output) -> String {
 fn clean_files_exit_0_silently() {
     let o = othc(&[
         "check",
-        "examples/hello/Hello.oth",
+        "fixtures/check/ok/nested_images.oth",
         "fixtures/parse/ok/seed_party_schema.oth",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -52,7 +52,8 @@ fn errors_exit_1_with_reports_on_stderr_without_colour_when_piped() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert_eq!(err.matches("[E0103] Error").count(), 3, "{err}");
-    assert!(err.ends_with("error: 3 errors\n"), "{err}");
+    // The fixture also has a redundant `*` (W0401), which the checker notes.
+    assert!(err.ends_with("error: 3 errors, 1 warning\n"), "{err}");
     assert!(!err.contains('\u{1b}'), "no colour on a pipe");
     assert_eq!(stdout(&o), "");
     let o = othc(&[
@@ -234,4 +235,50 @@ fn hello_example_is_the_seed_verbatim_and_checks() {
         let seed = std::fs::read(seed_dir.join(f)).unwrap();
         assert!(ours == seed, "examples/hello/{f} differs from the seed's");
     }
+}
+
+#[test]
+fn values_and_set_give_slots_their_values() {
+    let o = othc(&[
+        "check",
+        "examples/hello/Hello.oth",
+        "--set",
+        r#"greeting=Greeting { prefix: "Yo, ", excited: true }"#,
+        "--message-format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = othc(&[
+        "check",
+        "examples/hello/Hello.oth",
+        "--set",
+        r#"greting=Greeting { prefix: "Yo, ", excited: true }"#,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("[E0610] Error: no slot `greting`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("did you mean `greeting`?"));
+    let o = othc(&[
+        "check",
+        "examples/hello/Hello.oth",
+        "--set",
+        r#"greeting=Greeting { prefix: 1, excited: true }"#,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("[E0601]"), "{}", stderr(&o));
+    let o = othc(&[
+        "check",
+        "examples/hello/Hello.oth",
+        "--values",
+        "no/such.values",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: cannot read `no/such.values`"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -73,10 +73,15 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
         schema::required_cycles(&mut cx);
         schema::agreement(&mut cx, &formats);
     }
-    let (slot_values, startup_payloads) = {
+    // What a parse error dropped (an entry, a mount) would show up as unmet
+    // needs and unused mounts: images are checked once every file parses.
+    let parses = !diags.iter().any(|d| d.code.as_str().starts_with("E01"));
+    let (slot_values, startup_payloads) = if parses {
         let mut ic = image::ImageChecker::new(front, &lowered, &formats, diags);
         ic.run(values);
         (ic.slot_values, ic.startup_payloads)
+    } else {
+        (Vec::new(), Vec::new())
     };
     diags.merge_repeats(&[Code::E0203, Code::E0303, Code::E0306], "and here");
     unused_imports(front, &lowered, diags);
@@ -96,9 +101,10 @@ fn unused_imports(front: &FrontEnd, lowered: &lower::Lowered, diags: &mut Diagno
     for (mi, m) in front.program.modules.iter().enumerate() {
         // An unknown name in the file may be a misspelling of the import
         // that looks unused: say only the first.
-        let unknown_here = diags
-            .iter()
-            .any(|d| d.code == Code::E0203 && d.primary.at.file == m.file);
+        let unknown_here = diags.iter().any(|d| {
+            d.primary.at.file == m.file
+                && (d.code == Code::E0203 || d.code.as_str().starts_with("E01"))
+        });
         if m.origin != Origin::Source || unknown_here {
             continue;
         }
