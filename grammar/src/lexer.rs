@@ -51,107 +51,259 @@ pub struct Lexed {
     pub injected: Vec<usize>,
 }
 
-/// Lexes `src`, whose first byte is at `offset` in its file.
+/// Lexes `src`, whose first byte is at `offset` in its file, into a list.
+/// The parsers read a [`TokenStream`] instead, which never holds the list.
 pub fn lex(src: &str, offset: usize, mode: Mode) -> Lexed {
-    let (raw, trivia, mut errors) = lex_raw(src, offset, mode);
-    let mut injected = Vec::new();
-    let tokens = balance(raw, src.len() + offset, mode, &mut errors, &mut injected);
+    let mut stream = TokenStream::new(src, offset, mode);
+    let tokens: Vec<Spanned> = stream.by_ref().collect();
+    let done = stream.finish();
     Lexed {
         tokens,
-        trivia,
-        errors,
-        injected,
+        trivia: done.trivia,
+        errors: done.errors,
+        injected: done.injected,
     }
 }
 
-fn lex_raw(src: &str, offset: usize, mode: Mode) -> (Vec<Spanned>, Vec<Trivia>, Vec<SyntaxError>) {
-    let mut lex = Token::lexer_with_extras(
-        src,
-        Extras {
+/// What a [`TokenStream`] gathered beside its tokens.
+pub struct StreamEnd {
+    pub trivia: Vec<Trivia>,
+    pub errors: Vec<SyntaxError>,
+    pub injected: Vec<usize>,
+    /// The start of the first token after each trivia item, in order: all
+    /// doc attachment needs to know of token positions.
+    pub starts_after_trivia: Vec<usize>,
+}
+
+/// Tokens, one at a time, balanced: what the grammars read. Large inputs
+/// are never held as a token list.
+pub struct TokenStream<'src> {
+    lex: logos::Lexer<'src, Token>,
+    src: &'src str,
+    offset: usize,
+    mode: Mode,
+    /// The next raw token, read ahead for `starts_item`.
+    peeked: Option<Spanned>,
+    /// Tokens ready to hand out (synthetic closers, then the real token).
+    ready: std::collections::VecDeque<Spanned>,
+    stack: Vec<(Token, Span)>,
+    /// The last raw token was `schemas`.
+    last_schemas: bool,
+    /// The last raw token was a content type right after `schemas`.
+    last_schema_type: bool,
+    /// A schema body read with its `{`, handed out next.
+    body: Option<Spanned>,
+    /// A run of characters no token starts with: one error, not one per byte.
+    bad: Option<Span>,
+    trivia_seen: usize,
+    ended: bool,
+    end: StreamEnd,
+}
+
+impl<'src> TokenStream<'src> {
+    pub fn new(src: &'src str, offset: usize, mode: Mode) -> TokenStream<'src> {
+        TokenStream {
+            lex: Token::lexer_with_extras(
+                src,
+                Extras {
+                    offset,
+                    errors: Vec::new(),
+                },
+            ),
+            src,
             offset,
-            errors: Vec::new(),
-        },
-    );
-    let mut tokens: Vec<Spanned> = Vec::new();
-    let mut trivia = Vec::new();
-    let mut errors = Vec::new();
-    // A run of characters no token starts with: one error, not one per byte.
-    let mut bad: Option<Span> = None;
-    let flush_bad = |bad: &mut Option<Span>, errors: &mut Vec<SyntaxError>| {
-        if let Some(span) = bad.take() {
-            errors.push(SyntaxError::UnexpectedChar {
-                span: span.shift(offset),
-                text: src[span.range()].to_string(),
+            mode,
+            peeked: None,
+            ready: std::collections::VecDeque::new(),
+            stack: Vec::new(),
+            last_schemas: false,
+            last_schema_type: false,
+            body: None,
+            bad: None,
+            trivia_seen: 0,
+            ended: false,
+            end: StreamEnd {
+                trivia: Vec::new(),
+                errors: Vec::new(),
+                injected: Vec::new(),
+                starts_after_trivia: Vec::new(),
+            },
+        }
+    }
+
+    /// Everything gathered; call once the stream is exhausted.
+    pub fn finish(mut self) -> StreamEnd {
+        // Drain what the parser did not read (it stopped at an error).
+        while self.next().is_some() {}
+        self.end.errors.append(&mut self.lex.extras.errors);
+        self.end
+    }
+
+    fn flush_bad(&mut self) {
+        if let Some(span) = self.bad.take() {
+            self.end.errors.push(SyntaxError::UnexpectedChar {
+                span: span.shift(self.offset),
+                text: self.src[span.range()].to_string(),
             });
         }
-    };
-    while let Some(result) = lex.next() {
-        let span: Span = lex.span().into();
-        let tok = match result {
-            Err(()) => {
-                match bad {
-                    Some(b) if b.end == span.start => bad = Some(b.to(span)),
-                    _ => {
-                        flush_bad(&mut bad, &mut errors);
-                        bad = Some(span);
-                    }
+    }
+
+    /// The next token from logos, comments set aside, schema bodies captured.
+    fn raw(&mut self) -> Option<Spanned> {
+        if let Some(body) = self.body.take() {
+            return Some(body);
+        }
+        let offset = self.offset;
+        loop {
+            let result = match self.lex.next() {
+                Some(r) => r,
+                None => {
+                    self.flush_bad();
+                    return None;
                 }
-                continue;
+            };
+            let span: Span = self.lex.span().into();
+            let tok = match result {
+                Err(()) => {
+                    match self.bad {
+                        Some(b) if b.end == span.start => self.bad = Some(b.to(span)),
+                        _ => {
+                            self.flush_bad();
+                            self.bad = Some(span);
+                        }
+                    }
+                    continue;
+                }
+                Ok(tok) => tok,
+            };
+            self.flush_bad();
+            let (s, e) = (span.start + offset, span.end + offset);
+            let out = match tok {
+                Token::Doc(text) => {
+                    self.end.trivia.push(Trivia {
+                        kind: TriviaKind::Doc,
+                        text,
+                        span: Span::new(s, e),
+                    });
+                    continue;
+                }
+                Token::Comment(text) => {
+                    self.end.trivia.push(Trivia {
+                        kind: TriviaKind::Comment,
+                        text,
+                        span: Span::new(s, e),
+                    });
+                    continue;
+                }
+                Token::Ident(name) if self.mode == Mode::Bson && name == "message" => {
+                    (s, Token::KwMessage, e)
+                }
+                Token::Ident(name) if self.mode == Mode::Bson && name == "enum" => {
+                    (s, Token::KwEnum, e)
+                }
+                Token::DollarName(name) if self.mode == Mode::Bson => (s, Token::Ident(name), e),
+                Token::DollarName(text) => {
+                    self.end.errors.push(SyntaxError::UnexpectedChar {
+                        span: Span::new(s, s + 1),
+                        text: text[..1].to_string(),
+                    });
+                    continue;
+                }
+                Token::LBrace if self.mode == Mode::Main && self.last_schema_type => {
+                    // `schemas CONTENT-TYPE {`: the body belongs to the format.
+                    let body_start = span.end;
+                    let body_len = schema_body_len(&self.src[body_start..]);
+                    let body = self.src[body_start..body_start + body_len].to_string();
+                    self.lex.bump(body_len);
+                    self.body = Some((
+                        body_start + offset,
+                        Token::SchemaBody(body),
+                        body_start + body_len + offset,
+                    ));
+                    (s, Token::LBrace, e)
+                }
+                tok => (s, tok, e),
+            };
+            if self.end.trivia.len() != self.trivia_seen {
+                // The first token since a comment: where a doc before it attaches.
+                self.trivia_seen = self.end.trivia.len();
+                self.end.starts_after_trivia.push(out.0);
             }
-            Ok(tok) => tok,
-        };
-        flush_bad(&mut bad, &mut errors);
-        let (s, e) = (span.start + offset, span.end + offset);
-        match tok {
-            Token::Doc(text) => trivia.push(Trivia {
-                kind: TriviaKind::Doc,
-                text,
-                span: Span::new(s, e),
-            }),
-            Token::Comment(text) => trivia.push(Trivia {
-                kind: TriviaKind::Comment,
-                text,
-                span: Span::new(s, e),
-            }),
-            Token::Ident(name) if mode == Mode::Bson && name == "message" => {
-                tokens.push((s, Token::KwMessage, e))
-            }
-            Token::Ident(name) if mode == Mode::Bson && name == "enum" => {
-                tokens.push((s, Token::KwEnum, e))
-            }
-            Token::DollarName(name) if mode == Mode::Bson => {
-                tokens.push((s, Token::Ident(name), e))
-            }
-            Token::DollarName(text) => errors.push(SyntaxError::UnexpectedChar {
-                span: Span::new(s, s + 1),
-                text: text[..1].to_string(),
-            }),
-            Token::LBrace if mode == Mode::Main && opens_schema_body(&tokens) => {
-                tokens.push((s, Token::LBrace, e));
-                let body_start = span.end;
-                let body_len = schema_body_len(&src[body_start..]);
-                let body = src[body_start..body_start + body_len].to_string();
-                tokens.push((
-                    body_start + offset,
-                    Token::SchemaBody(body),
-                    body_start + body_len + offset,
-                ));
-                lex.bump(body_len);
-            }
-            tok => tokens.push((s, tok, e)),
+            self.last_schema_type = self.last_schemas && matches!(out.1, Token::ContentType(_));
+            self.last_schemas = matches!(out.1, Token::Schemas);
+            return Some(out);
         }
     }
-    flush_bad(&mut bad, &mut errors);
-    errors.append(&mut lex.extras.errors);
-    (tokens, trivia, errors)
+
+    /// Closes every opener above the first `keep`, reporting the innermost as
+    /// unclosed (E0104) and queueing synthetic closers at `at`.
+    fn close_above(&mut self, keep: usize, at: usize, noticed: Span, by: UnclosedBy) {
+        let open: Vec<(Token, Span)> = self.stack.drain(keep..).collect();
+        let Some(((_, innermost), enclosing)) = open.split_last() else {
+            return;
+        };
+        self.end.errors.push(SyntaxError::Unclosed {
+            opener: *innermost,
+            others: enclosing.iter().rev().map(|(_, s)| *s).collect(),
+            noticed,
+            by,
+        });
+        self.end.injected.push(at);
+        for (tok, _) in open.iter().rev() {
+            self.ready.push_back((at, closer_for(tok), at));
+        }
+    }
+
+    /// Reads the next raw token and balances brackets around it.
+    fn advance(&mut self) {
+        let current = match self.peeked.take() {
+            Some(t) => Some(t),
+            None => self.raw(),
+        };
+        let Some((s, tok, e)) = current else {
+            if !self.ended {
+                self.ended = true;
+                let end = self.src.len() + self.offset;
+                self.close_above(0, end, Span::point(end), UnclosedBy::EndOfFile);
+            }
+            return;
+        };
+        self.peeked = self.raw();
+        let next = self.peeked.as_ref().map(|(_, t, _)| t);
+        if !self.stack.is_empty() && starts_item(self.mode, &tok, next) {
+            self.close_above(0, s, Span::new(s, e), UnclosedBy::NewItem);
+        }
+        match tok {
+            Token::LBrace | Token::LBracket => self.stack.push((tok.clone(), Span::new(s, e))),
+            Token::RBrace | Token::RBracket => {
+                let opener = if tok == Token::RBrace {
+                    Token::LBrace
+                } else {
+                    Token::LBracket
+                };
+                // A closer that matches an outer opener closes the inner ones
+                // too: they were left open (`{ a: [1, 2 }`).
+                if let Some(i) = self.stack.iter().rposition(|(t, _)| *t == opener) {
+                    self.close_above(i + 1, s, Span::new(s, e), UnclosedBy::OuterCloser);
+                    self.stack.pop();
+                }
+                // A stray closer is left to the parser (E0103).
+            }
+            _ => {}
+        }
+        self.ready.push_back((s, tok, e));
+    }
 }
 
-/// `schemas CONTENT-TYPE {`: the brace opens a body the format reads.
-fn opens_schema_body(tokens: &[Spanned]) -> bool {
-    matches!(
-        tokens,
-        [.., (_, Token::Schemas, _), (_, Token::ContentType(_), _)]
-    )
+impl Iterator for TokenStream<'_> {
+    type Item = Spanned;
+
+    fn next(&mut self) -> Option<Spanned> {
+        if self.ready.is_empty() {
+            self.advance();
+        }
+        self.ready.pop_front()
+    }
 }
 
 /// The length of a schema body: up to (not including) the brace matching the
@@ -220,77 +372,6 @@ fn closer_for(opener: &Token) -> Token {
 }
 
 /// The state of bracket balancing: what is open, and what has been emitted.
-struct Balancer<'a> {
-    out: Vec<Spanned>,
-    stack: Vec<(Token, Span)>,
-    errors: &'a mut Vec<SyntaxError>,
-    injected: &'a mut Vec<usize>,
-}
-
-impl Balancer<'_> {
-    /// Closes every opener above the first `keep`, reporting the innermost as
-    /// unclosed (E0104) and emitting synthetic closers at `at`.
-    fn close_above(&mut self, keep: usize, at: usize, noticed: Span, by: UnclosedBy) {
-        let open: Vec<(Token, Span)> = self.stack.drain(keep..).collect();
-        let Some(((_, innermost), enclosing)) = open.split_last() else {
-            return;
-        };
-        self.errors.push(SyntaxError::Unclosed {
-            opener: *innermost,
-            others: enclosing.iter().rev().map(|(_, s)| *s).collect(),
-            noticed,
-            by,
-        });
-        self.injected.push(at);
-        for (tok, _) in open.iter().rev() {
-            self.out.push((at, closer_for(tok), at));
-        }
-    }
-}
-
-fn balance(
-    raw: Vec<Spanned>,
-    end: usize,
-    mode: Mode,
-    errors: &mut Vec<SyntaxError>,
-    injected: &mut Vec<usize>,
-) -> Vec<Spanned> {
-    let mut b = Balancer {
-        out: Vec::with_capacity(raw.len()),
-        stack: Vec::new(),
-        errors,
-        injected,
-    };
-    let mut iter = raw.into_iter().peekable();
-    while let Some((s, tok, e)) = iter.next() {
-        let next = iter.peek().map(|(_, t, _)| t);
-        if !b.stack.is_empty() && starts_item(mode, &tok, next) {
-            b.close_above(0, s, Span::new(s, e), UnclosedBy::NewItem);
-        }
-        match tok {
-            Token::LBrace | Token::LBracket => b.stack.push((tok.clone(), Span::new(s, e))),
-            Token::RBrace | Token::RBracket => {
-                let opener = if tok == Token::RBrace {
-                    Token::LBrace
-                } else {
-                    Token::LBracket
-                };
-                // A closer that matches an outer opener closes the inner ones
-                // too: they were left open (`{ a: [1, 2 }`).
-                if let Some(i) = b.stack.iter().rposition(|(t, _)| *t == opener) {
-                    b.close_above(i + 1, s, Span::new(s, e), UnclosedBy::OuterCloser);
-                    b.stack.pop();
-                }
-                // A stray closer is left to the parser (E0103).
-            }
-            _ => {}
-        }
-        b.out.push((s, tok, e));
-    }
-    b.close_above(0, end, Span::point(end), UnclosedBy::EndOfFile);
-    b.out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

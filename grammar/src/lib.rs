@@ -34,7 +34,7 @@ lalrpop_mod!(
     bson
 );
 
-use lexer::{Lexed, Mode};
+use lexer::Mode;
 use token::Token;
 
 /// A tree and what was found while building it.
@@ -114,10 +114,8 @@ pub fn parse_bson(body: &str, offset: usize) -> Parsed<ast::bson::Block> {
     )
 }
 
-type Toks = std::iter::Map<
-    std::vec::IntoIter<lexer::Spanned>,
-    fn(lexer::Spanned) -> Result<lexer::Spanned, SyntaxError>,
->;
+/// What the grammars read: the balanced token stream.
+type Toks<'a> = &'a mut dyn Iterator<Item = Result<lexer::Spanned, SyntaxError>>;
 
 fn run<T>(
     src: &str,
@@ -127,16 +125,16 @@ fn run<T>(
     parse: impl FnOnce(&mut Recovery, Toks) -> Result<T, ParseError<usize, Token, SyntaxError>>,
     attach: impl FnOnce(&mut T, &mut docs::Docs),
 ) -> Parsed<T> {
-    let Lexed {
-        tokens,
+    let mut stream = lexer::TokenStream::new(src, offset, mode);
+    let end = offset + src.len();
+    let mut recovery = Recovery::default();
+    let result = parse(&mut recovery, &mut stream.by_ref().map(Ok));
+    let lexer::StreamEnd {
         trivia,
         mut errors,
         injected,
-    } = lexer::lex(src, offset, mode);
-    let starts: Vec<usize> = tokens.iter().map(|t| t.0).collect();
-    let end = offset + src.len();
-    let mut recovery = Recovery::default();
-    let result = parse(&mut recovery, tokens.into_iter().map(Ok as fn(_) -> _));
+        starts_after_trivia: starts,
+    } = stream.finish();
     let mut parse_errors = recovery.errors;
     let mut tree = match result {
         Ok(tree) => tree,

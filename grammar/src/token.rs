@@ -192,11 +192,11 @@ pub enum Token {
     BadNumber,
 
     #[token("/", lex_path)]
-    Path(PathText),
+    Path(Box<PathText>),
 
     /// A word directly followed by `/` always starts a content type.
     #[regex(r"[A-Za-z0-9*][A-Za-z0-9!#$&^_.+\-*]*/", lex_content_type)]
-    ContentType(ContentTypeText),
+    ContentType(Box<ContentTypeText>),
 
     /// The raw text of a `schemas` block body; produced by the token stream,
     /// never by logos.
@@ -461,7 +461,7 @@ fn is_ident(s: &str) -> bool {
 
 /// Scans a path after its first `/`. A `{` is part of the path only right after
 /// a `/` (a capture), so `needs /dev/cons{` still opens a block.
-fn lex_path(lex: &mut Lexer<Token>) -> PathText {
+fn lex_path(lex: &mut Lexer<Token>) -> Box<PathText> {
     let rest = lex.remainder();
     let bytes = rest.as_bytes();
     let mut pos = 0;
@@ -546,7 +546,7 @@ fn lex_path(lex: &mut Lexer<Token>) -> PathText {
             .errors
             .push(SyntaxError::MalformedPath { span, reason });
     }
-    PathText { segments, valid }
+    Box::new(PathText { segments, valid })
 }
 
 fn is_token_char(c: char) -> bool {
@@ -555,7 +555,7 @@ fn is_token_char(c: char) -> bool {
 
 /// Scans a content type after `TYPE/`: a subtype, then `; name=value`
 /// parameters (spaces allowed around `;`).
-fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
+fn lex_content_type(lex: &mut Lexer<Token>) -> Box<ContentTypeText> {
     let ty = lex.slice()[..lex.slice().len() - 1].to_string();
     let rest = lex.remainder();
     let mut pos = 0;
@@ -644,11 +644,11 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> ContentTypeText {
             .errors
             .push(SyntaxError::MalformedContentType { span, reason });
     }
-    ContentTypeText {
+    Box::new(ContentTypeText {
         text,
         ty,
         subtype,
         params,
         valid,
-    }
+    })
 }
