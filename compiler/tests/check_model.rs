@@ -19,11 +19,11 @@ fn hello(edit: Option<(&str, &str, &str)>) -> MemoryLoader {
     let mut l = MemoryLoader::new();
     for f in ["Hello.oth", "Greeter.oth", "Shouter.oth"] {
         let mut text = std::fs::read_to_string(root().join("examples/hello").join(f)).unwrap();
-        if let Some((file, from, to)) = edit {
-            if file == f {
-                assert!(text.contains(from), "{f} contains {from:?}");
-                text = text.replacen(from, to, 1);
-            }
+        if let Some((file, from, to)) = edit
+            && file == f
+        {
+            assert!(text.contains(from), "{f} contains {from:?}");
+            text = text.replacen(from, to, 1);
         }
         l.add(format!("hello/{f}"), text);
     }

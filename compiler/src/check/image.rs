@@ -70,6 +70,8 @@ pub struct ImageChecker<'a> {
     broken: HashSet<ImageId>,
     /// Per image, per instance, per wire: whether its source resolves.
     wire_ok: Vec<Vec<Vec<bool>>>,
+    /// Per image: its instances by name (the first of a name; E0204 reported the rest).
+    by_name: Vec<std::collections::HashMap<&'a str, usize>>,
     /// Results to store in the model: (image, slot, value) and (image, startup, payload).
     pub slot_values: Vec<(ImageId, usize, Encoded)>,
     pub startup_payloads: Vec<(ImageId, usize, StartupPayload)>,
@@ -115,6 +117,18 @@ impl<'a> ImageChecker<'a> {
             diags,
             broken: HashSet::new(),
             wire_ok: Vec::new(),
+            by_name: lowered
+                .model
+                .images
+                .iter()
+                .map(|img| {
+                    let mut m = std::collections::HashMap::with_capacity(img.instances.len());
+                    for (i, inst) in img.instances.iter().enumerate() {
+                        m.entry(inst.name.as_str()).or_insert(i);
+                    }
+                    m
+                })
+                .collect(),
             slot_values: Vec::new(),
             startup_payloads: Vec::new(),
         }
@@ -244,10 +258,10 @@ impl<'a> ImageChecker<'a> {
     /// under one of its `needs` mount points.
     fn tree(&self, img: ImageId, path: &[Seg]) -> Result<(Target, Vec<Seg>), Option<String>> {
         let def = self.model().image(img);
-        if let Some(Seg::Lit(first)) = path.first() {
-            if let Some(i) = def.instances.iter().position(|x| &x.name == first) {
-                return Ok((Target::Instance(img, i), path[1..].to_vec()));
-            }
+        if let Some(Seg::Lit(first)) = path.first()
+            && let Some(&i) = self.by_name[img.index()].get(first.as_str())
+        {
+            return Ok((Target::Instance(img, i), path[1..].to_vec()));
         }
         let best = def
             .needs

@@ -100,22 +100,41 @@ pub fn required_cycles(cx: &mut Cx) {
 fn report_cycle(cx: &mut Cx, comp: &[usize]) {
     let members: HashSet<usize> = comp.iter().copied().collect();
     let start = *comp.iter().min().expect("a component has a member");
-    // Walk required edges inside the component from `start` back to it.
-    let mut path: Vec<(usize, usize)> = Vec::new(); // (type, field index)
-    let mut seen = HashSet::new();
-    let mut at = start;
-    loop {
-        let Some((fi, to)) = required_edges(cx.model, TypeId(at as u32))
-            .filter(|(_, t)| members.contains(&t.index()))
-            .min_by_key(|(_, t)| if t.index() == start { 0 } else { 1 + t.index() })
-        else {
-            break;
-        };
-        path.push((at, fi));
-        if to.index() == start || !seen.insert(to.index()) {
+    // The shortest way back to `start` inside the component (breadth first):
+    // `path` lists each type on it with the field that leads on.
+    let mut came_from: HashMap<usize, (usize, usize)> = HashMap::new(); // to -> (from, field)
+    let mut queue = std::collections::VecDeque::from([start]);
+    let mut closing: Option<(usize, usize)> = None;
+    while let Some(at) = queue.pop_front() {
+        for (fi, to) in required_edges(cx.model, TypeId(at as u32)) {
+            let to = to.index();
+            if !members.contains(&to) {
+                continue;
+            }
+            if to == start {
+                closing = Some((at, fi));
+                break;
+            }
+            if to != start && !came_from.contains_key(&to) {
+                came_from.insert(to, (at, fi));
+                queue.push_back(to);
+            }
+        }
+        if closing.is_some() {
             break;
         }
-        at = to.index();
+    }
+    let mut path: Vec<(usize, usize)> = Vec::new();
+    if let Some((mut at, fi)) = closing {
+        path.push((at, fi));
+        while at != start {
+            let Some(&(from, f)) = came_from.get(&at) else {
+                break;
+            };
+            path.push((from, f));
+            at = from;
+        }
+        path.reverse();
     }
     let name = |t: usize| cx.model.types[t].name.clone();
     let chain: Vec<String> = path

@@ -39,13 +39,14 @@ pub fn run(args: CheckArgs) -> u8 {
         files: args.values.clone(),
         sets: args.set.clone(),
     };
-    let front = match othc::compile(&FsLoader, &args.files, &inputs) {
-        Ok(c) => c.front,
+    let compiled = match othc::compile(&FsLoader, &args.files, &inputs) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_USAGE;
         }
     };
+    let front = &compiled.front;
     match args.message_format {
         MessageFormat::Human => {
             let color = match args.color {
@@ -61,9 +62,12 @@ pub fn run(args: CheckArgs) -> u8 {
             let _ = std::io::stdout().write_all(text.as_bytes());
         }
     }
-    if front.diags.has_errors() {
+    let status = if front.diags.has_errors() {
         EXIT_ERRORS
     } else {
         EXIT_OK
-    }
+    };
+    // The process ends here: freeing every tree one by one would only cost time.
+    std::mem::forget(compiled);
+    status
 }

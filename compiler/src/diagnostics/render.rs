@@ -25,6 +25,9 @@ fn visible(map: &SourceMap, at: FileSpan) -> std::ops::Range<usize> {
 
 /// One ariadne report per diagnostic, then the summary line.
 pub fn human(map: &SourceMap, diags: &Diagnostics, color: bool) -> String {
+    if diags.iter().next().is_none() {
+        return String::new();
+    }
     let mut out = Vec::new();
     let config = Config::default()
         .with_color(color)
