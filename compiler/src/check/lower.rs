@@ -505,6 +505,7 @@ impl Lowerer<'_> {
                 ImagePart::Error(_) => {}
             }
         }
+        self.tree_names_unique(file, &needs, &need_spans, &inst_names);
         let def = &mut self.out.model.images[id];
         def.slots = def_slots;
         def.instances = instances;
@@ -517,6 +518,37 @@ impl Lowerer<'_> {
         sp.exports = export_spans;
         sp.startup = startup_spans;
         sp.needs = need_spans;
+    }
+
+    /// The image tree holds `/INSTANCE` for each instance and each `needs`
+    /// mount point: two of them at one name is E0204.
+    fn tree_names_unique(
+        &mut self,
+        file: FileId,
+        needs: &[NeedBlock],
+        spans: &[FileSpan],
+        instances: &HashMap<String, Span>,
+    ) {
+        let mut seen: HashMap<String, FileSpan> = HashMap::new();
+        for (n, at) in needs.iter().zip(spans) {
+            let Some(Seg::Lit(first)) = n.mount.segs.first() else { continue };
+            let clash = instances
+                .get(first)
+                .map(|s| (fs(file, *s), "an instance"))
+                .or_else(|| seen.get(&n.mount.to_string()).map(|s| (*s, "another need")));
+            if let Some((other, what)) = clash {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::E0204,
+                        format!("`/{first}` is two things in this image's tree"),
+                        Label::new(at.file, at.span, "this need is mounted in the image tree here"),
+                    )
+                    .with_label(Label::new(other.file, other.span, format!("and so is {what}")))
+                    .with_help("give the need's mount point a name no instance of the image has"),
+                );
+            }
+            seen.entry(n.mount.to_string()).or_insert(*at);
+        }
     }
 
     fn twice(&mut self, file: FileId, what: &str, name: &ast::Ident, first: Span) {
