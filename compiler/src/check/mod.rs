@@ -85,6 +85,15 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
     };
     diags.merge_repeats(&[Code::E0203, Code::E0303, Code::E0306], "and here");
     unused_imports(front, &lowered, diags);
+    // Nobody can act on a style warning in `othismo:env` or a module's header.
+    let generated: Vec<_> = front
+        .program
+        .modules
+        .iter()
+        .filter(|m| m.origin != Origin::Source)
+        .map(|m| m.file)
+        .collect();
+    diags.drop_warnings_in(&generated);
     let lower::Lowered {
         mut model, spans, ..
     } = lowered;

@@ -127,6 +127,12 @@ impl Diagnostics {
         self.list = out;
     }
 
+    /// Drops the warnings whose primary span is in one of `files`.
+    pub fn drop_warnings_in(&mut self, files: &[FileId]) {
+        self.list
+            .retain(|d| d.severity != Severity::Warning || !files.contains(&d.primary.at.file));
+    }
+
     pub fn has_errors(&self) -> bool {
         self.list.iter().any(|d| d.severity == Severity::Error)
     }
