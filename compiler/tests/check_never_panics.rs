@@ -43,10 +43,37 @@ impl Loader for Overlay {
 
 /// Words that mean something to the checker, to splice in.
 const WORDS: &[&str] = &[
-    "/", "/**", "/{x}", "/a/b", "readonly", "operator", "read", "write", "watch", "list", "*",
-    "text/plain", "*/*", "application/bson", "Stat", "null", "true", "0", "-1", "99999999999",
-    "\"\"", "[]", "{}", "any", "u64", "mount /x /y", "bind /x /y", "export /e /x",
-    "instance z = Z", "require s : text/plain", "needs /n { / read }",
+    "/",
+    "/**",
+    "/{x}",
+    "/a/b",
+    "readonly",
+    "operator",
+    "read",
+    "write",
+    "watch",
+    "list",
+    "*",
+    "text/plain",
+    "*/*",
+    "application/bson",
+    "Stat",
+    "null",
+    "true",
+    "0",
+    "-1",
+    "99999999999",
+    "\"\"",
+    "[]",
+    "{}",
+    "any",
+    "u64",
+    "mount /x /y",
+    "bind /x /y",
+    "export /e /x",
+    "instance z = Z",
+    "require s : text/plain",
+    "needs /n { / read }",
 ];
 
 fn mutate(rng: &mut Rng, src: &str) -> String {
@@ -111,7 +138,11 @@ fn mutated_programs_never_panic_the_checker() {
                     othc::diagnostics::render::json(&c.front.sources, &c.front.diags);
                 })
             });
-            assert!(result.is_ok(), "the checker panicked on this version of {}:\n{text}", f.display());
+            assert!(
+                result.is_ok(),
+                "the checker panicked on this version of {}:\n{text}",
+                f.display()
+            );
             checked += 1;
         }
     }

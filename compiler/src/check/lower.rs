@@ -531,7 +531,9 @@ impl Lowerer<'_> {
     ) {
         let mut seen: HashMap<String, FileSpan> = HashMap::new();
         for (n, at) in needs.iter().zip(spans) {
-            let Some(Seg::Lit(first)) = n.mount.segs.first() else { continue };
+            let Some(Seg::Lit(first)) = n.mount.segs.first() else {
+                continue;
+            };
             let clash = instances
                 .get(first)
                 .map(|s| (fs(file, *s), "an instance"))
@@ -541,9 +543,17 @@ impl Lowerer<'_> {
                     Diagnostic::new(
                         Code::E0204,
                         format!("`/{first}` is two things in this image's tree"),
-                        Label::new(at.file, at.span, "this need is mounted in the image tree here"),
+                        Label::new(
+                            at.file,
+                            at.span,
+                            "this need is mounted in the image tree here",
+                        ),
                     )
-                    .with_label(Label::new(other.file, other.span, format!("and so is {what}")))
+                    .with_label(Label::new(
+                        other.file,
+                        other.span,
+                        format!("and so is {what}"),
+                    ))
                     .with_help("give the need's mount point a name no instance of the image has"),
                 );
             }
