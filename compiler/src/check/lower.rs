@@ -225,6 +225,39 @@ impl Lowerer<'_> {
     }
 
     fn lower_objects_and_images(&mut self) {
+        // Large headers have tens of thousands of entries: size the arenas once.
+        let entries: usize = self
+            .front
+            .program
+            .modules
+            .iter()
+            .flat_map(|m| &m.ast.items)
+            .map(|item| {
+                let count = |n: &ast::Needs| n.entries.len();
+                match item {
+                    Item::Object(o) => o
+                        .members
+                        .iter()
+                        .map(|mem| match mem {
+                            ObjectMember::Serves(s) => s.entries.len(),
+                            ObjectMember::Needs(n) => count(n),
+                            ObjectMember::Error(_) => 0,
+                        })
+                        .sum(),
+                    Item::Image(i) => i
+                        .parts
+                        .iter()
+                        .map(|p| match p {
+                            ImagePart::Needs(n) => count(n),
+                            _ => 0,
+                        })
+                        .sum(),
+                    _ => 0,
+                }
+            })
+            .sum();
+        self.out.model.entries.reserve(entries);
+        self.out.spans.entries.reserve(entries);
         let (mut next_obj, mut next_img) = (0usize, 0usize);
         for (mi, m) in self.front.program.modules.iter().enumerate() {
             for item in &m.ast.items {
