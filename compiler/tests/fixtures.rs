@@ -38,7 +38,8 @@ fn expected_codes(src: &str) -> Option<Vec<String>> {
 }
 
 /// A fixture may say `# values: FILE` (relative to the workspace root) and
-/// `# set: slot=Value` to give its image's slots values.
+/// `# set: slot=Value` to give its image's slots values, and `# mode: build`
+/// to be checked as `othc build` checks.
 fn inputs(src: &str) -> othc::ValueInputs {
     let mut inputs = othc::ValueInputs::default();
     for line in src.lines() {
@@ -58,9 +59,15 @@ fn check(rel: &Path) -> Result<othc::FrontEnd, Failed> {
             .map_err(|e| Failed::from(e.to_string()));
     }
     let src = std::fs::read_to_string(root().join(rel)).unwrap_or_default();
-    othc::compile(&RootLoader, &[rel.to_path_buf()], &inputs(&src))
-        .map(|c| c.front)
-        .map_err(|e| Failed::from(e.to_string()))
+    let mut c = othc::compile(&RootLoader, &[rel.to_path_buf()], &inputs(&src))
+        .map_err(|e| Failed::from(e.to_string()))?;
+    // `# mode: build`: also what only `othc build` checks (E0407).
+    if src.lines().any(|l| l.trim() == "# mode: build") {
+        let mut diags = std::mem::take(&mut c.front.diags);
+        othc::check::check_implementations(&c.front, &c.checked, &RootLoader, &mut diags);
+        c.front.diags = diags;
+    }
+    Ok(c.front)
 }
 
 fn run_err(rel: PathBuf) -> Result<(), Failed> {

@@ -9,6 +9,7 @@
 
 mod header;
 mod image;
+mod implementations;
 mod lower;
 mod matching;
 mod schema;
@@ -21,6 +22,7 @@ use crate::model::{Model, Spans};
 use crate::resolve::{FrontEnd, Origin};
 
 pub use image::SlotValue;
+pub use implementations::{check_implementations, implementation_path, objects_to_build};
 pub use matching::{covers, path_covers};
 pub use values::{ValueInputs, load_values};
 
