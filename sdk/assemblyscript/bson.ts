@@ -1,0 +1,490 @@
+// A small BSON codec (abi.md §3): a writer, a reader that checks every
+// length before it reads (malformed input makes it fail, never trap), the
+// Message base class generated messages extend, and Unknown for types this
+// module has no class for.
+
+import { Payload } from "./payload"
+import { Uuid } from "./box"
+
+export const BSON: string = "application/bson"
+
+// Element types.
+export const DOUBLE: u8 = 0x01
+export const STRING: u8 = 0x02
+export const DOCUMENT: u8 = 0x03
+export const ARRAY: u8 = 0x04
+export const BINARY: u8 = 0x05
+export const BOOL: u8 = 0x08
+export const DATETIME: u8 = 0x09
+export const NULL: u8 = 0x0a
+export const INT32: u8 = 0x10
+export const INT64: u8 = 0x12
+
+/** Writes one document; nested documents and arrays are begun and ended. */
+export class BsonWriter {
+  private buf: Uint8Array = new Uint8Array(128)
+  private len: i32 = 0
+  private starts: Array<i32> = new Array<i32>()
+  private index: Array<i32> = new Array<i32>()
+
+  constructor() {
+    this.open()
+  }
+
+  private ensure(n: i32): void {
+    const need = this.len + n
+    if (need <= this.buf.length) return
+    let cap = this.buf.length << 1
+    while (cap < need) cap <<= 1
+    const grown = new Uint8Array(cap)
+    memory.copy(grown.dataStart, this.buf.dataStart, <usize>this.len)
+    this.buf = grown
+  }
+
+  private u8(b: u8): void {
+    this.ensure(1)
+    this.buf[this.len++] = b
+  }
+
+  private i32le(v: i32): void {
+    this.ensure(4)
+    store<i32>(this.buf.dataStart + <usize>this.len, v)
+    this.len += 4
+  }
+
+  private i64le(v: i64): void {
+    this.ensure(8)
+    store<i64>(this.buf.dataStart + <usize>this.len, v)
+    this.len += 8
+  }
+
+  private bytes(data: ArrayBuffer): void {
+    const n = data.byteLength
+    this.ensure(n)
+    memory.copy(this.buf.dataStart + <usize>this.len, changetype<usize>(data), <usize>n)
+    this.len += n
+  }
+
+  private cstring(s: string): void {
+    this.bytes(String.UTF8.encode(s, false))
+    this.u8(0)
+  }
+
+  private open(): void {
+    this.starts.push(this.len)
+    this.index.push(0)
+    this.i32le(0)
+  }
+
+  /** The key of the next element: the caller's, or the array index. */
+  private key(type: u8, key: string | null): void {
+    this.u8(type)
+    if (key == null) {
+      const i = this.index.length - 1
+      this.cstring(this.index[i].toString())
+      this.index[i] = this.index[i] + 1
+    } else {
+      this.cstring(key)
+    }
+  }
+
+  /** Ends the innermost document or array. */
+  end(): void {
+    this.u8(0)
+    const start = this.starts.pop()
+    this.index.pop()
+    store<i32>(this.buf.dataStart + <usize>start, this.len - start)
+  }
+
+  // Each writer takes the key, or null for the next element of an array.
+
+  string(key: string | null, v: string): void {
+    this.key(STRING, key)
+    const utf8 = String.UTF8.encode(v, false)
+    this.i32le(utf8.byteLength + 1)
+    this.bytes(utf8)
+    this.u8(0)
+  }
+
+  int32(key: string | null, v: i32): void {
+    this.key(INT32, key)
+    this.i32le(v)
+  }
+
+  int64(key: string | null, v: i64): void {
+    this.key(INT64, key)
+    this.i64le(v)
+  }
+
+  double(key: string | null, v: f64): void {
+    this.key(DOUBLE, key)
+    this.i64le(reinterpret<i64>(v))
+  }
+
+  bool(key: string | null, v: bool): void {
+    this.key(BOOL, key)
+    this.u8(v ? 1 : 0)
+  }
+
+  datetime(key: string | null, ms: i64): void {
+    this.key(DATETIME, key)
+    this.i64le(ms)
+  }
+
+  binary(key: string | null, data: ArrayBuffer, subtype: u8 = 0): void {
+    this.key(BINARY, key)
+    this.i32le(data.byteLength)
+    this.u8(subtype)
+    this.bytes(data)
+  }
+
+  uuid(key: string | null, v: Uuid): void {
+    this.binary(key, v.bytes.buffer, 4)
+  }
+
+  startDocument(key: string | null): void {
+    this.key(DOCUMENT, key)
+    this.open()
+  }
+
+  startArray(key: string | null): void {
+    this.key(ARRAY, key)
+    this.open()
+  }
+
+  /** An embedded document given as its bytes (an Unknown message passed on). */
+  rawDocument(key: string | null, doc: ArrayBuffer): void {
+    this.key(DOCUMENT, key)
+    this.bytes(doc)
+  }
+
+  /** Ends the outer document and gives its bytes. */
+  finish(): ArrayBuffer {
+    while (this.starts.length > 0) this.end()
+    const out = new ArrayBuffer(this.len)
+    memory.copy(changetype<usize>(out), this.buf.dataStart, <usize>this.len)
+    return out
+  }
+}
+
+/**
+ * Reads the elements of one document in order. Every length is checked
+ * before it is used; anything malformed or of the wrong type sets `ok` to
+ * false (and gives a default value) rather than trapping.
+ */
+export class BsonReader {
+  ok: bool = true
+  /** The current element: its type, its key, where its value is. */
+  type: u8 = 0
+  key: string = ""
+  private at: i32 = 0
+  private valueAt: i32 = 0
+  private valueEnd: i32 = 0
+
+  /** `data[start..end)` is one whole document. */
+  constructor(public data: Uint8Array, private start: i32, private end: i32) {
+    this.at = start + 4
+    if (end - start < 5 || end > data.length || start < 0) {
+      this.ok = false
+    } else {
+      const declared = load<i32>(data.dataStart + <usize>start)
+      if (declared != end - start || data[end - 1] != 0) this.ok = false
+    }
+  }
+
+  /** A reader of a whole buffer, which must be exactly one document. */
+  static of(buf: ArrayBuffer): BsonReader {
+    const data = Uint8Array.wrap(buf)
+    if (data.length < 5) return new BsonReader(data, 0, 0)
+    const declared = load<i32>(data.dataStart)
+    const end = declared == data.length ? declared : -1
+    return new BsonReader(data, 0, end < 0 ? 0 : end)
+  }
+
+  fail(): void {
+    this.ok = false
+  }
+
+  private i32At(p: i32): i32 {
+    return load<i32>(this.data.dataStart + <usize>p)
+  }
+
+  /** Moves to the next element; false at the end or when malformed. */
+  next(): bool {
+    if (!this.ok) return false
+    const last = this.end - 1
+    if (this.at >= last) {
+      if (this.at != last) this.ok = false
+      return false
+    }
+    const type = this.data[this.at]
+    // The key: a NUL-terminated string before the value.
+    let p = this.at + 1
+    while (p < last && this.data[p] != 0) p++
+    if (p >= last) {
+      this.ok = false
+      return false
+    }
+    const keyStart = this.at + 1
+    this.key = String.UTF8.decodeUnsafe(this.data.dataStart + <usize>keyStart, <usize>(p - keyStart), false)
+    const v = p + 1
+    let size: i32 = -1
+    const room = last - v
+    switch (type) {
+      case DOUBLE: case DATETIME: case INT64: case 0x11: size = 8; break
+      case INT32: size = 4; break
+      case BOOL: size = 1; break
+      case NULL: case 0x06: case 0x7f: case 0xff: size = 0; break
+      case 0x07: size = 12; break
+      case 0x13: size = 16; break
+      case STRING: case 0x0d: case 0x0e: {
+        if (room >= 4) {
+          const n = this.i32At(v)
+          if (n >= 1 && n <= room - 4 && this.data[v + 4 + n - 1] == 0) size = 4 + n
+        }
+        break
+      }
+      case DOCUMENT: case ARRAY: case 0x0f: {
+        if (room >= 5) {
+          const n = this.i32At(v)
+          if (n >= 5 && n <= room && this.data[v + n - 1] == 0) size = n
+        }
+        break
+      }
+      case BINARY: {
+        if (room >= 5) {
+          const n = this.i32At(v)
+          if (n >= 0 && n <= room - 5) size = 5 + n
+        }
+        break
+      }
+      case 0x0b: {
+        // Regular expression: two C strings.
+        let q = v
+        let strings = 0
+        while (q < last && strings < 2) {
+          if (this.data[q] == 0) strings++
+          q++
+        }
+        if (strings == 2) size = q - v
+        break
+      }
+      case 0x0c: {
+        if (room >= 4) {
+          const n = this.i32At(v)
+          if (n >= 1 && n + 4 + 12 <= room) size = 4 + n + 12
+        }
+        break
+      }
+      default: break
+    }
+    if (size < 0 || size > room) {
+      this.ok = false
+      return false
+    }
+    if (type == BOOL && this.data[v] > 1) {
+      this.ok = false
+      return false
+    }
+    this.type = type
+    this.valueAt = v
+    this.valueEnd = v + size
+    this.at = v + size
+    return true
+  }
+
+  isNull(): bool {
+    return this.type == NULL
+  }
+
+  string(): string {
+    if (this.type != STRING) {
+      this.ok = false
+      return ""
+    }
+    const n = this.i32At(this.valueAt) - 1
+    return String.UTF8.decodeUnsafe(this.data.dataStart + <usize>(this.valueAt + 4), <usize>n, false)
+  }
+
+  bool(): bool {
+    if (this.type != BOOL) {
+      this.ok = false
+      return false
+    }
+    return this.data[this.valueAt] == 1
+  }
+
+  /** An integer (int32 or int64) in [lo, hi]. */
+  int(lo: i64, hi: i64): i64 {
+    let v: i64 = 0
+    if (this.type == INT32) v = <i64>this.i32At(this.valueAt)
+    else if (this.type == INT64) v = load<i64>(this.data.dataStart + <usize>this.valueAt)
+    else {
+      this.ok = false
+      return 0
+    }
+    if (v < lo || v > hi) {
+      this.ok = false
+      return 0
+    }
+    return v
+  }
+
+  int64(): i64 {
+    return this.int(i64.MIN_VALUE, i64.MAX_VALUE)
+  }
+
+  double(): f64 {
+    if (this.type != DOUBLE) {
+      this.ok = false
+      return 0
+    }
+    return reinterpret<f64>(load<i64>(this.data.dataStart + <usize>this.valueAt))
+  }
+
+  datetime(): i64 {
+    if (this.type != DATETIME) {
+      this.ok = false
+      return 0
+    }
+    return load<i64>(this.data.dataStart + <usize>this.valueAt)
+  }
+
+  /** Binary data of `subtype`. */
+  binary(subtype: u8 = 0): ArrayBuffer {
+    if (this.type != BINARY || this.data[this.valueAt + 4] != subtype) {
+      this.ok = false
+      return new ArrayBuffer(0)
+    }
+    const n = this.i32At(this.valueAt)
+    const out = new ArrayBuffer(n)
+    memory.copy(changetype<usize>(out), this.data.dataStart + <usize>(this.valueAt + 5), <usize>n)
+    return out
+  }
+
+  uuid(): Uuid {
+    const b = this.binary(4)
+    if (b.byteLength != 16) {
+      this.ok = false
+      return new Uuid()
+    }
+    return new Uuid(Uint8Array.wrap(b))
+  }
+
+  /** A reader of the embedded document (or array) that is the current value. */
+  document(): BsonReader {
+    if (this.type != DOCUMENT && this.type != ARRAY) {
+      this.ok = false
+      return new BsonReader(this.data, 0, 0)
+    }
+    return new BsonReader(this.data, this.valueAt, this.valueEnd)
+  }
+
+  /** The bytes of the embedded document that is the current value. */
+  rawDocument(): ArrayBuffer {
+    const n = this.valueEnd - this.valueAt
+    const out = new ArrayBuffer(n)
+    memory.copy(changetype<usize>(out), this.data.dataStart + <usize>this.valueAt, <usize>n)
+    return out
+  }
+
+  /** A message of any type (an `any` field): the embedded document names it. */
+  anyMessage(): Message {
+    if (this.type != DOCUMENT) {
+      this.ok = false
+      return new Unknown("", new ArrayBuffer(0))
+    }
+    const m = decodeDocument(this.rawDocument())
+    if (m == null) {
+      this.ok = false
+      return new Unknown("", new ArrayBuffer(0))
+    }
+    return m
+  }
+}
+
+/** A message: generated classes extend this. */
+export class Message {
+  /** The `$type` this message is written with. */
+  typeName(): string {
+    return ""
+  }
+
+  /** Writes the fields, in declaration order, into the open document. */
+  writeFields(w: BsonWriter): void {}
+
+  /** This message as a whole document, `$type` first. */
+  toBytes(): ArrayBuffer {
+    const w = new BsonWriter()
+    w.string("$type", this.typeName())
+    this.writeFields(w)
+    return w.finish()
+  }
+
+  toPayload(): Payload {
+    return new Payload(BSON, this.toBytes())
+  }
+
+  /** As the value of an `any` field: an embedded document with `$type` first. */
+  writeAsAny(w: BsonWriter, key: string | null): void {
+    w.startDocument(key)
+    w.string("$type", this.typeName())
+    this.writeFields(w)
+    w.end()
+  }
+}
+
+/** A message of a type this module has no class for: its bytes, unchanged. */
+export class Unknown extends Message {
+  constructor(public type: string, public bytes: ArrayBuffer) {
+    super()
+  }
+
+  typeName(): string {
+    return this.type
+  }
+
+  toBytes(): ArrayBuffer {
+    return this.bytes
+  }
+
+  writeAsAny(w: BsonWriter, key: string | null): void {
+    w.rawDocument(key, this.bytes)
+  }
+}
+
+/** Reads one message of a known type from a document reader. */
+export type Decoder = (r: BsonReader) => Message | null
+
+const decoders = new Map<string, Decoder>()
+
+/** Generated classes register themselves, so `decode` knows them. */
+export function register(type: string, decoder: Decoder): void {
+  decoders.set(type, decoder)
+}
+
+/** The `$type` of a document: its first element, which must be a string. */
+function typeOf(r: BsonReader): string | null {
+  if (!r.next() || r.key != "$type" || r.type != STRING) return null
+  const t = r.string()
+  return r.ok ? t : null
+}
+
+/** Decodes a whole document: a registered class, or Unknown; null when malformed. */
+export function decodeDocument(bytes: ArrayBuffer): Message | null {
+  const r = BsonReader.of(bytes)
+  const t = typeOf(r)
+  if (t == null) return null
+  if (!decoders.has(t)) {
+    // Check it is well formed all the way through before keeping it.
+    while (r.next()) {}
+    return r.ok ? new Unknown(t, bytes) : null
+  }
+  return decoders.get(t)(BsonReader.of(bytes))
+}
+
+/** A payload as a message: null when it is not a well-formed BSON document. */
+export function decode(p: Payload): Message | null {
+  if (p.mediaType() != BSON) return null
+  return decodeDocument(p.data)
+}
