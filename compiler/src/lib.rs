@@ -3,6 +3,7 @@
 //! diagnostics go out as values for the caller to render.
 
 pub mod asnames;
+pub mod backends;
 pub mod check;
 pub mod diagnostics;
 pub mod formats;
@@ -10,6 +11,7 @@ pub mod loader;
 pub mod model;
 pub mod resolve;
 pub mod source;
+pub mod toolchain;
 pub mod wasm;
 
 pub use check::{Compilation, ValueInputs, compile};

@@ -11,7 +11,7 @@ mod header;
 mod image;
 mod implementations;
 mod lower;
-mod matching;
+pub mod matching;
 mod schema;
 mod scope;
 mod values;

@@ -1,4 +1,4 @@
-//! `othc check FILE...`
+//! `othc check FILE...`, and the reporting every command shares.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -7,7 +7,20 @@ use clap::Args;
 
 use super::fs::FsLoader;
 use super::{ColorChoice, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, MessageFormat};
+use othc::Compilation;
 use othc::diagnostics::render;
+
+/// How diagnostics are printed: every command that compiles takes these.
+#[derive(Args, Clone)]
+pub struct ReportArgs {
+    /// How to print diagnostics
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub message_format: MessageFormat,
+
+    /// When to colour human-readable output
+    #[arg(long, value_enum, default_value_t, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
 
 #[derive(Args)]
 pub struct CheckArgs {
@@ -25,31 +38,28 @@ pub struct CheckArgs {
     #[arg(long = "set", value_name = "SLOT=VALUE")]
     pub set: Vec<String>,
 
-    /// How to print diagnostics
-    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
-    pub message_format: MessageFormat,
-
-    /// When to colour human-readable output
-    #[arg(long, value_enum, default_value_t, value_name = "WHEN")]
-    pub color: ColorChoice,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
-pub fn run(args: CheckArgs) -> u8 {
-    let inputs = othc::ValueInputs {
-        files: args.values.clone(),
-        sets: args.set.clone(),
-    };
-    let compiled = match othc::compile(&FsLoader, &args.files, &inputs) {
+/// Compiles `files` and prints every diagnostic; `Err(status)` when the
+/// command must stop (files unreadable, or errors found).
+pub fn compile_and_report(
+    files: &[PathBuf],
+    inputs: &othc::ValueInputs,
+    report: &ReportArgs,
+) -> Result<Compilation, u8> {
+    let compiled = match othc::compile(&FsLoader, files, inputs) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
-            return EXIT_USAGE;
+            return Err(EXIT_USAGE);
         }
     };
     let front = &compiled.front;
-    match args.message_format {
+    match report.message_format {
         MessageFormat::Human => {
-            let color = match args.color {
+            let color = match report.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
                 ColorChoice::Auto => std::io::stderr().is_terminal(),
@@ -62,12 +72,24 @@ pub fn run(args: CheckArgs) -> u8 {
             let _ = std::io::stdout().write_all(text.as_bytes());
         }
     }
-    let status = if front.diags.has_errors() {
-        EXIT_ERRORS
-    } else {
-        EXIT_OK
+    if front.diags.has_errors() {
+        // The process ends soon: freeing every tree one by one would only cost time.
+        std::mem::forget(compiled);
+        return Err(EXIT_ERRORS);
+    }
+    Ok(compiled)
+}
+
+pub fn run(args: CheckArgs) -> u8 {
+    let inputs = othc::ValueInputs {
+        files: args.values.clone(),
+        sets: args.set.clone(),
     };
-    // The process ends here: freeing every tree one by one would only cost time.
-    std::mem::forget(compiled);
-    status
+    match compile_and_report(&args.files, &inputs, &args.report) {
+        Ok(compiled) => {
+            std::mem::forget(compiled);
+            EXIT_OK
+        }
+        Err(status) => status,
+    }
 }

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod explain;
 pub mod fs;
+pub mod generate;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -33,6 +34,12 @@ pub enum Command {
     /// relative to the importing file; `othismo:env` names the runtime's own
     /// objects.
     Check(check::CheckArgs),
+    /// Generate bindings for the objects and types of .oth files
+    ///
+    /// `othc gen --lang as Greeter.oth` writes `Greeter.oth.ts` beside it (or
+    /// into `-o DIR`): message classes, a server base class per object, a
+    /// client per need. The file is checked first; errors stop it.
+    Gen(generate::GenArgs),
     /// Explain an error or warning code, with a wrong and a fixed example
     ///
     /// Prints the code's page of the book. Without a code, lists them all.

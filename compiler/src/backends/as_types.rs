@@ -1,0 +1,206 @@
+//! Type mapping for AssemblyScript: schema types to AS types, and the
+//! statements and expressions that write and read them with the SDK's BSON
+//! codec. Lists and maps get helper functions, named once per shape.
+
+use std::collections::BTreeMap;
+
+use crate::asnames;
+use crate::model::{FieldType, Model, Scalar, TypeKind};
+
+/// Helper functions for composite types, emitted once each at the end of a file.
+#[derive(Default)]
+pub struct Helpers {
+    /// AS type text → (helper number, reader source, writer source).
+    by_type: BTreeMap<String, usize>,
+    pub code: Vec<String>,
+}
+
+/// The AS type of a field type.
+pub fn as_type(model: &Model, t: &FieldType) -> String {
+    match t {
+        FieldType::Scalar(s) => match s {
+            Scalar::Bool => "bool",
+            Scalar::String => "string",
+            Scalar::Bytes => "ArrayBuffer",
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Time => "i64",
+            Scalar::Uuid => "Uuid",
+        }
+        .to_string(),
+        FieldType::Any => "bson.Message".into(),
+        FieldType::Named(id) => type_name(&model.ty(*id).name),
+        FieldType::List(i) => format!("Array<{}>", as_type(model, i)),
+        FieldType::Map(i) => format!("Map<string, {}>", as_type(model, i)),
+        FieldType::Unknown => "bson.Message".into(),
+    }
+}
+
+/// A class or enum name for a schema type name.
+pub fn type_name(name: &str) -> String {
+    asnames::identifier(name)
+}
+
+/// Whether values of the type can be null in AS (reference types).
+pub fn nullable(model: &Model, t: &FieldType) -> bool {
+    match t {
+        FieldType::Scalar(s) => matches!(s, Scalar::String | Scalar::Bytes | Scalar::Uuid),
+        FieldType::Named(id) => matches!(model.ty(*id).kind, TypeKind::Message { .. }),
+        _ => true,
+    }
+}
+
+/// The AS type of a field, optional ones included (`Box<T> | null`, `T | null`).
+pub fn field_type(model: &Model, t: &FieldType, optional: bool) -> String {
+    let base = as_type(model, t);
+    match (optional, nullable(model, t)) {
+        (false, _) => base,
+        (true, true) => format!("{base} | null"),
+        (true, false) => format!("Box<{base}> | null"),
+    }
+}
+
+/// The value a required field starts with.
+pub fn default_value(model: &Model, t: &FieldType) -> String {
+    match t {
+        FieldType::Scalar(Scalar::Bool) => "false".into(),
+        FieldType::Scalar(Scalar::String) => "\"\"".into(),
+        FieldType::Scalar(Scalar::Bytes) => "new ArrayBuffer(0)".into(),
+        FieldType::Scalar(Scalar::Uuid) => "new Uuid()".into(),
+        FieldType::Scalar(_) => "0".into(),
+        FieldType::Any | FieldType::Unknown => "new bson.Unknown(\"\", new ArrayBuffer(0))".into(),
+        FieldType::Named(id) => {
+            let def = model.ty(*id);
+            match &def.kind {
+                TypeKind::Message { .. } => format!("new {}()", type_name(&def.name)),
+                TypeKind::Enum { values } => match values.first() {
+                    Some(v) => format!("{}.{}", type_name(&def.name), asnames::identifier(&v.name)),
+                    None => "0".into(),
+                },
+            }
+        }
+        FieldType::List(_) | FieldType::Map(_) => format!("new {}()", as_type(model, t)),
+    }
+}
+
+/// The AS string literal of `s`.
+pub fn string_literal(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+impl Helpers {
+    /// The statement that writes `value` (of type `t`) under `key` (an AS
+    /// expression: a string literal, or `null` for the next array element).
+    pub fn write(&mut self, model: &Model, t: &FieldType, key: &str, value: &str) -> String {
+        match t {
+            FieldType::Scalar(s) => match s {
+                Scalar::Bool => format!("w.bool({key}, {value})"),
+                Scalar::String => format!("w.string({key}, {value})"),
+                Scalar::Bytes => format!("w.binary({key}, {value}, 0)"),
+                Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::U8 | Scalar::U16 => {
+                    format!("w.int32({key}, <i32>{value})")
+                }
+                Scalar::U32 | Scalar::I64 => format!("w.int64({key}, <i64>{value})"),
+                Scalar::F32 | Scalar::F64 => format!("w.double({key}, <f64>{value})"),
+                Scalar::Time => format!("w.datetime({key}, {value})"),
+                Scalar::Uuid => format!("w.uuid({key}, {value})"),
+            },
+            FieldType::Any | FieldType::Unknown => format!("{value}.writeAsAny(w, {key})"),
+            FieldType::Named(id) => {
+                let def = model.ty(*id);
+                let name = type_name(&def.name);
+                match def.kind {
+                    TypeKind::Enum { .. } => format!("w.string({key}, nameOf{name}({value}))"),
+                    TypeKind::Message { .. } => format!("{value}.writeEmbedded(w, {key})"),
+                }
+            }
+            FieldType::List(_) | FieldType::Map(_) => {
+                let n = self.helper(model, t);
+                format!("__write{n}(w, {key}, {value})")
+            }
+        }
+    }
+
+    /// The expression that reads the current element of reader `r` as `t`.
+    pub fn read(&mut self, model: &Model, t: &FieldType, r: &str) -> String {
+        match t {
+            FieldType::Scalar(s) => match s {
+                Scalar::Bool => format!("{r}.bool()"),
+                Scalar::String => format!("{r}.string()"),
+                Scalar::Bytes => format!("{r}.binary(0)"),
+                Scalar::I8 => format!("<i8>{r}.int(-128, 127)"),
+                Scalar::I16 => format!("<i16>{r}.int(-32768, 32767)"),
+                Scalar::I32 => format!("<i32>{r}.int(-2147483648, 2147483647)"),
+                Scalar::I64 => format!("{r}.int64()"),
+                Scalar::U8 => format!("<u8>{r}.int(0, 255)"),
+                Scalar::U16 => format!("<u16>{r}.int(0, 65535)"),
+                Scalar::U32 => format!("<u32>{r}.int(0, 4294967295)"),
+                Scalar::F32 => format!("<f32>{r}.double()"),
+                Scalar::F64 => format!("{r}.double()"),
+                Scalar::Time => format!("{r}.datetime()"),
+                Scalar::Uuid => format!("{r}.uuid()"),
+            },
+            FieldType::Any | FieldType::Unknown => format!("{r}.anyMessage()"),
+            FieldType::Named(id) => {
+                let def = model.ty(*id);
+                let name = type_name(&def.name);
+                match def.kind {
+                    TypeKind::Enum { .. } => format!("read{name}({r})"),
+                    TypeKind::Message { .. } => format!("{name}.readEmbedded({r})"),
+                }
+            }
+            FieldType::List(_) | FieldType::Map(_) => {
+                let n = self.helper(model, t);
+                format!("__read{n}({r})")
+            }
+        }
+    }
+
+    /// The number of the reader/writer helper pair of a list or map type.
+    fn helper(&mut self, model: &Model, t: &FieldType) -> usize {
+        let ty = as_type(model, t);
+        if let Some(&n) = self.by_type.get(&ty) {
+            return n;
+        }
+        let n = self.by_type.len();
+        self.by_type.insert(ty.clone(), n);
+        let code = match t {
+            FieldType::List(inner) => {
+                let item = as_type(model, inner);
+                let read = self.read(model, inner, "a");
+                let write = self.write(model, inner, "null", "v[i]");
+                format!(
+                    "function __read{n}(r: bson.BsonReader): {ty} {{\n  const a = r.document()\n  const out = new {ty}()\n  if (r.type != bson.ARRAY) {{\n    r.fail()\n    return out\n  }}\n  while (a.next()) {{\n    const x: {item} = {read}\n    out.push(x)\n  }}\n  if (!a.ok) r.fail()\n  return out\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, v: {ty}): void {{\n  w.startArray(key)\n  for (let i = 0; i < v.length; i++) {{\n    {write}\n  }}\n  w.end()\n}}\n"
+                )
+            }
+            FieldType::Map(inner) => {
+                let item = as_type(model, inner);
+                let read = self.read(model, inner, "d");
+                let write = self.write(model, inner, "k", "v.get(k)");
+                format!(
+                    "function __read{n}(r: bson.BsonReader): {ty} {{\n  const d = r.document()\n  const out = new {ty}()\n  if (r.type != bson.DOCUMENT) {{\n    r.fail()\n    return out\n  }}\n  while (d.next()) {{\n    const k = d.key\n    const x: {item} = {read}\n    out.set(k, x)\n  }}\n  if (!d.ok) r.fail()\n  return out\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, v: {ty}): void {{\n  w.startDocument(key)\n  const keys = v.keys()\n  for (let i = 0; i < keys.length; i++) {{\n    const k = keys[i]\n    {write}\n  }}\n  w.end()\n}}\n"
+                )
+            }
+            _ => unreachable!("helpers are for lists and maps"),
+        };
+        self.code.push(code);
+        n
+    }
+}

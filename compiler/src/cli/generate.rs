@@ -1,0 +1,63 @@
+//! `othc gen --lang as FILE... [-o DIR]`: bindings for the objects and types
+//! of each file (a `.oth` file, or a module built by `othc build`).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use super::check::{ReportArgs, compile_and_report};
+use super::{EXIT_OK, EXIT_USAGE};
+use othc::backends::assemblyscript;
+use othc::model::FileIx;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Lang {
+    /// AssemblyScript, against the `othismo` SDK
+    As,
+}
+
+#[derive(Args)]
+pub struct GenArgs {
+    /// The language to generate
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Lang,
+
+    /// The .oth files (or built .wasm modules) to generate bindings for
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Where to write the bindings (default: beside each file)
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+pub fn run(args: GenArgs) -> u8 {
+    let compiled = match compile_and_report(&args.files, &Default::default(), &args.report) {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
+    let Lang::As = args.lang;
+    for (root, path) in compiled.front.program.roots.iter().zip(&args.files) {
+        let module = compiled.front.program.module(*root);
+        let text = &compiled.front.sources.get(module.file).text;
+        let generated = assemblyscript::generate(&compiled.checked.model, FileIx(root.0), text);
+        let dir = match &args.out {
+            Some(d) => d.clone(),
+            None => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        if let Err(e) = std::fs::create_dir_all(if dir.as_os_str().is_empty() { Path::new(".") } else { &dir }) {
+            eprintln!("error: cannot create `{}`: {e}", dir.display());
+            return EXIT_USAGE;
+        }
+        let target = dir.join(&generated.file_name);
+        if let Err(e) = std::fs::write(&target, generated.text) {
+            eprintln!("error: cannot write `{}`: {e}", target.display());
+            return EXIT_USAGE;
+        }
+        eprintln!("wrote {}", target.display());
+    }
+    EXIT_OK
+}

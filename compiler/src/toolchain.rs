@@ -1,0 +1,140 @@
+//! The AssemblyScript compiler, pinned, installed by othc itself: on first
+//! use, `npm install` puts it into a cache folder (progress on stderr), so a
+//! fresh machine needs no manual step. The SDK is embedded in this binary and
+//! laid out next to each build, so othc works outside this repository.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The pinned compiler (codegen-as.md).
+pub const ASC_VERSION: &str = "0.28.20";
+
+/// The SDK's sources, embedded: (file name, text).
+pub const SDK_FILES: &[(&str, &str)] = &[
+    ("index.ts", include_str!("../../sdk/assemblyscript/index.ts")),
+    ("abi.ts", include_str!("../../sdk/assemblyscript/abi.ts")),
+    ("payload.ts", include_str!("../../sdk/assemblyscript/payload.ts")),
+    ("box.ts", include_str!("../../sdk/assemblyscript/box.ts")),
+    ("bson.ts", include_str!("../../sdk/assemblyscript/bson.ts")),
+    ("stat.ts", include_str!("../../sdk/assemblyscript/stat.ts")),
+    ("callbacks.ts", include_str!("../../sdk/assemblyscript/callbacks.ts")),
+    ("request.ts", include_str!("../../sdk/assemblyscript/request.ts")),
+    ("client.ts", include_str!("../../sdk/assemblyscript/client.ts")),
+    ("server.ts", include_str!("../../sdk/assemblyscript/server.ts")),
+    ("view.ts", include_str!("../../sdk/assemblyscript/view.ts")),
+    ("host.ts", include_str!("../../sdk/assemblyscript/host.ts")),
+    ("exports.ts", include_str!("../../sdk/assemblyscript/exports.ts")),
+];
+
+/// Where othc keeps what it installs: `$OTHC_CACHE`, else
+/// `$XDG_CACHE_HOME/othc`, else `~/.cache/othc`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("OTHC_CACHE") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("othc");
+    }
+    match std::env::var_os("HOME") {
+        Some(h) => PathBuf::from(h).join(".cache").join("othc"),
+        None => std::env::temp_dir().join("othc-cache"),
+    }
+}
+
+/// The `asc` script of the pinned compiler, installing it first if needed.
+pub fn asc() -> Result<PathBuf, String> {
+    // One install at a time in this process; other processes are handled
+    // by installing into a folder of one's own and moving it into place.
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+    let home = cache_dir().join(format!("assemblyscript-{ASC_VERSION}"));
+    let bin = home.join("node_modules/assemblyscript/bin/asc.js");
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    std::fs::create_dir_all(cache_dir()).map_err(|e| format!("cannot create the cache folder `{}`: {e}", cache_dir().display()))?;
+    // Install into a folder of our own, then move it into place: two othc
+    // processes installing at once both end with a whole compiler.
+    let staging = cache_dir().join(format!(".assemblyscript-{ASC_VERSION}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging).map_err(|e| format!("cannot create `{}`: {e}", staging.display()))?;
+    eprintln!("installing the AssemblyScript compiler {ASC_VERSION} with npm into {} (once)", home.display());
+    let status = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--loglevel", "error", "--prefix"])
+        .arg(&staging)
+        .arg(format!("assemblyscript@{ASC_VERSION}"))
+        .status()
+        .map_err(|e| format!("cannot run npm (is Node.js installed?): {e}"))?;
+    if !status.success() {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(format!("`npm install assemblyscript@{ASC_VERSION}` failed ({status})"));
+    }
+    if std::fs::rename(&staging, &home).is_err() {
+        // Another process got there first; its copy is as good.
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    if bin.is_file() {
+        eprintln!("installed the AssemblyScript compiler {ASC_VERSION}");
+        Ok(bin)
+    } else {
+        Err(format!("npm installed no `{}`", bin.display()))
+    }
+}
+
+/// Writes the embedded SDK as `<pkgs>/othismo/`, the folder `--path <pkgs>`
+/// resolves `import ... from "othismo"` to. Returns `<pkgs>`.
+pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
+    let pkgs = build.join("pkgs");
+    let dir = pkgs.join("othismo");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    for (name, text) in SDK_FILES {
+        let path = dir.join(name);
+        // Unchanged files are left alone, so their times do not change.
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
+            std::fs::write(&path, text).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        }
+    }
+    Ok(pkgs)
+}
+
+/// How to compile: the flags of codegen-as.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Release,
+    Debug,
+}
+
+/// A failed compilation: the compiler's own output.
+#[derive(Debug)]
+pub struct CompileError {
+    pub output: String,
+}
+
+/// Compiles `entry` (with the SDK's exports as a second entry) into a
+/// module; `build` is a scratch folder for the SDK's layout.
+pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, CompileError> {
+    let fail = |output: String| CompileError { output };
+    let asc = asc().map_err(fail)?;
+    let pkgs = lay_out_sdk(build).map_err(fail)?;
+    let out = build.join(format!(
+        "{}.wasm",
+        entry.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    ));
+    let mut cmd = Command::new("node");
+    cmd.arg(&asc)
+        .arg(entry)
+        .arg(pkgs.join("othismo").join("exports.ts"))
+        .args(["--runtime", "incremental", "--exportRuntime", "--exportStart", "_start"]);
+    match profile {
+        Profile::Release => cmd.args(["-O3", "--noAssert"]),
+        Profile::Debug => cmd.arg("--debug"),
+    };
+    cmd.arg("--path").arg(&pkgs).arg("-o").arg(&out);
+    let output = cmd.output().map_err(|e| fail(format!("cannot run node: {e}")))?;
+    if !output.status.success() {
+        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stderr));
+        return Err(fail(text));
+    }
+    std::fs::read(&out).map_err(|e| fail(format!("the compiler wrote no `{}`: {e}", out.display())))
+}
