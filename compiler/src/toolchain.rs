@@ -11,19 +11,40 @@ pub const ASC_VERSION: &str = "0.28.20";
 
 /// The SDK's sources, embedded: (file name, text).
 pub const SDK_FILES: &[(&str, &str)] = &[
-    ("index.ts", include_str!("../../sdk/assemblyscript/index.ts")),
+    (
+        "index.ts",
+        include_str!("../../sdk/assemblyscript/index.ts"),
+    ),
     ("abi.ts", include_str!("../../sdk/assemblyscript/abi.ts")),
-    ("payload.ts", include_str!("../../sdk/assemblyscript/payload.ts")),
+    (
+        "payload.ts",
+        include_str!("../../sdk/assemblyscript/payload.ts"),
+    ),
     ("box.ts", include_str!("../../sdk/assemblyscript/box.ts")),
     ("bson.ts", include_str!("../../sdk/assemblyscript/bson.ts")),
     ("stat.ts", include_str!("../../sdk/assemblyscript/stat.ts")),
-    ("callbacks.ts", include_str!("../../sdk/assemblyscript/callbacks.ts")),
-    ("request.ts", include_str!("../../sdk/assemblyscript/request.ts")),
-    ("client.ts", include_str!("../../sdk/assemblyscript/client.ts")),
-    ("server.ts", include_str!("../../sdk/assemblyscript/server.ts")),
+    (
+        "callbacks.ts",
+        include_str!("../../sdk/assemblyscript/callbacks.ts"),
+    ),
+    (
+        "request.ts",
+        include_str!("../../sdk/assemblyscript/request.ts"),
+    ),
+    (
+        "client.ts",
+        include_str!("../../sdk/assemblyscript/client.ts"),
+    ),
+    (
+        "server.ts",
+        include_str!("../../sdk/assemblyscript/server.ts"),
+    ),
     ("view.ts", include_str!("../../sdk/assemblyscript/view.ts")),
     ("host.ts", include_str!("../../sdk/assemblyscript/host.ts")),
-    ("exports.ts", include_str!("../../sdk/assemblyscript/exports.ts")),
+    (
+        "exports.ts",
+        include_str!("../../sdk/assemblyscript/exports.ts"),
+    ),
 ];
 
 /// Where othc keeps what it installs: `$OTHC_CACHE`, else
@@ -52,22 +73,43 @@ pub fn asc() -> Result<PathBuf, String> {
     if bin.is_file() {
         return Ok(bin);
     }
-    std::fs::create_dir_all(cache_dir()).map_err(|e| format!("cannot create the cache folder `{}`: {e}", cache_dir().display()))?;
+    std::fs::create_dir_all(cache_dir()).map_err(|e| {
+        format!(
+            "cannot create the cache folder `{}`: {e}",
+            cache_dir().display()
+        )
+    })?;
     // Install into a folder of our own, then move it into place: two othc
     // processes installing at once both end with a whole compiler.
-    let staging = cache_dir().join(format!(".assemblyscript-{ASC_VERSION}-{}", std::process::id()));
+    let staging = cache_dir().join(format!(
+        ".assemblyscript-{ASC_VERSION}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging).map_err(|e| format!("cannot create `{}`: {e}", staging.display()))?;
-    eprintln!("installing the AssemblyScript compiler {ASC_VERSION} with npm into {} (once)", home.display());
+    std::fs::create_dir_all(&staging)
+        .map_err(|e| format!("cannot create `{}`: {e}", staging.display()))?;
+    eprintln!(
+        "installing the AssemblyScript compiler {ASC_VERSION} with npm into {} (once)",
+        home.display()
+    );
     let status = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--loglevel", "error", "--prefix"])
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel",
+            "error",
+            "--prefix",
+        ])
         .arg(&staging)
         .arg(format!("assemblyscript@{ASC_VERSION}"))
         .status()
         .map_err(|e| format!("cannot run npm (is Node.js installed?): {e}"))?;
     if !status.success() {
         let _ = std::fs::remove_dir_all(&staging);
-        return Err(format!("`npm install assemblyscript@{ASC_VERSION}` failed ({status})"));
+        return Err(format!(
+            "`npm install assemblyscript@{ASC_VERSION}` failed ({status})"
+        ));
     }
     if std::fs::rename(&staging, &home).is_err() {
         // Another process got there first; its copy is as good.
@@ -91,7 +133,8 @@ pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
         let path = dir.join(name);
         // Unchanged files are left alone, so their times do not change.
         if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
-            std::fs::write(&path, text).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         }
     }
     Ok(pkgs)
@@ -118,19 +161,30 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
     let pkgs = lay_out_sdk(build).map_err(fail)?;
     let out = build.join(format!(
         "{}.wasm",
-        entry.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+        entry
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
     ));
     let mut cmd = Command::new("node");
     cmd.arg(&asc)
         .arg(entry)
         .arg(pkgs.join("othismo").join("exports.ts"))
-        .args(["--runtime", "incremental", "--exportRuntime", "--exportStart", "_start"]);
+        .args([
+            "--runtime",
+            "incremental",
+            "--exportRuntime",
+            "--exportStart",
+            "_start",
+        ]);
     match profile {
         Profile::Release => cmd.args(["-O3", "--noAssert"]),
         Profile::Debug => cmd.arg("--debug"),
     };
     cmd.arg("--path").arg(&pkgs).arg("-o").arg(&out);
-    let output = cmd.output().map_err(|e| fail(format!("cannot run node: {e}")))?;
+    let output = cmd
+        .output()
+        .map_err(|e| fail(format!("cannot run node: {e}")))?;
     if !output.status.success() {
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&output.stderr));

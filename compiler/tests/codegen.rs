@@ -32,7 +32,9 @@ fn bindings(rel: &Path) -> Result<(String, String, String), Failed> {
     let c = othc::compile(&RootLoader, &[rel.to_path_buf()], &Default::default())
         .map_err(|e| Failed::from(e.to_string()))?;
     if c.front.diags.has_errors() {
-        return Err(othc::diagnostics::render::human(&c.front.sources, &c.front.diags, false).into());
+        return Err(
+            othc::diagnostics::render::human(&c.front.sources, &c.front.diags, false).into(),
+        );
     }
     let module = c.front.program.module(c.front.program.roots[0]);
     let text = &c.front.sources.get(module.file).text;
@@ -57,7 +59,9 @@ fn snapshot(rel: PathBuf) -> Result<(), Failed> {
 
 /// A scratch folder under the target directory, fresh for each test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen").join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("codegen")
+        .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch folder");
     dir
@@ -136,10 +140,15 @@ fn sdk_is_embedded() -> Result<(), Failed> {
         .filter(|n| n.ends_with(".ts"))
         .collect();
     on_disk.sort();
-    let mut embedded: Vec<String> = toolchain::SDK_FILES.iter().map(|(n, _)| n.to_string()).collect();
+    let mut embedded: Vec<String> = toolchain::SDK_FILES
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
     embedded.sort();
     if on_disk != embedded {
-        return Err(format!("sdk/assemblyscript has {on_disk:?}, the binary embeds {embedded:?}").into());
+        return Err(
+            format!("sdk/assemblyscript has {on_disk:?}, the binary embeds {embedded:?}").into(),
+        );
     }
     Ok(())
 }
@@ -158,10 +167,18 @@ fn main() {
     for f in files {
         let name = f.display().to_string();
         let g = f.clone();
-        trials.push(Trial::test(format!("snapshot: {name}"), move || snapshot(g)));
-        trials.push(Trial::test(format!("compiles with asc: {name}"), move || compiles(f)));
+        trials.push(Trial::test(format!("snapshot: {name}"), move || {
+            snapshot(g)
+        }));
+        trials.push(Trial::test(
+            format!("compiles with asc: {name}"),
+            move || compiles(f),
+        ));
     }
-    trials.push(Trial::test("the seed's Greeter.ts compiles against its bindings", seed_greeter_compiles));
+    trials.push(Trial::test(
+        "the seed's Greeter.ts compiles against its bindings",
+        seed_greeter_compiles,
+    ));
     trials.push(Trial::test("the SDK is embedded whole", sdk_is_embedded));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -286,7 +286,9 @@ fn answers_class(model: &Model, e: &EntryDef) -> String {
     match &e.answer {
         None => "OnDone".into(),
         Some(PayloadType::Message(id)) => format!("OnMessage<{}>", type_name(&model.ty(*id).name)),
-        Some(PayloadType::Content(c)) if c.text.eq_ignore_ascii_case(STAT_CONTENT_TYPE) => "OnStat".into(),
+        Some(PayloadType::Content(c)) if c.text.eq_ignore_ascii_case(STAT_CONTENT_TYPE) => {
+            "OnStat".into()
+        }
         Some(PayloadType::Content(c)) if c.ty.eq_ignore_ascii_case("text") => "OnText".into(),
         Some(_) => "OnPayload".into(),
     }
@@ -342,7 +344,12 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
                                 vec![format!("m.{name} = {read}"), format!("has_{name} = true")],
                             ),
                             (true, false) => (
-                                vec![format!("const v = this.{name}"), "if (v != null) {".into(), format!("  {write}"), "}".into()],
+                                vec![
+                                    format!("const v = this.{name}"),
+                                    "if (v != null) {".into(),
+                                    format!("  {write}"),
+                                    "}".into(),
+                                ],
                                 vec![format!("if (!r.isNull()) m.{name} = {read}")],
                             ),
                             (true, true) => (
@@ -353,14 +360,20 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
                                     format!("  {write}"),
                                     "}".into(),
                                 ],
-                                vec![format!("if (!r.isNull()) m.{name} = new Box<{base}>({read})")],
+                                vec![format!(
+                                    "if (!r.isNull()) m.{name} = new Box<{base}>({read})"
+                                )],
                             ),
                         };
                         FieldView {
                             name,
                             doc: doc_lines(&f.doc),
                             ty: field_type(model, &f.ty, f.optional),
-                            init: if f.optional { "null".into() } else { default_value(model, &f.ty) },
+                            init: if f.optional {
+                                "null".into()
+                            } else {
+                                default_value(model, &f.ty)
+                            },
                             optional: f.optional,
                             key,
                             write,
@@ -433,7 +446,11 @@ fn types_of(model: &Model, file: FileIx, objects: &[ObjectId]) -> Vec<TypeId> {
         .collect();
     for &o in objects {
         let def = model.object(o);
-        for e in def.serves.iter().chain(def.needs.iter().flat_map(|n| &n.entries)) {
+        for e in def
+            .serves
+            .iter()
+            .chain(def.needs.iter().flat_map(|n| &n.entries))
+        {
             let e = model.entry(*e);
             for t in e.request.iter().chain(&e.answer) {
                 if let PayloadType::Message(id) = t {
@@ -474,7 +491,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
     for &e in &def.serves {
         let entry = model.entry(e);
         let names = asnames::method_names(model, entry);
-        let caps: Vec<String> = path_params(&entry.path).iter().map(|p| format!("{p}: string")).collect();
+        let caps: Vec<String> = path_params(&entry.path)
+            .iter()
+            .map(|p| format!("{p}: string"))
+            .collect();
         let sig = signature(model, entry);
         let params_with = |body: Option<String>| {
             let mut p = vec!["req: Request".to_string()];
@@ -507,7 +527,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                         name: name.clone(),
                         signature: sig.clone(),
                         doc: doc_lines(&entry.doc),
-                        params: params_with(Some(format!("body: {}", type_name(&model.ty(*id).name)))),
+                        params: params_with(Some(format!(
+                            "body: {}",
+                            type_name(&model.ty(*id).name)
+                        ))),
                     });
                 }
             }
@@ -540,7 +563,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
             Request::Text(ct) => vec![
                 "const p = req.payload".into(),
                 format!("if (p == null || !p.isOf({})) {{", string_literal(&ct)),
-                format!("  req.fail(Status.UnsupportedType, {})", string_literal(&format!("this request takes {ct}"))),
+                format!(
+                    "  req.fail(Status.UnsupportedType, {})",
+                    string_literal(&format!("this request takes {ct}"))
+                ),
                 "  return".into(),
                 "}".into(),
                 call(&names[0], Some("p.asText()")),
@@ -550,12 +576,24 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 vec![
                     "const p = req.payload".into(),
                     "if (p == null || p.mediaType() != bson.BSON) {".into(),
-                    format!("  req.fail(Status.UnsupportedType, {})", string_literal(&format!("this request takes a {} message", model.ty(id).name))),
+                    format!(
+                        "  req.fail(Status.UnsupportedType, {})",
+                        string_literal(&format!(
+                            "this request takes a {} message",
+                            model.ty(id).name
+                        ))
+                    ),
                     "  return".into(),
                     "}".into(),
                     format!("const m = {t}.fromPayload(p)"),
                     "if (m == null) {".into(),
-                    format!("  req.fail(Status.Invalid, {})", string_literal(&format!("the payload is not a valid {} message", model.ty(id).name))),
+                    format!(
+                        "  req.fail(Status.Invalid, {})",
+                        string_literal(&format!(
+                            "the payload is not a valid {} message",
+                            model.ty(id).name
+                        ))
+                    ),
                     "  return".into(),
                     "}".into(),
                     call(&names[0], Some("m")),
@@ -565,7 +603,8 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 let mut b = vec![
                     "const p = req.payload".into(),
                     "if (p == null || p.mediaType() != bson.BSON) {".into(),
-                    "  req.fail(Status.UnsupportedType, \"this request takes a BSON message\")".into(),
+                    "  req.fail(Status.UnsupportedType, \"this request takes a BSON message\")"
+                        .into(),
                     "  return".into(),
                     "}".into(),
                     "const m = bson.decode(p)".into(),
@@ -573,7 +612,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 for (name, id) in names.iter().zip(&ids) {
                     let t = type_name(&model.ty(*id).name);
                     b.push(format!("if (m instanceof {t}) {{"));
-                    b.push(format!("  {}", call(name, Some(&format!("changetype<{t}>(m)")))));
+                    b.push(format!(
+                        "  {}",
+                        call(name, Some(&format!("changetype<{t}>(m)")))
+                    ));
                     b.push("  return".into());
                     b.push("}".into());
                 }
@@ -589,7 +631,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 vec![
                     "const p = req.payload".into(),
                     format!("if (p == null || !({test})) {{"),
-                    format!("  req.fail(Status.UnsupportedType, {})", string_literal(&format!("this request takes {}", types.join(" | ")))),
+                    format!(
+                        "  req.fail(Status.UnsupportedType, {})",
+                        string_literal(&format!("this request takes {}", types.join(" | ")))
+                    ),
                     "  return".into(),
                     "}".into(),
                     call(&names[0], Some("p")),
@@ -602,7 +647,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
             body,
         });
     }
-    let mut any_path: Vec<String> = order.iter().map(|e| condition(&model.entry(*e).path)).collect();
+    let mut any_path: Vec<String> = order
+        .iter()
+        .map(|e| condition(&model.entry(*e).path))
+        .collect();
     any_path.dedup();
     ServerView {
         name: format!("{}Server", type_name(&def.name)),
@@ -619,7 +667,10 @@ fn client(model: &Model, n: &NeedBlock) -> ClientView {
     for &e in &n.entries {
         let entry = model.entry(e);
         let names = asnames::method_names(model, entry);
-        let caps: Vec<String> = path_params(&entry.path).iter().map(|p| format!("{p}: string")).collect();
+        let caps: Vec<String> = path_params(&entry.path)
+            .iter()
+            .map(|p| format!("{p}: string"))
+            .collect();
         let answers = format!("answers: {} | null", answers_class(model, entry));
         let path = client_path(&entry.path);
         let sig = signature(model, entry);

@@ -48,7 +48,11 @@ pub fn run(args: GenArgs) -> u8 {
             Some(d) => d.clone(),
             None => path.parent().map(Path::to_path_buf).unwrap_or_default(),
         };
-        if let Err(e) = std::fs::create_dir_all(if dir.as_os_str().is_empty() { Path::new(".") } else { &dir }) {
+        if let Err(e) = std::fs::create_dir_all(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &dir
+        }) {
             eprintln!("error: cannot create `{}`: {e}", dir.display());
             return EXIT_USAGE;
         }

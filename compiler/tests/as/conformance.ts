@@ -1,0 +1,129 @@
+// The AssemblyScript side of the BSON conformance test (tests/bson_conformance.rs),
+// built with the bindings of fixtures/codegen/everything.oth.
+//
+// - `decode(len)`: the document written at `input()` is decoded with
+//   `bson.decode` and re-encoded; 1 when it decoded to a generated class,
+//   2 when it was kept as Unknown, 0 when it was rejected.
+// - `make(i)`: encodes the i-th value built here, for the Rust side to decode.
+// The result of either is at `outputPtr()`, `outputLen()` bytes.
+
+import { bson, Box, Uuid } from "othismo"
+import { Scalars, Optionals, Nested, Inner, Note, Mood } from "./everything.oth"
+
+let inputBuf = new ArrayBuffer(0)
+let output = new ArrayBuffer(0)
+
+export function input(len: i32): usize {
+  inputBuf = new ArrayBuffer(len)
+  return changetype<usize>(inputBuf)
+}
+
+export function outputPtr(): usize {
+  return changetype<usize>(output)
+}
+
+export function outputLen(): i32 {
+  return output.byteLength
+}
+
+export function decode(len: i32): i32 {
+  const bytes = inputBuf.slice(0, len)
+  const m = bson.decodeDocument(bytes)
+  if (m == null) {
+    output = new ArrayBuffer(0)
+    return 0
+  }
+  output = m.toBytes()
+  return m instanceof bson.Unknown ? 2 : 1
+}
+
+function uuid(last: u8): Uuid {
+  const b = new Uint8Array(16)
+  for (let i = 0; i < 16; i++) b[i] = <u8>(i * 17)
+  b[15] = last
+  return new Uuid(b)
+}
+
+function bytes(s: string): ArrayBuffer {
+  return String.UTF8.encode(s, false)
+}
+
+export function makeCount(): i32 {
+  return 4
+}
+
+export function make(i: i32): i32 {
+  if (i == 0) {
+    const s = new Scalars()
+    s.b = true
+    s.s = "héllo, wörld 😀"
+    s.raw = bytes("raw\u0000bytes")
+    s.i8v = -128
+    s.i16v = 32767
+    s.i32v = -2147483648
+    s.i64v = i64.MAX_VALUE
+    s.u8v = 255
+    s.u16v = 65535
+    s.u32v = 4294967295
+    s.f32v = 1.5
+    s.f64v = -2.5e-300
+    s.when = 1792756800000
+    s.id = uuid(0xab)
+    const n = new Note()
+    n.text = "inside any"
+    s.extra = n
+    output = s.toBytes()
+  } else if (i == 1) {
+    const o = new Optionals()
+    o.b = new Box<bool>(false)
+    o.n = new Box<i32>(-7)
+    o.mood = new Box<Mood>(Mood.class_)
+    const inner = new Inner()
+    inner.label = "x"
+    inner.default_ = 3
+    o.inner = inner
+    const list = new Array<string>()
+    list.push("a")
+    list.push("")
+    o.list = list
+    const map = new Map<string, i64>()
+    map.set("z", 1)
+    map.set("a", -1)
+    o.map = map
+    output = o.toBytes()
+  } else if (i == 2) {
+    output = new Optionals().toBytes()
+  } else {
+    const n = new Nested()
+    const inner = new Inner()
+    inner.label = "one"
+    n.inner = inner
+    n.inners.push(inner)
+    n.inners.push(new Inner())
+    const row = new Array<i32>()
+    row.push(1)
+    row.push(2)
+    n.grid.push(row)
+    n.grid.push(new Array<i32>())
+    n.byName.set("k", inner)
+    const tags = new Array<string>()
+    tags.push("t")
+    n.tags.set("tagged", tags)
+    n.moods.push(Mood.busy)
+    n.moods.push(Mood.calm)
+    const note = new Note()
+    note.text = "n"
+    n.anything.push(note)
+    n.anything.push(new bson.Unknown("Elsewhere", elsewhere()))
+    output = n.toBytes()
+  }
+  return output.byteLength
+}
+
+/** A message of a type this module has no class for. */
+function elsewhere(): ArrayBuffer {
+  const w = new bson.BsonWriter()
+  w.string("$type", "Elsewhere")
+  w.int32("x", 1)
+  return w.finish()
+}

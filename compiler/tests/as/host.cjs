@@ -1,0 +1,66 @@
+// A small test host for AssemblyScript modules built by the tests: it
+// instantiates the module with host calls that must not be called, runs
+// `_start`, then calls the module's test exports.
+//
+//   node host.cjs MODULE.wasm decode IN_DIR OUT_DIR   each IN_DIR/*.bin → OUT_DIR/*.out
+//   node host.cjs MODULE.wasm make OUT_DIR            each make(i) → OUT_DIR/i.out
+//
+// An .out file is one status byte, then the output bytes. A trap is reported
+// and exits 1.
+const fs = require("fs")
+const path = require("path")
+
+const [, , wasmPath, mode, ...dirs] = process.argv
+const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath))
+let instance
+function readString(ptr) {
+  // AssemblyScript strings: UTF-16, length (bytes) at ptr - 4.
+  const mem = new Uint8Array(instance.exports.memory.buffer)
+  const len = new Uint32Array(mem.buffer, ptr - 4, 1)[0]
+  return Buffer.from(mem.slice(ptr, ptr + len)).toString("utf16le")
+}
+const unexpected = (name) => () => { throw new Error(`host call ${name} was not expected`) }
+const imports = {
+  env: {
+    abort(msg, file, line, col) {
+      throw new Error(`abort: ${readString(msg)} at ${readString(file)}:${line}:${col}`)
+    },
+  },
+  othismo: Object.fromEntries(
+    ["request", "cancel", "answer", "fail", "forward", "bind", "unmount", "expose"].map((n) => [n, unexpected(n)]),
+  ),
+}
+instance = new WebAssembly.Instance(wasmModule, imports)
+const x = instance.exports
+x._start()
+
+function output(status) {
+  const ptr = x.outputPtr()
+  const len = x.outputLen()
+  const bytes = Buffer.from(new Uint8Array(x.memory.buffer, ptr, len))
+  return Buffer.concat([Buffer.from([status]), bytes])
+}
+
+try {
+  if (mode === "decode") {
+    const [inDir, outDir] = dirs
+    for (const name of fs.readdirSync(inDir).filter((n) => n.endsWith(".bin")).sort()) {
+      const data = fs.readFileSync(path.join(inDir, name))
+      const ptr = x.input(data.length)
+      new Uint8Array(x.memory.buffer, ptr, data.length).set(data)
+      const status = x.decode(data.length)
+      fs.writeFileSync(path.join(outDir, name.replace(/\.bin$/, ".out")), output(status))
+    }
+  } else if (mode === "make") {
+    const [outDir] = dirs
+    for (let i = 0; i < x.makeCount(); i++) {
+      x.make(i)
+      fs.writeFileSync(path.join(outDir, `${i}.out`), output(1))
+    }
+  } else {
+    throw new Error(`unknown mode ${mode}`)
+  }
+} catch (e) {
+  console.error(`trap: ${e.message}`)
+  process.exit(1)
+}

@@ -1,0 +1,350 @@
+//! BSON conformance between the Rust `bson` crate and the AssemblyScript
+//! codec (the SDK plus generated classes), both ways, for every type row of
+//! abi.md §3:
+//! - documents the `bson` crate writes decode in AS and re-encode to the same
+//!   bytes (fields the classes do not know are skipped; a type with no class
+//!   is kept whole as Unknown);
+//! - documents the AS codec writes decode with the `bson` crate, hold the
+//!   expected values, and re-encode to the same bytes;
+//! - malformed documents are rejected, never trapping.
+//!
+//! The AS side (`tests/as/conformance.ts`, with the bindings of
+//! `fixtures/codegen/everything.oth`) runs in node (`tests/as/host.cjs`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bson::spec::BinarySubtype;
+use bson::{Binary, Bson, Document, doc};
+use othc::backends::assemblyscript;
+use othc::loader::Loader;
+use othc::model::FileIx;
+use othc::toolchain::{self, Profile};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+struct RootLoader;
+
+impl Loader for RootLoader {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(root().join(path))
+    }
+}
+
+/// Builds the conformance module once per test process.
+fn module() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bson_conformance");
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let rel = PathBuf::from("fixtures/codegen/everything.oth");
+            let c = othc::compile(&RootLoader, std::slice::from_ref(&rel), &Default::default())
+                .unwrap();
+            assert!(!c.front.diags.has_errors());
+            let module = c.front.program.module(c.front.program.roots[0]);
+            let g = assemblyscript::generate(
+                &c.checked.model,
+                FileIx(c.front.program.roots[0].0),
+                &c.front.sources.get(module.file).text,
+            );
+            std::fs::write(dir.join(&g.file_name), g.text).unwrap();
+            let entry = dir.join("conformance.ts");
+            std::fs::copy(root().join("compiler/tests/as/conformance.ts"), &entry).unwrap();
+            let wasm = toolchain::compile(&entry, &dir.join("build"), Profile::Release)
+                .unwrap_or_else(|e| panic!("asc failed:\n{}", e.output));
+            let path = dir.join("conformance.wasm");
+            std::fs::write(&path, wasm).unwrap();
+            path
+        })
+        .clone()
+}
+
+fn host(args: &[&Path], mode: &str) -> Result<(), String> {
+    let out = Command::new("node")
+        .arg(root().join("compiler/tests/as/host.cjs"))
+        .arg(module())
+        .arg(mode)
+        .args(args)
+        .output()
+        .map_err(|e| format!("node: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// Decodes each document in AS: (status, re-encoded bytes) per input.
+fn decode_in_as(name: &str, docs: &[Vec<u8>]) -> Vec<(u8, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bson_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (inp, out) = (dir.join("in"), dir.join("out"));
+    std::fs::create_dir_all(&inp).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    for (i, d) in docs.iter().enumerate() {
+        std::fs::write(inp.join(format!("{i:03}.bin")), d).unwrap();
+    }
+    host(&[&inp, &out], "decode").unwrap_or_else(|e| panic!("the AS codec trapped: {e}"));
+    (0..docs.len())
+        .map(|i| {
+            let b = std::fs::read(out.join(format!("{i:03}.out"))).unwrap();
+            (b[0], b[1..].to_vec())
+        })
+        .collect()
+}
+
+fn uuid_bytes(last: u8) -> Vec<u8> {
+    let mut b: Vec<u8> = (0..16).map(|i| (i * 17) as u8).collect();
+    b[15] = last;
+    b
+}
+
+fn uuid(last: u8) -> Bson {
+    Bson::Binary(Binary {
+        subtype: BinarySubtype::Uuid,
+        bytes: uuid_bytes(last),
+    })
+}
+
+fn bytes(b: &[u8]) -> Bson {
+    Bson::Binary(Binary {
+        subtype: BinarySubtype::Generic,
+        bytes: b.to_vec(),
+    })
+}
+
+fn scalars() -> Document {
+    doc! {
+        "$type": "Scalars",
+        "b": true,
+        "s": "héllo, wörld 😀",
+        "raw": bytes(b"raw\0bytes"),
+        "i8v": -128i32,
+        "i16v": 32767i32,
+        "i32v": i32::MIN,
+        "i64v": i64::MAX,
+        "u8v": 255i32,
+        "u16v": 65535i32,
+        "u32v": 4294967295i64,
+        "f32v": 1.5f64,
+        "f64v": -2.5e-300f64,
+        "when": bson::DateTime::from_millis(1792756800000),
+        "id": uuid(0xab),
+        "extra": { "$type": "Note", "text": "inside any" },
+    }
+}
+
+fn optionals() -> Document {
+    doc! {
+        "$type": "Optionals",
+        "b": false,
+        "n": -7i32,
+        "mood": "class",
+        "inner": { "label": "x", "default": 3i32 },
+        "list": ["a", ""],
+        "map": { "z": 1i64, "a": -1i64 },
+    }
+}
+
+fn nested() -> Document {
+    doc! {
+        "$type": "Nested",
+        "inner": { "label": "one", "default": 0i32 },
+        "inners": [{ "label": "one", "default": 0i32 }, { "label": "", "default": 0i32 }],
+        "grid": [[1i32, 2i32], []],
+        "byName": { "k": { "label": "one", "default": 0i32 } },
+        "tags": { "tagged": ["t"] },
+        "moods": ["busy", "calm"],
+        "anything": [{ "$type": "Note", "text": "n" }, { "$type": "Elsewhere", "x": 1i32 }],
+    }
+}
+
+fn to_vec(d: &Document) -> Vec<u8> {
+    bson::to_vec(d).unwrap()
+}
+
+#[test]
+fn rust_documents_round_trip_through_the_as_codec() {
+    let docs = [
+        scalars(),
+        optionals(),
+        doc! { "$type": "Optionals" },
+        nested(),
+        doc! { "$type": "Note", "text": "" },
+        // A type this module has no class for: kept whole.
+        doc! { "$type": "Elsewhere", "deep": { "a": [1i32, { "b": null }] }, "t": bson::Timestamp { time: 1, increment: 2 } },
+    ];
+    let bytes: Vec<Vec<u8>> = docs.iter().map(to_vec).collect();
+    let got = decode_in_as("roundtrip", &bytes);
+    for (i, ((status, out), input)) in got.iter().zip(&bytes).enumerate() {
+        let want_status = if i == 5 { 2 } else { 1 };
+        assert_eq!(*status, want_status, "document {i} ({:?}) decoded", docs[i]);
+        assert_eq!(
+            out,
+            input,
+            "document {i} re-encodes to the same bytes: {:?}",
+            bson::from_slice::<Document>(out)
+        );
+    }
+}
+
+#[test]
+fn unknown_fields_of_every_bson_type_are_skipped_and_null_is_absent() {
+    let mut noisy = doc! { "$type": "Note" };
+    noisy.insert("double", 1.5f64);
+    noisy.insert("doc", doc! { "x": 1i32 });
+    noisy.insert("array", vec![Bson::Int32(1)]);
+    noisy.insert("binary", bytes(b"zz"));
+    noisy.insert("undefined", Bson::Undefined);
+    noisy.insert("oid", bson::oid::ObjectId::from_bytes([7; 12]));
+    noisy.insert("bool", true);
+    noisy.insert("date", bson::DateTime::from_millis(5));
+    noisy.insert("null", Bson::Null);
+    noisy.insert(
+        "regex",
+        bson::Regex {
+            pattern: "a+".into(),
+            options: "i".into(),
+        },
+    );
+    noisy.insert("code", Bson::JavaScriptCode("f()".into()));
+    noisy.insert("int32", 1i32);
+    noisy.insert(
+        "ts",
+        bson::Timestamp {
+            time: 3,
+            increment: 4,
+        },
+    );
+    noisy.insert("int64", 1i64);
+    noisy.insert(
+        "dec",
+        Bson::Decimal128(bson::Decimal128::from_bytes([1; 16])),
+    );
+    noisy.insert("min", Bson::MinKey);
+    noisy.insert("max", Bson::MaxKey);
+    noisy.insert("text", "kept");
+    let with_null =
+        doc! { "$type": "Optionals", "b": Bson::Null, "s": Bson::Null, "inner": Bson::Null };
+    let got = decode_in_as("skipping", &[to_vec(&noisy), to_vec(&with_null)]);
+    assert_eq!(got[0].0, 1);
+    assert_eq!(got[0].1, to_vec(&doc! { "$type": "Note", "text": "kept" }));
+    assert_eq!(got[1].0, 1);
+    assert_eq!(got[1].1, to_vec(&doc! { "$type": "Optionals" }));
+}
+
+#[test]
+fn as_documents_decode_with_the_bson_crate() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bson_make");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    host(&[&dir], "make").unwrap_or_else(|e| panic!("the AS codec trapped: {e}"));
+    let expected = [
+        scalars(),
+        optionals(),
+        doc! { "$type": "Optionals" },
+        nested(),
+    ];
+    for (i, want) in expected.iter().enumerate() {
+        let out = std::fs::read(dir.join(format!("{i}.out"))).unwrap();
+        let written = &out[1..];
+        let d: Document =
+            bson::from_slice(written).unwrap_or_else(|e| panic!("value {i} is BSON: {e}"));
+        assert_eq!(&d, want, "value {i} holds what the AS side set");
+        assert_eq!(
+            to_vec(&d),
+            written,
+            "value {i} re-encodes to the same bytes"
+        );
+    }
+}
+
+#[test]
+fn malformed_documents_are_rejected_without_a_trap() {
+    let good = to_vec(&scalars());
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", vec![]),
+        ("four bytes", vec![5, 0, 0, 0]),
+        ("truncated", good[..good.len() / 2].to_vec()),
+    ];
+    cases.push(("truncated by one", good[..good.len() - 1].to_vec()));
+    let mut longer = good.clone();
+    longer[0] = longer[0].wrapping_add(1);
+    cases.push(("declared length too long", longer));
+    let mut shorter = good.clone();
+    shorter[0] = shorter[0].wrapping_sub(1);
+    cases.push(("declared length too short", shorter));
+    let mut no_end = good.clone();
+    *no_end.last_mut().unwrap() = 1;
+    cases.push(("no final zero", no_end));
+    let mut huge_string = to_vec(&doc! { "$type": "Note", "text": "abc" });
+    let at = huge_string.len() - 9; // the string's length field
+    huge_string[at..at + 4].copy_from_slice(&i32::MAX.to_le_bytes());
+    cases.push(("string length past the end", huge_string));
+    let mut neg_string = to_vec(&doc! { "$type": "Note", "text": "abc" });
+    let at = neg_string.len() - 9;
+    neg_string[at..at + 4].copy_from_slice(&(-5i32).to_le_bytes());
+    cases.push(("negative string length", neg_string));
+    let mut bad_type = to_vec(&doc! { "$type": "Note", "text": "abc" });
+    let at = bad_type.len() - 15; // the element type byte of `text`
+    bad_type[at] = 0x42;
+    cases.push(("unknown element type", bad_type));
+    cases.push((
+        "wrong field type",
+        to_vec(&doc! { "$type": "Note", "text": 5i32 }),
+    ));
+    cases.push((
+        "missing required field",
+        to_vec(&doc! { "$type": "Inner", "label": "x" }),
+    ));
+    cases.push(("int out of range for u8", {
+        let mut d = scalars();
+        d.insert("u8v", 256i32);
+        to_vec(&d)
+    }));
+    cases.push(("uuid of the wrong length", {
+        let mut d = scalars();
+        d.insert(
+            "id",
+            Bson::Binary(Binary {
+                subtype: BinarySubtype::Uuid,
+                bytes: vec![1, 2, 3],
+            }),
+        );
+        to_vec(&d)
+    }));
+    cases.push((
+        "bad enum value",
+        to_vec(&doc! { "$type": "Optionals", "mood": "angry" }),
+    ));
+    cases.push(("no $type", to_vec(&doc! { "text": "abc" })));
+    cases.push((
+        "$type not first",
+        to_vec(&doc! { "text": "abc", "$type": "Note" }),
+    ));
+    cases.push(("list of the wrong items", {
+        let mut d = nested();
+        d.insert("grid", vec![Bson::String("x".into())]);
+        to_vec(&d)
+    }));
+    cases.push(("any without $type", {
+        let mut d = scalars();
+        d.insert("extra", doc! { "text": "x" });
+        to_vec(&d)
+    }));
+    cases.push(("bool that is not 0 or 1", {
+        let mut b = to_vec(&doc! { "$type": "Optionals", "b": true });
+        let at = b.len() - 2;
+        b[at] = 7;
+        b
+    }));
+    let inputs: Vec<Vec<u8>> = cases.iter().map(|(_, b)| b.clone()).collect();
+    let got = decode_in_as("malformed", &inputs);
+    for ((name, _), (status, _)) in cases.iter().zip(&got) {
+        assert_eq!(*status, 0, "{name}: rejected");
+    }
+}
