@@ -25,12 +25,20 @@ fn main() {
     let runs = 7;
     let dir = std::env::temp_dir().join(format!("othc-gen-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    for (shape, src) in [("schemas", shapes::schemas(10_000)), ("objects", shapes::objects(10_000))] {
+    for (shape, src) in [
+        ("schemas", shapes::schemas(10_000)),
+        ("objects", shapes::objects(10_000)),
+    ] {
         let mut loader = MemoryLoader::new();
         loader.add("big.oth", src.clone());
-        let c = othc::compile(&loader, &[PathBuf::from("big.oth")], &Default::default()).expect("loads");
+        let c = othc::compile(&loader, &[PathBuf::from("big.oth")], &Default::default())
+            .expect("loads");
         assert!(!c.front.diags.has_errors());
-        let text = &c.front.sources.get(c.front.program.module(c.front.program.roots[0]).file).text;
+        let text = &c
+            .front
+            .sources
+            .get(c.front.program.module(c.front.program.roots[0]).file)
+            .text;
         let mut times = Vec::new();
         let mut size = 0;
         for _ in 0..runs {
@@ -52,7 +60,11 @@ fn main() {
                 .arg(&dir)
                 .output()
                 .expect("othc runs");
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             walls.push(t.elapsed());
         }
         println!(

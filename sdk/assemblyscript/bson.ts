@@ -20,14 +20,32 @@ export const NULL: u8 = 0x0a
 export const INT32: u8 = 0x10
 export const INT64: u8 = 0x12
 
+/** A writer's buffers, kept for the next writer once one finishes. */
+let spareBuf: Uint8Array | null = null
+let spareStarts: Array<i32> | null = null
+let spareIndex: Array<i32> | null = null
+
 /** Writes one document; nested documents and arrays are begun and ended. */
 export class BsonWriter {
-  private buf: Uint8Array = new Uint8Array(128)
+  private buf: Uint8Array
   private len: i32 = 0
-  private starts: Array<i32> = new Array<i32>()
-  private index: Array<i32> = new Array<i32>()
+  private starts: Array<i32>
+  private index: Array<i32>
 
   constructor() {
+    // Reuse the buffers of the last finished writer: encoding a message
+    // then allocates only its result.
+    const buf = spareBuf
+    const starts = spareStarts
+    const index = spareIndex
+    spareBuf = null
+    spareStarts = null
+    spareIndex = null
+    this.buf = buf != null ? buf : new Uint8Array(512)
+    this.starts = starts != null ? starts : new Array<i32>()
+    this.index = index != null ? index : new Array<i32>()
+    this.starts.length = 0
+    this.index.length = 0
     this.open()
   }
 
@@ -65,8 +83,34 @@ export class BsonWriter {
     this.len += n
   }
 
+  /** UTF-8 straight into the buffer, no intermediate copy; returns its length. */
+  private utf8(s: string): i32 {
+    const n = String.UTF8.byteLength(s, false)
+    this.ensure(n)
+    String.UTF8.encodeUnsafe(changetype<usize>(s), s.length, this.buf.dataStart + <usize>this.len, false)
+    this.len += n
+    return n
+  }
+
   private cstring(s: string): void {
-    this.bytes(String.UTF8.encode(s, false))
+    this.utf8(s)
+    this.u8(0)
+  }
+
+  /** An array index as a key: its decimal digits, then NUL. */
+  private indexKey(i: i32): void {
+    if (i < 10) {
+      this.u8(<u8>(48 + i))
+    } else {
+      let digits = 0
+      for (let v = i; v > 0; v /= 10) digits++
+      this.ensure(digits)
+      let at = this.len + digits - 1
+      for (let v = i; v > 0; v /= 10) {
+        this.buf[at--] = <u8>(48 + (v % 10))
+      }
+      this.len += digits
+    }
     this.u8(0)
   }
 
@@ -81,7 +125,7 @@ export class BsonWriter {
     this.u8(type)
     if (key == null) {
       const i = this.index.length - 1
-      this.cstring(this.index[i].toString())
+      this.indexKey(this.index[i])
       this.index[i] = this.index[i] + 1
     } else {
       this.cstring(key)
@@ -100,10 +144,11 @@ export class BsonWriter {
 
   string(key: string | null, v: string): void {
     this.key(STRING, key)
-    const utf8 = String.UTF8.encode(v, false)
-    this.i32le(utf8.byteLength + 1)
-    this.bytes(utf8)
+    const at = this.len
+    this.i32le(0)
+    const n = this.utf8(v)
     this.u8(0)
+    store<i32>(this.buf.dataStart + <usize>at, n + 1)
   }
 
   int32(key: string | null, v: i32): void {
@@ -163,6 +208,9 @@ export class BsonWriter {
     while (this.starts.length > 0) this.end()
     const out = new ArrayBuffer(this.len)
     memory.copy(changetype<usize>(out), this.buf.dataStart, <usize>this.len)
+    spareBuf = this.buf
+    spareStarts = this.starts
+    spareIndex = this.index
     return out
   }
 }

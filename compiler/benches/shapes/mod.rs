@@ -57,4 +57,3 @@ pub fn image(n: usize) -> String {
     s.push_str("}\n");
     s
 }
-

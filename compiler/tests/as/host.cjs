@@ -4,6 +4,8 @@
 //
 //   node host.cjs MODULE.wasm decode IN_DIR OUT_DIR   each IN_DIR/*.bin → OUT_DIR/*.out
 //   node host.cjs MODULE.wasm make OUT_DIR            each make(i) → OUT_DIR/i.out
+//   node host.cjs MODULE.wasm bench N OUT_FILE        benchEncode(N), benchDecode(N):
+//                                                     ns per operation as JSON, bytes to OUT_FILE
 //
 // An .out file is one status byte, then the output bytes. A trap is reported
 // and exits 1.
@@ -57,6 +59,20 @@ try {
       x.make(i)
       fs.writeFileSync(path.join(outDir, `${i}.out`), output(1))
     }
+  } else if (mode === "bench") {
+    const [n, outFile] = [Number(dirs[0]), dirs[1]]
+    // Warm up, then time.
+    x.benchEncode(n / 10)
+    x.benchDecode(n / 10)
+    let t = process.hrtime.bigint()
+    x.benchEncode(n)
+    const encode = Number(process.hrtime.bigint() - t) / n
+    t = process.hrtime.bigint()
+    const ok = x.benchDecode(n)
+    const decode = Number(process.hrtime.bigint() - t) / n
+    if (ok !== n) throw new Error(`only ${ok} of ${n} decodes succeeded`)
+    fs.writeFileSync(outFile, output(1))
+    console.log(JSON.stringify({ encode_ns: encode, decode_ns: decode }))
   } else {
     throw new Error(`unknown mode ${mode}`)
   }

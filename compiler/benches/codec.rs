@@ -1,0 +1,129 @@
+//! The AssemblyScript BSON codec beside the Rust `bson` crate, on the same
+//! ~1 KB message (nested messages, lists, a map), in the same run: ns per
+//! encode and decode, and the ratio AS / Rust (goal: within 3×).
+//!
+//! The AS side (`benches/as/codec.ts` with the bindings of
+//! `fixtures/codegen/everything.oth`) runs in node's WebAssembly engine
+//! (`tests/as/host.cjs`) until runtime-min brings wasmtime (issue 6). The
+//! bench first checks that both sides write the same bytes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use bson::{Document, doc};
+use othc::backends::assemblyscript;
+use othc::loader::Loader;
+use othc::model::FileIx;
+use othc::toolchain::{self, Profile};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+struct RootLoader;
+
+impl Loader for RootLoader {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(root().join(path))
+    }
+}
+
+fn value() -> Document {
+    let inners: Vec<Document> = (0..8)
+        .map(|i| doc! { "label": format!("guest number {i}"), "default": i })
+        .collect();
+    let grid: Vec<Vec<i32>> = (0..4)
+        .map(|r| (0..10).map(|c| r * 10 + c).collect())
+        .collect();
+    let mut by_name = Document::new();
+    for i in 0..6 {
+        by_name.insert(format!("key{i}"), doc! { "label": "by name", "default": i });
+    }
+    doc! {
+        "$type": "Nested",
+        "inner": { "label": "the inner one", "default": 1 },
+        "inners": inners,
+        "grid": grid,
+        "byName": by_name,
+        "tags": { "greek": ["alpha", "beta", "gamma", "delta", "epsilon"] },
+        "moods": ["busy", "calm", "calm", "calm", "calm", "calm"],
+        "anything": [{ "$type": "Note", "text": "a note carried in an any field" }],
+    }
+}
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("othc-codec-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rel = PathBuf::from("fixtures/codegen/everything.oth");
+    let c = othc::compile(&RootLoader, std::slice::from_ref(&rel), &Default::default()).unwrap();
+    let module = c.front.program.module(c.front.program.roots[0]);
+    let g = assemblyscript::generate(
+        &c.checked.model,
+        FileIx(0),
+        &c.front.sources.get(module.file).text,
+    );
+    std::fs::write(dir.join(&g.file_name), g.text).unwrap();
+    let entry = dir.join("codec.ts");
+    std::fs::copy(root().join("compiler/benches/as/codec.ts"), &entry).unwrap();
+    let wasm = toolchain::compile(&entry, &dir.join("build"), Profile::Release)
+        .unwrap_or_else(|e| panic!("asc failed:\n{}", e.output));
+    let wasm_path = dir.join("codec.wasm");
+    std::fs::write(&wasm_path, wasm).unwrap();
+
+    let n = 200_000u32;
+    let v = value();
+    let bytes = bson::to_vec(&v).unwrap();
+    let mut sink = 0usize;
+    for _ in 0..n / 10 {
+        sink += bson::to_vec(&v).unwrap().len();
+    }
+    let t = Instant::now();
+    for _ in 0..n {
+        sink += bson::to_vec(std::hint::black_box(&v)).unwrap().len();
+    }
+    let rust_encode = t.elapsed().as_nanos() as f64 / n as f64;
+    let t = Instant::now();
+    for _ in 0..n {
+        let d: Document = bson::from_slice(std::hint::black_box(&bytes)).unwrap();
+        sink += d.len();
+    }
+    let rust_decode = t.elapsed().as_nanos() as f64 / n as f64;
+    std::hint::black_box(sink);
+
+    let out_file = dir.join("as.out");
+    let out = Command::new("node")
+        .arg(root().join("compiler/tests/as/host.cjs"))
+        .arg(&wasm_path)
+        .args(["bench", &n.to_string()])
+        .arg(&out_file)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let timings: serde_json::Value = serde_json::from_slice(&out.stdout).expect("timings");
+    let as_bytes = std::fs::read(&out_file).unwrap();
+    assert_eq!(
+        &as_bytes[1..],
+        &bytes[..],
+        "both codecs write the same bytes"
+    );
+    let as_encode = timings["encode_ns"].as_f64().unwrap();
+    let as_decode = timings["decode_ns"].as_f64().unwrap();
+    println!("a {}-byte message, {n} times each", bytes.len());
+    println!(
+        "  encode: AS {as_encode:>8.0} ns   Rust bson {rust_encode:>8.0} ns   ratio {:.2}",
+        as_encode / rust_encode
+    );
+    println!(
+        "  decode: AS {as_decode:>8.0} ns   Rust bson {rust_decode:>8.0} ns   ratio {:.2}  (AS decodes into the generated class, Rust into a Document)",
+        as_decode / rust_decode
+    );
+    println!(
+        "  goal: within 3×; the AS side runs in node's engine (wasmtime arrives with runtime-min)"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
