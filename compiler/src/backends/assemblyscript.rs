@@ -41,21 +41,74 @@ struct MessageView {
     name: String,
     wire: String,
     doc: Vec<String>,
-    fields: Vec<FieldView>,
+    /// The blocks of the class body, each a run of whole, indented lines:
+    /// a message has many fields, and one string per block keeps rendering
+    /// large files fast.
+    fields: String,
+    write: String,
+    read_locals: String,
+    read_cases: String,
+    read_checks: String,
 }
 
-#[derive(Serialize)]
+/// One field, before its lines are joined into the blocks of its message.
 struct FieldView {
     name: String,
     doc: Vec<String>,
     ty: String,
     init: String,
     optional: bool,
-    key: String,
     /// Statements writing the field into writer `w`.
     write: Vec<String>,
     /// Statements reading it from the current element of reader `r` into `m`.
     read: Vec<String>,
+    key: String,
+}
+
+/// Joins lines, each indented by `indent` spaces and ended by a newline.
+fn block(lines: impl IntoIterator<Item = String>, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&pad);
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+impl MessageView {
+    fn new(name: String, wire: String, doc: Vec<String>, fields: Vec<FieldView>) -> MessageView {
+        let decls = fields.iter().flat_map(|f| {
+            f.doc
+                .iter()
+                .map(|d| format!("/// {d}"))
+                .chain([format!("{}: {} = {}", f.name, f.ty, f.init)])
+                .collect::<Vec<_>>()
+        });
+        let write = fields.iter().flat_map(|f| f.write.clone());
+        let locals = fields
+            .iter()
+            .filter(|f| !f.optional)
+            .map(|f| format!("let has_{} = false", f.name));
+        let cases = fields
+            .iter()
+            .map(|f| format!("if (k == {}) {{ {}; continue }}", f.key, f.read.join("; ")));
+        let checks = fields
+            .iter()
+            .filter(|f| !f.optional)
+            .map(|f| format!("if (!has_{}) r.fail()", f.name));
+        MessageView {
+            name,
+            wire,
+            doc,
+            fields: block(decls, 2),
+            write: block(write, 4),
+            read_locals: block(locals, 4),
+            read_cases: block(cases, 6),
+            read_checks: block(checks, 4),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -325,11 +378,11 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
     for t in types {
         let def = model.ty(t);
         match &def.kind {
-            TypeKind::Message { fields } => messages.push(MessageView {
-                name: type_name(&def.name),
-                wire: string_literal(&def.name),
-                doc: doc_lines(&def.doc),
-                fields: fields
+            TypeKind::Message { fields } => messages.push(MessageView::new(
+                type_name(&def.name),
+                string_literal(&def.name),
+                doc_lines(&def.doc),
+                fields
                     .iter()
                     .map(|f| {
                         let boxed = f.optional && !as_types::nullable(model, &f.ty);
@@ -340,24 +393,23 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
                         let base = as_types::as_type(model, &f.ty);
                         let (write, read) = match (f.optional, boxed) {
                             (false, _) => (
-                                vec![format!("const v = this.{name}"), write],
+                                vec![helpers.write(model, &f.ty, &key, &format!("this.{name}"))],
                                 vec![format!("m.{name} = {read}"), format!("has_{name} = true")],
                             ),
                             (true, false) => (
                                 vec![
-                                    format!("const v = this.{name}"),
-                                    "if (v != null) {".into(),
-                                    format!("  {write}"),
+                                    "{".into(),
+                                    format!("  const v = this.{name}"),
+                                    format!("  if (v != null) {write}"),
                                     "}".into(),
                                 ],
                                 vec![format!("if (!r.isNull()) m.{name} = {read}")],
                             ),
                             (true, true) => (
                                 vec![
-                                    format!("const o = this.{name}"),
-                                    "if (o != null) {".into(),
-                                    "  const v = o.value".into(),
-                                    format!("  {write}"),
+                                    "{".into(),
+                                    format!("  const o = this.{name}"),
+                                    format!("  if (o != null) {{ const v = o.value; {write} }}"),
                                     "}".into(),
                                 ],
                                 vec![format!(
@@ -381,7 +433,7 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
                         }
                     })
                     .collect(),
-            }),
+            )),
             TypeKind::Enum { values } => enums.push(EnumView {
                 name: type_name(&def.name),
                 doc: doc_lines(&def.doc),

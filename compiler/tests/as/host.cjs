@@ -4,6 +4,8 @@
 //
 //   node host.cjs MODULE.wasm decode IN_DIR OUT_DIR   each IN_DIR/*.bin → OUT_DIR/*.out
 //   node host.cjs MODULE.wasm make OUT_DIR            each make(i) → OUT_DIR/i.out
+//   node host.cjs MODULE.wasm serve REQUESTS.json       each request to othismo_serve;
+//                                                     prints the answer/fail calls as JSON lines
 //   node host.cjs MODULE.wasm bench N OUT_FILE        benchEncode(N), benchDecode(N):
 //                                                     ns per operation as JSON, bytes to OUT_FILE
 //
@@ -22,6 +24,16 @@ function readString(ptr) {
   return Buffer.from(mem.slice(ptr, ptr + len)).toString("utf16le")
 }
 const unexpected = (name) => () => { throw new Error(`host call ${name} was not expected`) }
+const calls = []
+const bytesAt = (ptr, len) => Buffer.from(new Uint8Array(instance.exports.memory.buffer, ptr, len))
+const serving = {
+  answer(id, done, tp, tl, dp, dl) {
+    calls.push({ id, call: "answer", done, type: bytesAt(tp, tl).toString(), text: bytesAt(dp, dl).toString() })
+  },
+  fail(id, errno, cp, cl, dp, dl) {
+    calls.push({ id, call: "fail", errno, code: bytesAt(cp, cl).toString() })
+  },
+}
 const imports = {
   env: {
     abort(msg, file, line, col) {
@@ -29,7 +41,10 @@ const imports = {
     },
   },
   othismo: Object.fromEntries(
-    ["request", "cancel", "answer", "fail", "forward", "bind", "unmount", "expose"].map((n) => [n, unexpected(n)]),
+    ["request", "cancel", "answer", "fail", "forward", "bind", "unmount", "expose"].map((n) => [
+      n,
+      mode === "serve" && serving[n] ? serving[n] : unexpected(n),
+    ]),
   ),
 }
 instance = new WebAssembly.Instance(wasmModule, imports)
@@ -59,6 +74,24 @@ try {
       x.make(i)
       fs.writeFileSync(path.join(outDir, `${i}.out`), output(1))
     }
+  } else if (mode === "serve") {
+    // The runtime's side of a delivery: each string and byte run goes into
+    // a buffer from othismo_alloc.
+    const put = (bytes) => {
+      if (bytes.length === 0) return [0, 0]
+      const ptr = x.othismo_alloc(bytes.length)
+      new Uint8Array(x.memory.buffer, ptr, bytes.length).set(bytes)
+      return [ptr, bytes.length]
+    }
+    x.othismo_start()
+    const requests = JSON.parse(fs.readFileSync(dirs[0], "utf8"))
+    requests.forEach((r, i) => {
+      const [pp, pl] = put(Buffer.from(r.path))
+      const [tp, tl] = r.type === undefined ? [0, 0] : put(Buffer.from(r.type))
+      const [dp, dl] = r.data === undefined ? [0, 0] : put(Buffer.from(r.data))
+      x.othismo_serve(i + 1, r.verb, r.flags || 0, pp, pl, tp, tl, dp, dl)
+    })
+    for (const c of calls) console.log(JSON.stringify(c))
   } else if (mode === "bench") {
     const [n, outFile] = [Number(dirs[0]), dirs[1]]
     // Warm up, then time.

@@ -1,0 +1,191 @@
+//! Generated servers route by verb and path (a literal before `{name}`
+//! before `**`), decode what their entries take, and answer `not_found`,
+//! `not_supported`, `unsupported_type` and `invalid` themselves. A server
+//! built on the generated `KitchenServer` (`tests/as/routing.ts`) is sent
+//! requests through the real exports (`othismo_alloc`, `othismo_serve`) in a
+//! node host, which records every `answer` and `fail` call.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bson::doc;
+use othc::backends::assemblyscript;
+use othc::loader::Loader;
+use othc::model::FileIx;
+use othc::toolchain::{self, Profile};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+struct RootLoader;
+
+impl Loader for RootLoader {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(root().join(path))
+    }
+}
+
+fn build(dir: &Path) -> PathBuf {
+    let rel = PathBuf::from("fixtures/codegen/everything.oth");
+    let c = othc::compile(&RootLoader, std::slice::from_ref(&rel), &Default::default()).unwrap();
+    let module = c.front.program.module(c.front.program.roots[0]);
+    let g = assemblyscript::generate(
+        &c.checked.model,
+        FileIx(0),
+        &c.front.sources.get(module.file).text,
+    );
+    std::fs::write(dir.join(&g.file_name), g.text).unwrap();
+    let entry = dir.join("routing.ts");
+    std::fs::copy(root().join("compiler/tests/as/routing.ts"), &entry).unwrap();
+    let wasm = toolchain::compile(&entry, &dir.join("build"), Profile::Debug)
+        .unwrap_or_else(|e| panic!("asc failed:\n{}", e.output));
+    let path = dir.join("routing.wasm");
+    std::fs::write(&path, wasm).unwrap();
+    path
+}
+
+#[test]
+fn generated_servers_route_and_answer_errors_themselves() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_routing");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let wasm = build(&dir);
+    let note = bson::to_vec(&doc! { "$type": "Note", "text": "hi" }).unwrap();
+    let nested = bson::to_vec(&doc! {
+        "$type": "Nested", "inner": { "label": "in", "default": 0 }, "inners": [], "grid": [],
+        "byName": {}, "tags": {}, "moods": [], "anything": [],
+    })
+    .unwrap();
+    let (read, write, remove, stat) = (1, 5, 7, 4);
+    let bson_ct = "application/bson";
+    // (verb, path, payload type, payload bytes) → what the server answers.
+    let cases: Vec<(i32, &str, Option<&str>, Vec<u8>, &str)> = vec![
+        (read, "/", None, vec![], "answer read"),
+        (read, "/items/7", None, vec![], "answer readItems 7"),
+        (
+            read,
+            "/items/special",
+            None,
+            vec![],
+            "answer readItemsSpecial",
+        ),
+        (read, "/files/a/b", None, vec![], "answer readFiles /a/b"),
+        (read, "/files", None, vec![], "answer readFiles /"),
+        (
+            write,
+            "/items/7",
+            Some(bson_ct),
+            note.clone(),
+            "answer writeItemsWithNote 7 hi",
+        ),
+        (
+            write,
+            "/items/8",
+            Some(bson_ct),
+            nested,
+            "answer writeItemsWithNested 8 in",
+        ),
+        (
+            remove,
+            "/items/7/tags/red",
+            None,
+            vec![],
+            "answer removeItemsTags 7 red",
+        ),
+        (
+            write,
+            "/raw",
+            Some("text/markdown"),
+            b"# hi".to_vec(),
+            "answer writeRaw text/markdown",
+        ),
+        (
+            write,
+            "/raw",
+            Some("image/png"),
+            vec![1],
+            "fail 6 unsupported_type",
+        ),
+        (
+            write,
+            "/items/7",
+            Some("text/plain"),
+            b"hi".to_vec(),
+            "fail 6 unsupported_type",
+        ),
+        (
+            write,
+            "/items/7",
+            Some(bson_ct),
+            vec![5, 0, 0, 0, 0],
+            "fail 4 invalid",
+        ),
+        (write, "/items/7", None, vec![], "fail 6 unsupported_type"),
+        (
+            read,
+            "/",
+            Some("text/plain"),
+            b"x".to_vec(),
+            "fail 6 unsupported_type",
+        ),
+        (stat, "/items/7", None, vec![], "fail 2 not_supported"),
+        (read, "/nothing/here", None, vec![], "fail 1 not_found"),
+        (write, "/config", Some(bson_ct), note, "fail 4 invalid"),
+        (read, "/feed", None, vec![], "fail 2 not_supported"),
+        // A stream: two answers, the last one done.
+        (
+            read,
+            "/ticks",
+            None,
+            vec![],
+            "answer tick 1 (more) | answer tick 2",
+        ),
+    ];
+    let requests: Vec<serde_json::Value> = cases
+        .iter()
+        .map(|(verb, path, ty, data, _)| {
+            let mut r = serde_json::json!({ "verb": verb, "path": path });
+            if let Some(t) = ty {
+                r["type"] = serde_json::json!(t);
+                r["data"] = serde_json::json!(data);
+            }
+            r
+        })
+        .collect();
+    let file = dir.join("requests.json");
+    std::fs::write(&file, serde_json::to_string(&requests).unwrap()).unwrap();
+    let out = Command::new("node")
+        .arg(root().join("compiler/tests/as/host.cjs"))
+        .arg(&wasm)
+        .arg("serve")
+        .arg(&file)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let calls: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (i, (verb, path, _, _, want)) in cases.iter().enumerate() {
+        let id = i as u64 + 1;
+        let got: Vec<String> = calls
+            .iter()
+            .filter(|c| c["id"] == id)
+            .map(|c| match c["call"].as_str() {
+                // An answer that is not the last says so.
+                Some("answer") if c["done"] == 0 => {
+                    format!("answer {} (more)", c["text"].as_str().unwrap_or(""))
+                }
+                Some("answer") => format!("answer {}", c["text"].as_str().unwrap_or("")),
+                _ => format!("fail {} {}", c["errno"], c["code"].as_str().unwrap_or("")),
+            })
+            .collect();
+        let want: Vec<&str> = want.split(" | ").collect();
+        assert_eq!(got, want, "request {id}: verb {verb} {path}");
+    }
+}
