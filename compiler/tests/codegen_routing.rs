@@ -45,6 +45,9 @@ fn build(dir: &Path) -> PathBuf {
     path
 }
 
+/// (verb, path, payload type, payload bytes) → what the server answers.
+type Case<'a> = (i32, &'a str, Option<&'a str>, Vec<u8>, &'a str);
+
 #[test]
 fn generated_servers_route_and_answer_errors_themselves() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_routing");
@@ -59,8 +62,7 @@ fn generated_servers_route_and_answer_errors_themselves() {
     .unwrap();
     let (read, write, remove, stat) = (1, 5, 7, 4);
     let bson_ct = "application/bson";
-    // (verb, path, payload type, payload bytes) → what the server answers.
-    let cases: Vec<(i32, &str, Option<&str>, Vec<u8>, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (read, "/", None, vec![], "answer read"),
         (read, "/items/7", None, vec![], "answer readItems 7"),
         (
