@@ -6,8 +6,6 @@
 //   node host.cjs MODULE.wasm make OUT_DIR            each make(i) → OUT_DIR/i.out
 //   node host.cjs MODULE.wasm serve REQUESTS.json       each request to othismo_serve;
 //                                                     prints the answer/fail calls as JSON lines
-//   node host.cjs MODULE.wasm bench N OUT_FILE        benchEncode(N), benchDecode(N):
-//                                                     ns per operation as JSON, bytes to OUT_FILE
 //
 // An .out file is one status byte, then the output bytes. A trap is reported
 // and exits 1.
@@ -92,20 +90,6 @@ try {
       x.othismo_serve(i + 1, r.verb, r.flags || 0, pp, pl, tp, tl, dp, dl)
     })
     for (const c of calls) console.log(JSON.stringify(c))
-  } else if (mode === "bench") {
-    const [n, outFile] = [Number(dirs[0]), dirs[1]]
-    // Warm up, then time.
-    x.benchEncode(n / 10)
-    x.benchDecode(n / 10)
-    let t = process.hrtime.bigint()
-    x.benchEncode(n)
-    const encode = Number(process.hrtime.bigint() - t) / n
-    t = process.hrtime.bigint()
-    const ok = x.benchDecode(n)
-    const decode = Number(process.hrtime.bigint() - t) / n
-    if (ok !== n) throw new Error(`only ${ok} of ${n} decodes succeeded`)
-    fs.writeFileSync(outFile, output(1))
-    console.log(JSON.stringify({ encode_ns: encode, decode_ns: decode }))
   } else {
     throw new Error(`unknown mode ${mode}`)
   }
