@@ -9,6 +9,7 @@ pub mod diagnostics;
 pub mod formats;
 pub mod loader;
 pub mod model;
+pub mod printer;
 pub mod resolve;
 pub mod source;
 pub mod toolchain;

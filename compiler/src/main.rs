@@ -17,6 +17,7 @@ fn main() -> ExitCode {
     let status = match cli.command {
         cli::Command::Check(args) => cli::check::run(args),
         cli::Command::Gen(args) => cli::generate::run(args),
+        cli::Command::Fmt(args) => cli::fmt::run(args),
         cli::Command::Explain(args) => cli::explain::run(args),
     };
     ExitCode::from(status)

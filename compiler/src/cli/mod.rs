@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod explain;
+pub mod fmt;
 pub mod fs;
 pub mod generate;
 
@@ -40,6 +41,11 @@ pub enum Command {
     /// into `-o DIR`): message classes, a server base class per object, a
     /// client per need. The file is checked first; errors stop it.
     Gen(generate::GenArgs),
+    /// Rewrite .oth files in the canonical layout, keeping comments
+    ///
+    /// With --check, change nothing and exit 1 if a file would change. A file
+    /// that does not parse is never rewritten.
+    Fmt(fmt::FmtArgs),
     /// Explain an error or warning code, with a wrong and a fixed example
     ///
     /// Prints the code's page of the book. Without a code, lists them all.

@@ -1,0 +1,657 @@
+//! The canonical printer: one formatting of every construct. `othc fmt`
+//! prints files with it (keeping comments), and `othc build` prints the
+//! header sections of modules with it, so the two always agree.
+//!
+//! The format: two-space indents; items separated by one blank line (runs of
+//! imports by none); entry types aligned in a column after the longest path
+//! of their block; an instance with one wire on one line, with more in a
+//! block with the sources aligned; values on one line when they fit in 80
+//! columns. Content types are kept as written. Comments stay before the
+//! construct they precede, or at the end of the line they end; a blank line
+//! between entries or image parts is kept (one at most).
+
+use oth_syntax::Span;
+use oth_syntax::ast::bson;
+use oth_syntax::ast::{self, *};
+use oth_syntax::{SyntaxError, Trivia, TriviaKind};
+
+/// Plain comments of a file (not docs: those are in the trees), in order.
+struct Comments<'a> {
+    list: Vec<(Span, String)>,
+    next: usize,
+    src: &'a str,
+    offset: usize,
+}
+
+impl<'a> Comments<'a> {
+    fn new(src: &'a str, offset: usize, trivia: &[Trivia]) -> Comments<'a> {
+        Comments {
+            list: trivia
+                .iter()
+                .filter(|t| t.kind == TriviaKind::Comment)
+                .map(|t| (t.span, t.text.clone()))
+                .collect(),
+            next: 0,
+            src,
+            offset,
+        }
+    }
+
+    fn none() -> Comments<'static> {
+        Comments {
+            list: Vec::new(),
+            next: 0,
+            src: "",
+            offset: 0,
+        }
+    }
+
+    fn text(&self, from: usize, to: usize) -> &str {
+        let (a, b) = (
+            from.saturating_sub(self.offset),
+            to.saturating_sub(self.offset),
+        );
+        self.src.get(a.min(b)..b).unwrap_or("")
+    }
+}
+
+pub struct Printer<'a> {
+    out: String,
+    indent: usize,
+    comments: Comments<'a>,
+    /// Where the last printed construct ended in the source.
+    last_end: Option<usize>,
+}
+
+/// Why a file could not be formatted: it does not parse.
+pub struct Unformattable {
+    pub errors: Vec<SyntaxError>,
+}
+
+/// Formats a whole `.oth` file, keeping its comments.
+pub fn format_file(src: &str) -> Result<String, Unformattable> {
+    let parsed = oth_syntax::parse_file(src);
+    let mut errors: Vec<SyntaxError> = parsed
+        .errors
+        .into_iter()
+        .filter(|e| !e.is_warning())
+        .collect();
+    // Schema bodies are parsed here too: their comments are theirs.
+    let mut blocks = Vec::new();
+    for item in &parsed.tree.items {
+        if let Item::Schemas(s) = item {
+            let b = oth_syntax::parse_bson(&s.body, s.body_offset);
+            errors.extend(b.errors.iter().filter(|e| !e.is_warning()).cloned());
+            blocks.push(b);
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Unformattable { errors });
+    }
+    let mut trivia = parsed.trivia;
+    for b in &blocks {
+        trivia.extend(b.trivia.iter().cloned());
+    }
+    trivia.sort_by_key(|t| t.span.start);
+    let mut p = Printer {
+        out: String::new(),
+        indent: 0,
+        comments: Comments::new(src, 0, &trivia),
+        last_end: None,
+    };
+    let mut bodies = blocks.iter().map(|b| &b.tree);
+    p.file(&parsed.tree, &mut || bodies.next().cloned());
+    p.flush_comments(usize::MAX);
+    Ok(p.finish())
+}
+
+impl Printer<'static> {
+    /// A printer for text that has no source (a module's header sections).
+    pub fn plain() -> Printer<'static> {
+        Printer {
+            out: String::new(),
+            indent: 0,
+            comments: Comments::none(),
+            last_end: None,
+        }
+    }
+}
+
+impl Printer<'_> {
+    pub fn finish(mut self) -> String {
+        while self.out.ends_with("\n\n") {
+            self.out.pop();
+        }
+        if !self.out.is_empty() && !self.out.ends_with('\n') {
+            self.out.push('\n');
+        }
+        self.out
+    }
+
+    fn line(&mut self, s: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn blank(&mut self) {
+        if !self.out.is_empty() && !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
+            self.out.push('\n');
+        }
+    }
+
+    /// Comments that start before `pos`, each on its own line; one on the
+    /// line where the last construct ended stays at the end of that line.
+    fn flush_comments(&mut self, pos: usize) {
+        while let Some((span, text)) = self.comments.list.get(self.comments.next).cloned() {
+            if span.start >= pos {
+                break;
+            }
+            self.comments.next += 1;
+            let trailing = self.last_end.is_some_and(|end| {
+                end <= span.start && !self.comments.text(end, span.start).contains('\n')
+            });
+            if trailing && self.out.ends_with('\n') {
+                self.out.pop();
+                self.out.push_str(&format!("  #{text}\n"));
+            } else {
+                self.line(&format!("#{text}"));
+            }
+            self.last_end = Some(span.end);
+            // A blank line after a comment, where the source had one.
+            let next = self
+                .comments
+                .list
+                .get(self.comments.next)
+                .map_or(pos, |(s, _)| s.start.min(pos));
+            if next != usize::MAX && self.comments.text(span.end, next).matches('\n').count() > 1 {
+                self.blank();
+            }
+        }
+    }
+
+    /// Starts a construct at `span` (its doc, if any, first): comments
+    /// before it, and a blank line if the source had one (`keep_blank`).
+    fn start(&mut self, span: Span, doc: &Option<Doc>, keep_blank: bool) {
+        let at = doc
+            .as_ref()
+            .map_or(span.start, |d| d.span.start.min(span.start));
+        if keep_blank
+            && let Some(end) = self.last_end
+            && self.comments.text(end, at).matches('\n').count() > 1
+        {
+            self.blank();
+        }
+        self.flush_comments(at);
+    }
+
+    fn end(&mut self, span: Span) {
+        if span.end > 0 {
+            self.last_end = Some(span.end);
+        }
+    }
+
+    fn doc(&mut self, doc: &Option<Doc>) {
+        if let Some(d) = doc {
+            for l in d.text.lines() {
+                if l.is_empty() {
+                    self.line("##");
+                } else {
+                    self.line(&format!("## {l}"));
+                }
+            }
+        }
+    }
+
+    fn file(&mut self, f: &ast::File, bodies: &mut dyn FnMut() -> Option<bson::Block>) {
+        let mut prev_import = false;
+        for (i, item) in f.items.iter().enumerate() {
+            let is_import = matches!(item, Item::Import(_));
+            if i > 0 && !(is_import && prev_import) {
+                self.blank();
+            }
+            prev_import = is_import;
+            match item {
+                Item::Import(imp) => self.import(imp),
+                Item::Schemas(s) => {
+                    let body = bodies().unwrap_or(bson::Block { decls: Vec::new() });
+                    self.schemas(s, &body);
+                }
+                Item::Object(o) => self.object(o),
+                Item::Image(img) => self.image(img),
+                Item::Error(_) => {}
+            }
+        }
+    }
+
+    pub fn import(&mut self, imp: &Import) {
+        self.start(imp.span, &None, false);
+        let names: Vec<String> = imp
+            .names
+            .iter()
+            .map(|n| match &n.alias {
+                Some(a) => format!("{} as {}", n.name.name, a.name),
+                None => n.name.name.clone(),
+            })
+            .collect();
+        self.line(&format!(
+            "import {{ {} }} from {}",
+            names.join(", "),
+            string(&imp.from.value)
+        ));
+        self.end(imp.span);
+    }
+
+    pub fn schemas(&mut self, s: &SchemasBlock, body: &bson::Block) {
+        self.start(s.span, &s.doc, false);
+        self.doc(&s.doc);
+        let export = if s.export.is_some() { "export " } else { "" };
+        self.line(&format!("{export}schemas {} {{", s.content_type.ct.text));
+        self.indent += 1;
+        self.last_end = Some(s.body_offset);
+        self.bson_block(body);
+        self.flush_comments(s.body_offset + s.body.len());
+        self.indent -= 1;
+        self.line("}");
+        self.end(s.span);
+    }
+
+    pub fn bson_block(&mut self, b: &bson::Block) {
+        for (i, d) in b.decls.iter().enumerate() {
+            if i > 0 {
+                self.blank();
+            }
+            match d {
+                bson::Decl::Message(m) => self.message(m),
+                bson::Decl::Enum(e) => self.enumeration(e),
+                bson::Decl::Error(_) => {}
+            }
+        }
+    }
+
+    fn message(&mut self, m: &bson::Message) {
+        self.start(m.span, &m.doc, false);
+        self.doc(&m.doc);
+        let fields: Vec<&bson::Field> = m
+            .fields
+            .iter()
+            .filter_map(|f| match f {
+                bson::FieldItem::Field(f) => Some(f),
+                bson::FieldItem::Error(_) => None,
+            })
+            .collect();
+        if fields.is_empty() {
+            self.line(&format!("message {} {{}}", m.name.name));
+        } else {
+            self.line(&format!("message {} {{", m.name.name));
+            self.indent += 1;
+            for f in fields {
+                self.start(f.span, &f.doc, true);
+                self.doc(&f.doc);
+                let opt = if f.optional.is_some() { "?" } else { "" };
+                self.line(&format!("{}{opt}: {}", f.name.name, bson_type(&f.ty)));
+                self.end(f.span);
+            }
+            self.flush_comments(m.span.end.saturating_sub(1));
+            self.indent -= 1;
+            self.line("}");
+        }
+        self.end(m.span);
+    }
+
+    fn enumeration(&mut self, e: &bson::Enum) {
+        self.start(e.span, &e.doc, false);
+        self.doc(&e.doc);
+        if e.values.is_empty() {
+            self.line(&format!("enum {} {{}}", e.name.name));
+        } else {
+            self.line(&format!("enum {} {{", e.name.name));
+            self.indent += 1;
+            for v in &e.values {
+                self.start(v.span, &v.doc, true);
+                self.doc(&v.doc);
+                self.line(&v.name.name);
+                self.end(v.span);
+            }
+            self.flush_comments(e.span.end.saturating_sub(1));
+            self.indent -= 1;
+            self.line("}");
+        }
+        self.end(e.span);
+    }
+
+    pub fn object(&mut self, o: &Object) {
+        self.start(o.span, &o.doc, false);
+        self.doc(&o.doc);
+        let export = if o.export.is_some() { "export " } else { "" };
+        let native = if o.native.is_some() { "native " } else { "" };
+        let members: Vec<&ObjectMember> = o
+            .members
+            .iter()
+            .filter(|m| !matches!(m, ObjectMember::Error(_)))
+            .collect();
+        if members.is_empty() {
+            self.line(&format!("{export}{native}object {} {{}}", o.name.name));
+            self.end(o.span);
+            return;
+        }
+        self.line(&format!("{export}{native}object {} {{", o.name.name));
+        self.indent += 1;
+        for m in members {
+            match m {
+                ObjectMember::Serves(s) => {
+                    self.start(s.span, &None, true);
+                    self.entries_block("serves", &s.entries, s.span);
+                }
+                ObjectMember::Needs(n) => self.needs(n),
+                ObjectMember::Error(_) => {}
+            }
+        }
+        self.flush_comments(o.span.end.saturating_sub(1));
+        self.indent -= 1;
+        self.line("}");
+        self.end(o.span);
+    }
+
+    fn needs(&mut self, n: &Needs) {
+        self.start(n.span, &n.doc, true);
+        self.doc(&n.doc);
+        self.entries_block(&format!("needs {}", n.mount.path), &n.entries, n.span);
+    }
+
+    fn entries_block(&mut self, head: &str, entries: &[EntryItem], span: Span) {
+        let entries: Vec<&Entry> = entries
+            .iter()
+            .filter_map(|e| match e {
+                EntryItem::Entry(e) => Some(e),
+                EntryItem::Error(_) => None,
+            })
+            .collect();
+        if entries.is_empty() {
+            self.line(&format!("{head} {{}}"));
+            self.end(span);
+            return;
+        }
+        self.line(&format!("{head} {{"));
+        self.indent += 1;
+        let width = entries
+            .iter()
+            .map(|e| e.path.path.to_string().chars().count())
+            .max()
+            .unwrap_or(0);
+        for e in entries {
+            self.start(e.span, &e.doc, true);
+            self.doc(&e.doc);
+            self.line(&entry(e, width));
+            self.end(e.span);
+        }
+        self.flush_comments(span.end.saturating_sub(1));
+        self.indent -= 1;
+        self.line("}");
+        self.end(span);
+    }
+
+    pub fn image(&mut self, img: &Image) {
+        self.start(img.span, &img.doc, false);
+        self.doc(&img.doc);
+        let export = if img.export.is_some() { "export " } else { "" };
+        let parts: Vec<&ImagePart> = img
+            .parts
+            .iter()
+            .filter(|p| !matches!(p, ImagePart::Error(_)))
+            .collect();
+        if parts.is_empty() {
+            self.line(&format!("{export}image {} {{}}", img.name.name));
+            self.end(img.span);
+            return;
+        }
+        self.line(&format!("{export}image {} {{", img.name.name));
+        self.indent += 1;
+        for part in parts {
+            match part {
+                ImagePart::Slot(s) => {
+                    self.start(s.span, &s.doc, true);
+                    self.doc(&s.doc);
+                    let mut text = format!("require {} : {}", s.name.name, type_ref(&s.ty));
+                    if let Some(v) = &s.default {
+                        text.push_str(" = ");
+                        text.push_str(&value(v, self.indent, text.len()));
+                    }
+                    self.line(&text);
+                    self.end(s.span);
+                }
+                ImagePart::Instance(i) => self.instance(i),
+                ImagePart::Export(e) => {
+                    self.start(e.link.span, &None, true);
+                    self.line(&format!("export {}", link(&e.link, 0)));
+                    self.end(e.link.span);
+                }
+                ImagePart::Startup(s) => {
+                    self.start(s.span, &None, true);
+                    let mut text = format!("{} {}", s.verb.verb.as_str(), s.path.path);
+                    if let Some(p) = &s.payload {
+                        text.push(' ');
+                        let at = text.len();
+                        text.push_str(&match p {
+                            Payload::Message(v) => value(v, self.indent, at),
+                            Payload::Slot(i) => i.name.clone(),
+                            Payload::Text(t) => string(&t.value),
+                            Payload::Typed(c, t) => format!("{} {}", c.ct.text, string(&t.value)),
+                        });
+                    }
+                    self.line(&text);
+                    self.end(s.span);
+                }
+                ImagePart::Needs(n) => self.needs(n),
+                ImagePart::Error(_) => {}
+            }
+        }
+        self.flush_comments(img.span.end.saturating_sub(1));
+        self.indent -= 1;
+        self.line("}");
+        self.end(img.span);
+    }
+
+    fn instance(&mut self, i: &Instance) {
+        self.start(i.span, &i.doc, true);
+        self.doc(&i.doc);
+        let wires: Vec<(&str, &Link)> = i
+            .wiring
+            .iter()
+            .filter_map(|w| match w {
+                Wire::Mount(l) => Some(("mount", l)),
+                Wire::Bind(l) => Some(("bind", l)),
+                Wire::Error(_) => None,
+            })
+            .collect();
+        let head = format!("instance {} = {}", i.name.name, i.object.name);
+        match wires.as_slice() {
+            [] => self.line(&head),
+            [(kind, l)] => self.line(&format!("{head} {{ {kind} {} }}", link(l, 0))),
+            _ => {
+                self.line(&format!("{head} {{"));
+                self.indent += 1;
+                let width = wires
+                    .iter()
+                    .map(|(_, l)| l.to.path.to_string().chars().count())
+                    .max()
+                    .unwrap_or(0);
+                for (kind, l) in wires {
+                    self.start(l.span, &None, true);
+                    // `bind` padded to the width of `mount`: one column of paths.
+                    self.line(&format!("{kind:<5} {}", link(l, width)));
+                    self.end(l.span);
+                }
+                self.flush_comments(i.span.end.saturating_sub(1));
+                self.indent -= 1;
+                self.line("}");
+            }
+        }
+        self.end(i.span);
+    }
+}
+
+fn entry(e: &Entry, width: usize) -> String {
+    let path = e.path.path.to_string();
+    let mut s = format!(
+        "{path}{}  ",
+        " ".repeat(width.saturating_sub(path.chars().count()))
+    );
+    if e.operator.is_some() {
+        s.push_str("operator ");
+    }
+    s.push_str(e.verb.verb.as_str());
+    if !e.request.is_empty() {
+        s.push(' ');
+        s.push_str(
+            &e.request
+                .iter()
+                .map(type_ref)
+                .collect::<Vec<_>>()
+                .join(" | "),
+        );
+    }
+    if let Some(a) = &e.answer {
+        s.push_str(" -> ");
+        s.push_str(&type_ref(&a.ty));
+        if a.stream.is_some() {
+            s.push('*');
+        }
+    }
+    s
+}
+
+fn link(l: &Link, width: usize) -> String {
+    let to = l.to.path.to_string();
+    let pad = " ".repeat(width.saturating_sub(to.chars().count()));
+    let ro = if l.readonly.is_some() {
+        " readonly"
+    } else {
+        ""
+    };
+    format!("{to}{pad} {}{ro}", l.from.path)
+}
+
+pub fn type_ref(t: &TypeRef) -> String {
+    match t {
+        TypeRef::ContentType(c) => c.ct.text.clone(),
+        TypeRef::Name(n) => n.name.clone(),
+    }
+}
+
+pub fn bson_type(t: &bson::Type) -> String {
+    match &t.kind {
+        bson::TypeKind::Named(n) => n.clone(),
+        bson::TypeKind::List(i) => format!("[{}]", bson_type(i)),
+        bson::TypeKind::Map(i) => format!("{{{}}}", bson_type(i)),
+    }
+}
+
+/// A string literal, escaped as the lexer reads it back.
+pub fn string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\0' => out.push_str("\\0"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn float(f: f64) -> String {
+    let s = format!("{f:?}");
+    // The lexer wants digits on both sides of the point: `1e300` → `1.0e300`.
+    match s.find(['e', 'E']) {
+        Some(i) if !s[..i].contains('.') => format!("{}.0{}", &s[..i], &s[i..]),
+        _ if !s.contains('.') => format!("{s}.0"),
+        _ => s,
+    }
+}
+
+fn is_ident(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn key(k: &Key) -> String {
+    if k.quoted || !is_ident(&k.name) {
+        string(&k.name)
+    } else {
+        k.name.clone()
+    }
+}
+
+/// A value on one line.
+fn inline(v: &Value) -> String {
+    match &v.kind {
+        ValueKind::Str(s) => string(s),
+        ValueKind::Int(i) => i.to_string(),
+        ValueKind::Float(f) => float(*f),
+        ValueKind::Bool(b) => b.to_string(),
+        ValueKind::Null => "null".into(),
+        ValueKind::List(items) => format!(
+            "[{}]",
+            items.iter().map(inline).collect::<Vec<_>>().join(", ")
+        ),
+        ValueKind::Map(fields) if fields.is_empty() => "{}".into(),
+        ValueKind::Map(fields) => format!("{{ {} }}", fields_inline(fields)),
+        ValueKind::Message(n, fields) if fields.is_empty() => format!("{} {{}}", n.name),
+        ValueKind::Message(n, fields) => format!("{} {{ {} }}", n.name, fields_inline(fields)),
+        ValueKind::Ref(n) => n.name.clone(),
+        ValueKind::Error => "null".into(),
+    }
+}
+
+fn fields_inline(fields: &[(Key, Value)]) -> String {
+    fields
+        .iter()
+        .map(|(k, v)| format!("{}: {}", key(k), inline(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A value starting at column `col` of a line indented `indent` levels: on
+/// one line if it fits in 80 columns, else one field or item per line.
+pub fn value(v: &Value, indent: usize, col: usize) -> String {
+    let one = inline(v);
+    if indent * 2 + col + one.chars().count() <= 80 {
+        return one;
+    }
+    let pad = "  ".repeat(indent + 1);
+    let close = "  ".repeat(indent);
+    match &v.kind {
+        ValueKind::List(items) if !items.is_empty() => {
+            let lines: Vec<String> = items
+                .iter()
+                .map(|i| format!("{pad}{},", value(i, indent + 1, 0)))
+                .collect();
+            format!("[\n{}\n{close}]", lines.join("\n"))
+        }
+        ValueKind::Map(fields) | ValueKind::Message(_, fields) if !fields.is_empty() => {
+            let lines: Vec<String> = fields
+                .iter()
+                .map(|(k, val)| {
+                    let head = format!("{}: ", key(k));
+                    format!("{pad}{head}{}", value(val, indent + 1, head.len()))
+                })
+                .collect();
+            let name = match &v.kind {
+                ValueKind::Message(n, _) => format!("{} ", n.name),
+                _ => String::new(),
+            };
+            format!("{name}{{\n{}\n{close}}}", lines.join("\n"))
+        }
+        _ => one,
+    }
+}
