@@ -34,8 +34,7 @@ fn shape(src: &str) -> String {
         }
     }
     let mut out = String::with_capacity(text.len());
-    let mut lines = text.lines().peekable();
-    while let Some(l) = lines.next() {
+    for l in text.lines() {
         if l.trim_start().starts_with("body: ") || l.trim_start().starts_with("body_offset: ") {
             continue;
         }
