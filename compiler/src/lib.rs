@@ -2,8 +2,10 @@
 //! diagnostics. It does no IO: files come in through a [`loader::Loader`], and
 //! diagnostics go out as values for the caller to render.
 
+pub mod abi_check;
 pub mod asnames;
 pub mod backends;
+pub mod build;
 pub mod check;
 pub mod diagnostics;
 pub mod formats;
@@ -11,6 +13,7 @@ pub mod loader;
 pub mod model;
 pub mod printer;
 pub mod resolve;
+pub mod sections;
 pub mod source;
 pub mod toolchain;
 pub mod wasm;

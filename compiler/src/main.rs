@@ -18,6 +18,8 @@ fn main() -> ExitCode {
         cli::Command::Check(args) => cli::check::run(args),
         cli::Command::Gen(args) => cli::generate::run(args),
         cli::Command::Fmt(args) => cli::fmt::run(args),
+        cli::Command::Build(args) => cli::build::run(args),
+        cli::Command::Inspect(args) => cli::inspect::run(args),
         cli::Command::Explain(args) => cli::explain::run(args),
     };
     ExitCode::from(status)

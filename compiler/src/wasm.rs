@@ -5,6 +5,18 @@ pub const HEADER_MAGIC: &str = "# othismo header 1";
 pub const HEADER_SECTION: &str = "othismo:header";
 pub const SCHEMAS_SECTION_PREFIX: &str = "othismo:schemas:";
 
+/// The custom sections of a module: (name, size in bytes), in order.
+pub fn custom_sections(bytes: &[u8]) -> Result<Vec<(String, usize)>, String> {
+    let mut out = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        let payload = payload.map_err(|e| format!("it is not a valid WebAssembly module ({e})"))?;
+        if let wasmparser::Payload::CustomSection(section) = payload {
+            out.push((section.name().to_string(), section.data().len()));
+        }
+    }
+    Ok(out)
+}
+
 /// The module's header followed by its schema blocks, as one `.oth` text.
 pub fn header_source(bytes: &[u8]) -> Result<String, String> {
     let mut header: Option<String> = None;

@@ -150,6 +150,11 @@ fn every_code_has_a_fixture() -> Result<(), Failed> {
             expected.extend(expected_codes(&src).unwrap_or_default());
         }
     }
+    // Build fixtures (tests/build.rs): one folder per case, its `App.oth` says.
+    for f in fixtures("fixtures/build/err", true) {
+        let src = std::fs::read_to_string(root().join(&f))?;
+        expected.extend(expected_codes(&src).unwrap_or_default());
+    }
     let missing: Vec<&str> = codes::ALL
         .iter()
         .map(|i| i.id)

@@ -57,6 +57,21 @@ pub fn compile_and_report(
         }
     };
     let front = &compiled.front;
+    print_diagnostics(&front.sources, &front.diags, report);
+    if front.diags.has_errors() {
+        // The process ends soon: freeing every tree one by one would only cost time.
+        std::mem::forget(compiled);
+        return Err(EXIT_ERRORS);
+    }
+    Ok(compiled)
+}
+
+/// Prints diagnostics as `report` asks.
+pub fn print_diagnostics(
+    sources: &othc::source::SourceMap,
+    diags: &othc::Diagnostics,
+    report: &ReportArgs,
+) {
     match report.message_format {
         MessageFormat::Human => {
             let color = match report.color {
@@ -64,20 +79,14 @@ pub fn compile_and_report(
                 ColorChoice::Never => false,
                 ColorChoice::Auto => std::io::stderr().is_terminal(),
             };
-            let text = render::human(&front.sources, &front.diags, color);
+            let text = render::human(sources, diags, color);
             let _ = std::io::stderr().write_all(text.as_bytes());
         }
         MessageFormat::Json => {
-            let text = render::json(&front.sources, &front.diags);
+            let text = render::json(sources, diags);
             let _ = std::io::stdout().write_all(text.as_bytes());
         }
     }
-    if front.diags.has_errors() {
-        // The process ends soon: freeing every tree one by one would only cost time.
-        std::mem::forget(compiled);
-        return Err(EXIT_ERRORS);
-    }
-    Ok(compiled)
 }
 
 pub fn run(args: CheckArgs) -> u8 {

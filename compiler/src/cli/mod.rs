@@ -1,10 +1,12 @@
 //! The `othc` command line: argument parsing, the disk, the terminal.
 
+pub mod build;
 pub mod check;
 pub mod explain;
 pub mod fmt;
 pub mod fs;
 pub mod generate;
+pub mod inspect;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -41,11 +43,22 @@ pub enum Command {
     /// into `-o DIR`): message classes, a server base class per object, a
     /// client per need. The file is checked first; errors stop it.
     Gen(generate::GenArgs),
+    /// Compile the objects of .oth files into modules that carry their header
+    ///
+    /// For each object the files declare or their images use: generate its
+    /// bindings (E0703 when stale), compile its AssemblyScript with the pinned
+    /// compiler (installed into othc's cache on first use), check the result
+    /// against the host ABI, and embed the header and schemas as custom
+    /// sections. Unchanged modules come from the cache.
+    Build(build::BuildArgs),
     /// Rewrite .oth files in the canonical layout, keeping comments
     ///
     /// With --check, change nothing and exit 1 if a file would change. A file
     /// that does not parse is never rewritten.
     Fmt(fmt::FmtArgs),
+    /// Show what a built module says about itself: its sections, whether it
+    /// keeps the host ABI, and its header and schemas
+    Inspect(inspect::InspectArgs),
     /// Explain an error or warning code, with a wrong and a fixed example
     ///
     /// Prints the code's page of the book. Without a code, lists them all.

@@ -1,0 +1,322 @@
+//! `othc build`: compiled modules that describe themselves (abi.md §4).
+//!
+//! For each object a build compiles: its bindings are generated (or found
+//! stale, E0703), its AssemblyScript is compiled with the pinned compiler
+//! (E0701 with the compiler's output), the result is held against the host
+//! ABI (E0702), and its header and schemas are appended as custom sections.
+//! A module whose inputs are unchanged is taken from the cache; independent
+//! modules compile in parallel. Progress goes to stderr.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::Compilation;
+use crate::backends::assemblyscript;
+use crate::check::{implementation_path, objects_to_build};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use crate::model::{FileIx, ObjectId};
+use crate::toolchain::{self, Profile};
+
+pub struct Options {
+    /// Where modules (and bundles) are written.
+    pub out: PathBuf,
+    pub profile: Profile,
+    /// Where compiled modules are kept by the hash of their inputs
+    /// (`toolchain::cache_dir()/modules` by default).
+    pub cache: PathBuf,
+}
+
+impl Options {
+    pub fn new(out: PathBuf, profile: Profile) -> Options {
+        Options {
+            out,
+            profile,
+            cache: toolchain::cache_dir().join("modules"),
+        }
+    }
+}
+
+/// A module a build produced.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub object: ObjectId,
+    pub name: String,
+    pub path: PathBuf,
+    pub sha256: String,
+    /// Taken from the cache rather than compiled.
+    pub cached: bool,
+}
+
+/// A module's compiled bytes and whether they came from the cache, or the
+/// compiler's output when it failed.
+type Compiled = Result<(Vec<u8>, bool), String>;
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The hash a generated file's first line carries.
+fn bindings_hash(text: &str) -> Option<&str> {
+    let line = text.lines().next()?;
+    let start = line.find("(sha256 ")? + "(sha256 ".len();
+    line.get(start..start + 64)
+}
+
+/// Compiles every object the root files declare or instantiate.
+pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -> Vec<Built> {
+    let model = &c.checked.model;
+    let mut jobs: Vec<(ObjectId, PathBuf, String)> = Vec::new();
+    for o in objects_to_build(&c.front, &c.checked) {
+        let def = model.object(o);
+        let module = &c.front.program.modules[def.file.index()];
+        let ts = implementation_path(&module.key);
+        let at = c.checked.spans.objects[o.index()].name;
+        if !ts.is_file() {
+            diags.push(
+                Diagnostic::new(
+                    Code::E0407,
+                    format!("`{}` has no implementation", def.name),
+                    Label::new(at.file, at.span, format!("`{}` does not exist", ts.display())),
+                )
+                .with_help(format!(
+                    "write `{}` (its bindings come from `othc gen --lang as`), or mark the object `native` if the runtime provides it",
+                    ts.display()
+                )),
+            );
+            continue;
+        }
+        // The bindings beside the source: written when missing, E0703 when stale.
+        let text = &c.front.sources.get(module.file).text;
+        let generated = assemblyscript::generate(model, FileIx(def.file.0), text);
+        let dir = module
+            .key
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let bindings = dir.join(&generated.file_name);
+        match std::fs::read_to_string(&bindings) {
+            Ok(old) if old == generated.text => {}
+            Ok(old) if bindings_hash(&old) != bindings_hash(&generated.text) => {
+                diags.push(
+                    Diagnostic::new(
+                        Code::E0703,
+                        format!("the bindings of `{}` are stale", def.name),
+                        Label::new(
+                            at.file,
+                            at.span,
+                            format!(
+                                "`{}` was generated from an older version of this file",
+                                bindings.display()
+                            ),
+                        ),
+                    )
+                    .with_help(format!(
+                        "run `othc gen --lang as {}` again",
+                        module.key.display()
+                    )),
+                );
+                continue;
+            }
+            _ => {
+                eprintln!("  generating {}", bindings.display());
+                if let Err(e) = std::fs::write(&bindings, &generated.text) {
+                    diags.push(Diagnostic::new(
+                        Code::E0701,
+                        format!("cannot write the bindings `{}`: {e}", bindings.display()),
+                        Label::new(at.file, at.span, "for this object"),
+                    ));
+                    continue;
+                }
+            }
+        }
+        jobs.push((o, ts, generated.text));
+    }
+    // Compile in parallel: asc is slow, and modules are independent.
+    let results: Vec<(ObjectId, Compiled)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .map(|(o, ts, bindings)| {
+                let name = model.object(*o).name.clone();
+                scope.spawn(move || (*o, compile_cached(&name, ts, bindings, opts)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a compile thread"))
+            .collect()
+    });
+    let mut built = Vec::new();
+    for (o, result) in results {
+        let def = model.object(o);
+        let at = c.checked.spans.objects[o.index()].name;
+        let (wasm, cached) = match result {
+            Ok(r) => r,
+            Err(output) => {
+                diags.push(
+                    Diagnostic::new(
+                        Code::E0701,
+                        format!("the AssemblyScript compiler failed on `{}`", def.name),
+                        Label::new(
+                            at.file,
+                            at.span,
+                            "compiling this object's implementation failed",
+                        ),
+                    )
+                    .with_help(format!("the compiler said:\n{}", output.trim_end())),
+                );
+                continue;
+            }
+        };
+        let problems = crate::abi_check::problems(&wasm);
+        if !problems.is_empty() {
+            diags.push(
+                Diagnostic::new(
+                    Code::E0702,
+                    format!("the module of `{}` breaks the host ABI: {}", def.name, problems.join("; ")),
+                    Label::new(at.file, at.span, "its compiled module"),
+                )
+                .with_help("end the implementation with `run(server)`, and let `othc build` add the SDK's exports (do not pass your own `--lib` or exports)"),
+            );
+            continue;
+        }
+        let with_sections =
+            match crate::sections::append(&wasm, &crate::sections::sections_of(model, o)) {
+                Ok(b) => b,
+                Err(e) => {
+                    diags.push(Diagnostic::new(
+                        Code::E0702,
+                        format!(
+                            "the module of `{}` cannot carry its sections: {e}",
+                            def.name
+                        ),
+                        Label::new(at.file, at.span, "its compiled module"),
+                    ));
+                    continue;
+                }
+            };
+        let path = opts.out.join(format!("{}.wasm", def.name));
+        if let Err(e) =
+            std::fs::create_dir_all(&opts.out).and_then(|_| std::fs::write(&path, &with_sections))
+        {
+            diags.push(Diagnostic::new(
+                Code::E0701,
+                format!("cannot write `{}`: {e}", path.display()),
+                Label::new(at.file, at.span, "its compiled module"),
+            ));
+            continue;
+        }
+        eprintln!(
+            "  wrote {}{}",
+            path.display(),
+            if cached {
+                " (unchanged, from the cache)"
+            } else {
+                ""
+            }
+        );
+        built.push(Built {
+            object: o,
+            name: def.name.clone(),
+            sha256: sha256_hex(&with_sections),
+            path,
+            cached,
+        });
+    }
+    built
+}
+
+/// The compiler's output for an implementation, from the cache when every
+/// input is unchanged: the files it imports by relative path (transitively,
+/// its bindings among them), the SDK, the compiler's version, othc's version
+/// and the flags.
+fn compile_cached(
+    name: &str,
+    ts: &Path,
+    bindings: &str,
+    opts: &Options,
+) -> Result<(Vec<u8>, bool), String> {
+    let mut h = Sha256::new();
+    h.update(toolchain::ASC_VERSION);
+    h.update(env!("CARGO_PKG_VERSION"));
+    h.update(format!("{:?}", opts.profile));
+    h.update(bindings);
+    for (n, text) in toolchain::SDK_FILES {
+        h.update(n);
+        h.update(text);
+    }
+    for (path, text) in local_sources(ts)? {
+        h.update(path.to_string_lossy().as_bytes());
+        h.update(text);
+    }
+    let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let cached = opts.cache.join(format!("{key}.wasm"));
+    if let Ok(bytes) = std::fs::read(&cached) {
+        return Ok((bytes, true));
+    }
+    eprintln!("  compiling {name} ({})", ts.display());
+    let scratch = opts.out.join(".build").join(name);
+    let wasm = toolchain::compile(ts, &scratch, opts.profile).map_err(|e| e.output)?;
+    if let Some(parent) = cached.parent() {
+        let _ = std::fs::create_dir_all(parent);
+        let tmp = parent.join(format!(".{key}.{}", std::process::id()));
+        if std::fs::write(&tmp, &wasm).is_ok() {
+            let _ = std::fs::rename(&tmp, &cached);
+        }
+    }
+    Ok((wasm, false))
+}
+
+/// `entry` and every file it imports by a relative path (`./x`, `../y`),
+/// transitively: (path, contents), in a stable order.
+fn local_sources(entry: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec![entry.to_path_buf()];
+    while let Some(path) = todo.pop() {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let text =
+            std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for spec in relative_imports(&String::from_utf8_lossy(&text)) {
+            let base = dir.join(&spec);
+            // `./Greeter.oth` is `Greeter.oth.ts`; `./util`, `util.ts` or `util/index.ts`.
+            let candidates = [
+                PathBuf::from(format!("{}.ts", base.display())),
+                base.join("index.ts"),
+            ];
+            if let Some(found) = candidates.into_iter().find(|c| c.is_file()) {
+                todo.push(found);
+            }
+        }
+        out.push((path, text));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The module specifiers of `from "./..."` and `from "../..."` in a source.
+fn relative_imports(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("from") {
+        rest = &rest[i + 4..];
+        let trimmed = rest.trim_start();
+        let Some(quote) = trimmed.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            continue;
+        };
+        let body = &trimmed[1..];
+        if let Some(end) = body.find(quote) {
+            let spec = &body[..end];
+            if spec.starts_with("./") || spec.starts_with("../") {
+                out.push(spec.to_string());
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,288 @@
+//! `othc build`, for real: the pinned AssemblyScript compiler, the ABI check,
+//! the sections, the cache.
+//!
+//! - each `fixtures/build/err/*/App.oth` (`# expect: CODE`) builds with
+//!   exactly those errors;
+//! - the hello example builds; two builds into two folders give the same
+//!   bytes, and the second compiles nothing; a changed source compiles again;
+//! - the sections read back (by othc, and by node's
+//!   `WebAssembly.Module.customSections`) give the header the source has;
+//! - an image that has its objects only as `.wasm` checks clean;
+//! - a module with a corrupted header is refused (E0209).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use othc::build::{Options, build_objects};
+use othc::loader::Loader;
+use othc::toolchain::Profile;
+use othc::{Code, Diagnostics};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The real disk: builds read the sources and write bindings beside them.
+struct Disk;
+
+impl Loader for Disk {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("build")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn build(
+    root_file: &Path,
+    out: &Path,
+    cache: &Path,
+) -> (othc::Compilation, Vec<othc::build::Built>, Diagnostics) {
+    let c = othc::compile(&Disk, &[root_file.to_path_buf()], &Default::default()).expect("loads");
+    assert!(
+        !c.front.diags.has_errors(),
+        "{}",
+        othc::diagnostics::render::human(&c.front.sources, &c.front.diags, false)
+    );
+    let mut opts = Options::new(out.to_path_buf(), Profile::Release);
+    opts.cache = cache.to_path_buf();
+    let mut diags = Diagnostics::new();
+    let built = build_objects(&c, &opts, &mut diags);
+    (c, built, diags)
+}
+
+#[test]
+fn each_build_fixture_reports_exactly_its_codes() {
+    let dir = root().join("fixtures/build/err");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 3);
+    for case in cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let work = scratch(&format!("err_{name}"));
+        copy_dir(&case, &work);
+        let src = std::fs::read_to_string(work.join("App.oth")).unwrap();
+        let want: Vec<&str> = src
+            .lines()
+            .find_map(|l| l.strip_prefix("# expect:"))
+            .expect("# expect:")
+            .split_whitespace()
+            .collect();
+        let (_, built, diags) = build(
+            &work.join("App.oth"),
+            &work.join("out"),
+            &work.join("cache"),
+        );
+        let got: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(
+            got,
+            want,
+            "{name}: {:?}",
+            diags
+                .iter()
+                .map(|d| (&d.message, &d.help))
+                .collect::<Vec<_>>()
+        );
+        assert!(built.is_empty(), "{name}: nothing is written");
+    }
+}
+
+#[test]
+fn hello_builds_the_same_bytes_twice_and_the_second_time_from_the_cache() {
+    let work = scratch("hello");
+    copy_dir(&root().join("examples/hello"), &work.join("hello"));
+    let cache = work.join("cache");
+    let hello = work.join("hello/Hello.oth");
+    let (_, first, diags) = build(&hello, &work.join("out1"), &cache);
+    assert!(
+        !diags.has_errors(),
+        "{:?}",
+        diags
+            .iter()
+            .map(|d| (&d.message, &d.help))
+            .collect::<Vec<_>>()
+    );
+    let names: Vec<&str> = first.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["Greeter", "Shouter"]);
+    assert!(
+        first.iter().all(|b| !b.cached),
+        "a fresh cache compiles everything"
+    );
+    let (_, second, _) = build(&hello, &work.join("out2"), &cache);
+    assert!(
+        second.iter().all(|b| b.cached),
+        "nothing changed: nothing is compiled"
+    );
+    for (a, b) in first.iter().zip(&second) {
+        assert_eq!(
+            std::fs::read(&a.path).unwrap(),
+            std::fs::read(&b.path).unwrap(),
+            "{}",
+            a.name
+        );
+        assert_eq!(a.sha256, b.sha256);
+    }
+    // A change to an implementation compiles that module again.
+    let shouter = work.join("hello/Shouter.ts");
+    let text = std::fs::read_to_string(&shouter).unwrap();
+    std::fs::write(
+        &shouter,
+        text.replace("toUpperCase()", "toUpperCase() + \"!\""),
+    )
+    .unwrap();
+    let (_, third, _) = build(&hello, &work.join("out3"), &cache);
+    let recompiled: Vec<&str> = third
+        .iter()
+        .filter(|b| !b.cached)
+        .map(|b| b.name.as_str())
+        .collect();
+    assert_eq!(recompiled, ["Shouter"]);
+    // Stale bindings are refused once the header changes.
+    let greeter = work.join("hello/Greeter.oth");
+    let text = std::fs::read_to_string(&greeter).unwrap();
+    std::fs::write(
+        &greeter,
+        text.replace(
+            "/greeting  write Greeting",
+            "/greeting  write Greeting\n    /greeted  read -> text/plain",
+        ),
+    )
+    .unwrap();
+    let (_, _, diags) = build(&hello, &work.join("out4"), &cache);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::E0703]
+    );
+}
+
+#[test]
+fn sections_read_back_as_the_source_header_and_images_can_use_modules_alone() {
+    let work = scratch("sections");
+    copy_dir(&root().join("examples/hello"), &work.join("hello"));
+    let (c, built, diags) = build(
+        &work.join("hello/Hello.oth"),
+        &work.join("out"),
+        &work.join("cache"),
+    );
+    assert!(!diags.has_errors());
+    let greeter = built.iter().find(|b| b.name == "Greeter").unwrap();
+    let bytes = std::fs::read(&greeter.path).unwrap();
+    // othc reads the sections back into the same object and types.
+    let from_source = othc::sections::sections_of(&c.checked.model, greeter.object);
+    let mut l = othc::loader::MemoryLoader::new();
+    l.add("Greeter.wasm", bytes.clone());
+    l.add(
+        "Shouter.wasm",
+        std::fs::read(&built.iter().find(|b| b.name == "Shouter").unwrap().path).unwrap(),
+    );
+    l.add(
+        "Uses.oth",
+        r#"import { Console } from "othismo:env"
+import { Greeter, Greeting } from "Greeter.wasm"
+import { Shouter } from "Shouter.wasm"
+
+export image FromModules {
+  require greeting : Greeting = Greeting { prefix: "Hi, ", excited: false }
+  instance cons = Console
+  instance loud = Shouter { mount /dev/cons /cons }
+  instance greeter = Greeter {
+    mount /dev/cons /cons
+    mount /shouter  /loud
+  }
+  write /greeter/greeting greeting
+}
+"#,
+    );
+    let uses = othc::compile(&l, &[PathBuf::from("Uses.oth")], &Default::default()).unwrap();
+    assert!(
+        uses.front.diags.iter().next().is_none(),
+        "{}",
+        othc::diagnostics::render::human(&uses.front.sources, &uses.front.diags, false)
+    );
+    let model = &uses.checked.model;
+    let again = model
+        .objects
+        .iter()
+        .position(|o| o.name == "Greeter")
+        .unwrap();
+    let read_back = othc::sections::sections_of(model, othc::model::ObjectId(again as u32));
+    assert_eq!(
+        read_back, from_source,
+        "build, read back, and print again: the same sections"
+    );
+    // node sees the same sections.
+    let script = format!(
+        "const m = new WebAssembly.Module(require('fs').readFileSync({:?})); \
+         for (const n of ['othismo:header', 'othismo:schemas:application/bson']) \
+         process.stdout.write(Buffer.from(WebAssembly.Module.customSections(m, n)[0]).toString() + '\\u0000')",
+        greeter.path
+    );
+    let out = Command::new("node")
+        .args(["-e", &script])
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let seen: Vec<&str> = text.split('\0').filter(|s| !s.is_empty()).collect();
+    let want: Vec<&str> = from_source.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(seen, want);
+    assert!(seen[0].starts_with("# othismo header 1\n"));
+}
+
+#[test]
+fn a_corrupted_header_section_is_refused() {
+    let work = scratch("corrupt");
+    copy_dir(&root().join("examples/hello"), &work.join("hello"));
+    let (_, built, _) = build(
+        &work.join("hello/Hello.oth"),
+        &work.join("out"),
+        &work.join("cache"),
+    );
+    let bytes = std::fs::read(&built[0].path).unwrap();
+    let broken = othc::sections::append(
+        &bytes,
+        &[(
+            "othismo:header".to_string(),
+            "# othismo header 1\nexport object Greeter { serves { /x reed } }".to_string(),
+        )],
+    )
+    .unwrap();
+    let no_magic = othc::sections::append(
+        &bytes,
+        &[("othismo:header".to_string(), "object X {}".to_string())],
+    )
+    .unwrap();
+    let mut l = othc::loader::MemoryLoader::new();
+    l.add("broken.wasm", broken).add("nomagic.wasm", no_magic);
+    l.add(
+        "a.oth",
+        r#"import { Greeter } from "broken.wasm" import { X } from "nomagic.wasm""#,
+    );
+    let c = othc::compile(&l, &[PathBuf::from("a.oth")], &Default::default()).unwrap();
+    let codes: Vec<Code> = c.front.diags.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::E0209, Code::E0209]);
+}
