@@ -320,3 +320,42 @@ fn relative_imports(text: &str) -> Vec<String> {
     }
     out
 }
+
+/// Writes `NAME.othimg` for each image of the root files, from the modules
+/// `built` (abi.md §6). Returns the bundles written.
+pub fn build_images(
+    c: &Compilation,
+    built: &[Built],
+    opts: &Options,
+) -> Result<Vec<PathBuf>, String> {
+    let model = &c.checked.model;
+    let roots: std::collections::HashSet<usize> =
+        c.front.program.roots.iter().map(|m| m.0 as usize).collect();
+    let mut out = Vec::new();
+    for (i, img) in model.images.iter().enumerate() {
+        if !roots.contains(&img.file.index()) {
+            continue;
+        }
+        let json = crate::bundle::image_json(model, crate::model::ImageId(i as u32), built)
+            .map_err(|e| format!("cannot bundle image `{}`: {e}", img.name))?;
+        let mut modules = Vec::new();
+        for inst in &json.instances {
+            if let Some(m) = &inst.module {
+                let b = built
+                    .iter()
+                    .find(|b| format!("modules/{}.wasm", b.name) == *m)
+                    .expect("image_json names built modules");
+                let bytes = std::fs::read(&b.path)
+                    .map_err(|e| format!("cannot read `{}`: {e}", b.path.display()))?;
+                modules.push((m.clone(), bytes));
+            }
+        }
+        let bytes = crate::bundle::write(&json, &modules)?;
+        let path = opts.out.join(format!("{}.othimg", img.name));
+        std::fs::write(&path, bytes)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        eprintln!("  wrote {}", path.display());
+        out.push(path);
+    }
+    Ok(out)
+}

@@ -6,6 +6,7 @@ pub mod abi_check;
 pub mod asnames;
 pub mod backends;
 pub mod build;
+pub mod bundle;
 pub mod check;
 pub mod diagnostics;
 pub mod formats;

@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use othc::build::{Options, build_objects};
+use othc::build::{Options, build_images, build_objects};
 use othc::loader::Loader;
 use othc::toolchain::Profile;
 use othc::{Code, Diagnostics};

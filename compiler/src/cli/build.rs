@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::check::{ReportArgs, compile_and_report, print_diagnostics};
 use super::{EXIT_ERRORS, EXIT_OK};
-use othc::build::{Options, build_objects};
+use othc::build::{Options, build_images, build_objects};
 use othc::toolchain::Profile;
 
 #[derive(Args)]
@@ -57,12 +57,20 @@ pub fn run(args: BuildArgs) -> u8 {
     if diags.has_errors() {
         return EXIT_ERRORS;
     }
+    let bundles = match build_images(&compiled, &built, &opts) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_ERRORS;
+        }
+    };
     let fresh = built.iter().filter(|b| !b.cached).count();
     eprintln!(
-        "built {} module(s), {} compiled, {} unchanged",
+        "built {} module(s) ({} compiled, {} unchanged) and {} image bundle(s)",
         built.len(),
         fresh,
-        built.len() - fresh
+        built.len() - fresh,
+        bundles.len()
     );
     EXIT_OK
 }

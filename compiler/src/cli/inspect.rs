@@ -9,8 +9,8 @@ use othc::wasm;
 
 #[derive(Args)]
 pub struct InspectArgs {
-    /// A module built by `othc build`
-    #[arg(value_name = "MODULE")]
+    /// A module (`.wasm`) or an image bundle (`.othimg`) built by `othc build`
+    #[arg(value_name = "FILE")]
     pub file: PathBuf,
 }
 
@@ -23,11 +23,7 @@ pub fn run(args: InspectArgs) -> u8 {
         }
     };
     if args.file.extension().is_some_and(|e| e == "othimg") {
-        eprintln!(
-            "error: `{}` is an image bundle; `othc inspect` reads modules so far (bundles come with image builds)",
-            args.file.display()
-        );
-        return EXIT_USAGE;
+        return bundle(&args, &bytes);
     }
     let sections = match wasm::custom_sections(&bytes) {
         Ok(s) => s,
@@ -61,6 +57,91 @@ pub fn run(args: InspectArgs) -> u8 {
     print!("{text}");
     if !text.ends_with('\n') {
         println!();
+    }
+    EXIT_OK
+}
+
+fn bundle(args: &InspectArgs, bytes: &[u8]) -> u8 {
+    let (json, modules) = match othc::bundle::read(bytes) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!(
+                "error: `{}` is not a valid image bundle: {e}",
+                args.file.display()
+            );
+            return EXIT_ERRORS;
+        }
+    };
+    println!(
+        "# {}: image `{}` ({})",
+        args.file.display(),
+        json.image,
+        json.format
+    );
+    println!("# modules:");
+    for (name, data) in &modules {
+        println!("#   {name} ({} bytes)", data.len());
+    }
+    println!("\ninstances:");
+    for i in &json.instances {
+        match (&i.module, &i.native) {
+            (Some(m), _) => println!(
+                "  {} = {m} (sha256 {})",
+                i.name,
+                i.sha256.as_deref().unwrap_or("?")
+            ),
+            (None, Some(n)) => println!("  {} = native {n}", i.name),
+            _ => println!("  {}", i.name),
+        }
+        for v in &i.view {
+            let ro = if v.readonly { " readonly" } else { "" };
+            println!(
+                "    {} -> /{}{}{ro}",
+                v.at,
+                v.target,
+                if v.path == "/" {
+                    String::new()
+                } else {
+                    v.path.clone()
+                }
+            );
+        }
+    }
+    if !json.exports.is_empty() {
+        println!("\nexports:");
+        for e in &json.exports {
+            let ro = if e.readonly { " readonly" } else { "" };
+            println!(
+                "  {} -> /{}{}{ro}",
+                e.at,
+                e.target,
+                if e.path == "/" {
+                    String::new()
+                } else {
+                    e.path.clone()
+                }
+            );
+        }
+    }
+    if !json.startup.is_empty() {
+        println!("\nstartup:");
+        for s in &json.startup {
+            let payload = s
+                .payload
+                .as_ref()
+                .map(|p| format!(" ({}, {} bytes)", p.content_type, p.hex.len() / 2))
+                .unwrap_or_default();
+            println!(
+                "  {} /{}{}{payload}",
+                s.verb.as_str(),
+                s.target,
+                if s.path == "/" {
+                    String::new()
+                } else {
+                    s.path.clone()
+                }
+            );
+        }
     }
     EXIT_OK
 }
