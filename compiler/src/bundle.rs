@@ -234,8 +234,11 @@ pub fn write(json: &ImageJson, modules: &[(String, Vec<u8>)]) -> Result<Vec<u8>,
         .map_err(|e| format!("cannot write the bundle: {e}"))
 }
 
-/// A bundle's entries, checked: `image.json` first, each module's hash.
-pub fn read(bytes: &[u8]) -> Result<(ImageJson, Vec<(String, Vec<u8>)>), String> {
+/// A bundle's modules: (entry name, bytes).
+pub type Modules = Vec<(String, Vec<u8>)>;
+
+/// A bundle's entries, checked: its `image.json`, and each module's hash.
+pub fn read(bytes: &[u8]) -> Result<(ImageJson, Modules), String> {
     let mut archive = tar::Archive::new(bytes);
     let mut json: Option<ImageJson> = None;
     let mut modules = Vec::new();
