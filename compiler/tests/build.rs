@@ -142,6 +142,48 @@ fn hello_builds_the_same_bytes_twice_and_the_second_time_from_the_cache() {
         );
         assert_eq!(a.sha256, b.sha256);
     }
+    // The bundles: the same bytes from both builds, and they read back.
+    let bundle = |out: &str, built: &[othc::build::Built]| {
+        let c = othc::compile(&Disk, std::slice::from_ref(&hello), &Default::default()).unwrap();
+        let mut opts = Options::new(work.join(out), Profile::Release);
+        opts.cache = cache.clone();
+        let paths = build_images(&c, built, &opts).expect("bundles");
+        assert_eq!(paths.len(), 1);
+        std::fs::read(&paths[0]).unwrap()
+    };
+    let b1 = bundle("out1", &first);
+    let b2 = bundle("out2", &second);
+    assert_eq!(b1, b2, "Hello.othimg is the same bytes");
+    let (json, modules) = othc::bundle::read(&b1).expect("the bundle reads back");
+    assert_eq!(json.image, "Hello");
+    assert_eq!(
+        modules.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        ["modules/Greeter.wasm", "modules/Shouter.wasm"]
+    );
+    let greeter = json.instances.iter().find(|i| i.name == "greeter").unwrap();
+    assert_eq!(
+        greeter
+            .view
+            .iter()
+            .map(|v| (v.at.as_str(), v.target.as_str(), v.path.as_str()))
+            .collect::<Vec<_>>(),
+        [("/dev/cons", "cons", "/"), ("/shouter", "loud", "/")]
+    );
+    let start = &json.startup[0];
+    assert_eq!(
+        (start.target.as_str(), start.path.as_str()),
+        ("greeter", "/greeting")
+    );
+    // Corrupted bundles are refused, saying why.
+    assert!(othc::bundle::read(&b1[..b1.len() / 3]).is_err());
+    let mut tampered = b1.clone();
+    let at = tampered.len() - 2000;
+    tampered[at] ^= 0xff;
+    let err = othc::bundle::read(&tampered).unwrap_err();
+    assert!(
+        err.contains("hash") || err.contains("not a bundle"),
+        "{err}"
+    );
     // A change to an implementation compiles that module again.
     let shouter = work.join("hello/Shouter.ts");
     let text = std::fs::read_to_string(&shouter).unwrap();
