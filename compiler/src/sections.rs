@@ -83,8 +83,8 @@ fn entry(model: &Model, e: &EntryDef) -> ast::EntryItem {
         request: e.request.iter().map(|t| type_ref(model, t)).collect(),
         answer: e.answer.as_ref().map(|a| ast::Answer {
             ty: type_ref(model, a),
-            // `watch` and `list` stream anyway: no redundant `*` (W0401).
-            stream: (e.stream && !e.verb.always_streams()).then(Span::default),
+            // `watch` and `list` stream anyway: their `*` only as written.
+            stream: (e.star || (e.stream && !e.verb.always_streams())).then(Span::default),
         }),
         span: Span::default(),
     })

@@ -17,6 +17,25 @@ pub fn custom_sections(bytes: &[u8]) -> Result<Vec<(String, usize)>, String> {
     Ok(out)
 }
 
+/// The module's schema blocks, then its header without the magic line: as
+/// the source it was built from reads after `othc fmt` (comments aside).
+pub fn header_for_reading(bytes: &[u8]) -> Result<String, String> {
+    let text = header_source(bytes)?;
+    let (header, schemas) = match text.find("\nexport schemas ") {
+        Some(i) => (&text[..i + 1], &text[i + 1..]),
+        None => (text.as_str(), ""),
+    };
+    let header = header
+        .strip_prefix(HEADER_MAGIC)
+        .unwrap_or(header)
+        .trim_matches('\n');
+    Ok(if schemas.is_empty() {
+        format!("{header}\n")
+    } else {
+        format!("{}\n\n{header}\n", schemas.trim_end_matches('\n'))
+    })
+}
+
 /// The module's header followed by its schema blocks, as one `.oth` text.
 pub fn header_source(bytes: &[u8]) -> Result<String, String> {
     let mut header: Option<String> = None;

@@ -293,6 +293,33 @@ export image FromModules {
     let want: Vec<&str> = from_source.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(seen, want);
     assert!(seen[0].starts_with("# othismo header 1\n"));
+    // What `othc inspect` prints of it is the source, formatted (comments aside).
+    let source = std::fs::read_to_string(work.join("hello/Greeter.oth")).unwrap();
+    let formatted = othc::printer::format_file(&source).ok().unwrap();
+    let without_comments: String = formatted
+        .lines()
+        .filter(|l| !(l.starts_with('#') && !l.starts_with("##")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        othc::wasm::header_for_reading(&bytes).unwrap(),
+        without_comments
+    );
+    // And bindings generated from the module are those of the source.
+    let from_wasm = othc::backends::assemblyscript::generate(
+        model,
+        othc::model::FileIx(model.objects[again].file.0),
+        "",
+    );
+    let src_model = &c.checked.model;
+    let from_src = othc::backends::assemblyscript::generate(
+        src_model,
+        src_model.objects[greeter.object.index()].file,
+        "",
+    );
+    let body = |t: &str| t.lines().skip(2).collect::<Vec<_>>().join("\n");
+    assert_eq!(from_wasm.file_name, "Greeter.wasm.ts");
+    assert_eq!(body(&from_wasm.text), body(&from_src.text));
 }
 
 #[test]

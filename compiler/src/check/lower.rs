@@ -336,6 +336,7 @@ impl Lowerer<'_> {
             request,
             answer,
             stream,
+            star: e.answer.as_ref().is_some_and(|a| a.stream.is_some()),
             doc: doc(&e.doc),
         });
         self.out.spans.entries.push(EntrySpans {

@@ -32,7 +32,7 @@ pub fn run(args: InspectArgs) -> u8 {
             return EXIT_ERRORS;
         }
     };
-    let text = match wasm::header_source(&bytes) {
+    let text = match wasm::header_for_reading(&bytes) {
         Ok(t) => t,
         Err(e) => {
             eprintln!(
