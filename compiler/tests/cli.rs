@@ -334,3 +334,39 @@ fn gen_writes_bindings_and_errors_stop_it() {
     let o = othc(&["gen", "examples/hello/Greeter.oth"]);
     assert_eq!(o.status.code(), Some(2), "--lang is required");
 }
+
+#[test]
+fn fmt_rewrites_checks_and_never_touches_what_does_not_parse() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_fmt");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let messy = dir.join("messy.oth");
+    std::fs::write(
+        &messy,
+        "object A { serves { /a read -> text/plain  # the root\n /bb write */* } }\n",
+    )
+    .unwrap();
+    let p = messy.to_string_lossy().into_owned();
+    let o = othc(&["fmt", "--check", &p]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("would reformat"), "{}", stderr(&o));
+    let o = othc(&["fmt", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        "object A {\n  serves {\n    /a   read -> text/plain  # the root\n    /bb  write */*\n  }\n}\n"
+    );
+    let o = othc(&["fmt", "--check", &p]);
+    assert_eq!(o.status.code(), Some(0), "formatted now");
+    let broken = dir.join("broken.oth");
+    let text = "object A { serves { /a reed } }\n";
+    std::fs::write(&broken, text).unwrap();
+    let o = othc(&["fmt", &broken.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("[E0103]"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&broken).unwrap(),
+        text,
+        "left as it was"
+    );
+}
