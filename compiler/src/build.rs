@@ -336,6 +336,14 @@ pub fn build_images(
         if !roots.contains(&img.file.index()) {
             continue;
         }
+        if let Some(n) = img.needs.first() {
+            // It runs only inside another image, which provides what it needs.
+            eprintln!(
+                "  not bundling image `{}`: it needs `{}` of the image it runs in",
+                img.name, n.mount
+            );
+            continue;
+        }
         let json = crate::bundle::image_json(model, crate::model::ImageId(i as u32), built)
             .map_err(|e| format!("cannot bundle image `{}`: {e}", img.name))?;
         let mut modules = Vec::new();

@@ -63,141 +63,237 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// `(instance, path in its served tree)` of a concrete image-tree path.
-fn tree(img: &ImageDef, p: &PathPattern) -> Result<(String, PathPattern), String> {
-    match p.segs.first() {
-        Some(Seg::Lit(name)) if img.instances.iter().any(|i| &i.name == name) => Ok((
-            name.clone(),
-            PathPattern {
+/// An image being flattened: nested images' instances become instances of
+/// the bundle, named `outer.inner`.
+struct Frame {
+    img: ImageId,
+    prefix: String,
+    /// The frame holding the instance this image is, and that instance.
+    parent: Option<(usize, usize)>,
+}
+
+struct Flattener<'a> {
+    model: &'a Model,
+    frames: Vec<Frame>,
+}
+
+/// A resolved path: the bundle instance, the path in its served tree, read-only.
+type Reached = (String, PathPattern, bool);
+
+impl Flattener<'_> {
+    /// A concrete path of frame `f`'s image tree.
+    fn tree(&self, f: usize, p: &PathPattern, depth: usize) -> Result<Reached, String> {
+        if depth > 64 {
+            return Err("the image's paths go round in a circle".into());
+        }
+        let frame = &self.frames[f];
+        let img = self.model.image(frame.img);
+        if let Some(Seg::Lit(name)) = p.segs.first()
+            && let Some(i) = img.instances.iter().position(|x| &x.name == name)
+        {
+            let rest = PathPattern {
                 segs: p.segs[1..].to_vec(),
-            },
-        )),
-        _ => Err(format!("`{p}` names no instance of image `{}`", img.name)),
+            };
+            return match img.instances[i].of {
+                Some(Shape::Image(_)) => {
+                    let child = self
+                        .child_frame(f, i)
+                        .ok_or("a nested image was not flattened")?;
+                    self.exports(child, &rest, depth + 1)
+                }
+                _ => Ok((format!("{}{name}", frame.prefix), rest, false)),
+            };
+        }
+        // Under one of the image's needs: whatever the enclosing image mounted there.
+        let need = img
+            .needs
+            .iter()
+            .filter_map(|n| {
+                crate::check::matching::strip_prefix(&p.segs, &n.mount.segs).map(|r| (n, r))
+            })
+            .max_by_key(|(n, _)| n.mount.segs.len());
+        match (need, frame.parent) {
+            (Some((n, rest)), Some((pf, pi))) => self.view(pf, pi, &n.mount.join(rest), depth + 1),
+            (Some((n, _)), None) => Err(format!(
+                "image `{}` needs `{}` of whatever runs it: run it inside another image",
+                img.name, n.mount
+            )),
+            (None, _) => Err(format!("`{p}` names nothing in image `{}`", img.name)),
+        }
+    }
+
+    /// A path of frame `f`'s image's served tree: through its exports.
+    fn exports(&self, f: usize, p: &PathPattern, depth: usize) -> Result<Reached, String> {
+        let img = self.model.image(self.frames[f].img);
+        let (e, rest) = img
+            .exports
+            .iter()
+            .filter_map(|e| {
+                crate::check::matching::strip_prefix(&p.segs, &e.at.segs).map(|r| (e, r))
+            })
+            .max_by_key(|(e, _)| e.at.segs.len())
+            .ok_or_else(|| format!("image `{}` exports nothing at `{p}`", img.name))?;
+        let (t, path, ro) = self.tree(f, &e.from.join(rest), depth + 1)?;
+        Ok((t, path, ro || e.readonly))
+    }
+
+    /// A path of instance `i`'s view, in frame `f`: mounts and binds followed.
+    fn view(&self, f: usize, i: usize, p: &PathPattern, depth: usize) -> Result<Reached, String> {
+        if depth > 64 {
+            return Err("the binds of an instance go round in a circle".into());
+        }
+        let inst = &self.model.image(self.frames[f].img).instances[i];
+        let (w, rest) = inst
+            .wiring
+            .iter()
+            .filter_map(|w| {
+                crate::check::matching::strip_prefix(&p.segs, &w.link.at.segs).map(|r| (w, r))
+            })
+            .max_by_key(|(w, _)| w.link.at.segs.len())
+            .ok_or_else(|| format!("nothing is mounted at `{p}` for `{}`", inst.name))?;
+        let from = w.link.from.join(rest);
+        let (t, path, ro) = match w.kind {
+            WireKind::Mount => self.tree(f, &from, depth + 1)?,
+            WireKind::Bind => self.view(f, i, &from, depth + 1)?,
+        };
+        Ok((t, path, ro || w.link.readonly))
+    }
+
+    fn child_frame(&self, f: usize, i: usize) -> Option<usize> {
+        self.frames.iter().position(|fr| fr.parent == Some((f, i)))
+    }
+
+    /// Makes a frame for each nested image, depth first.
+    fn open(&mut self, f: usize, depth: usize) -> Result<(), String> {
+        if depth > 16 {
+            return Err("images nest too deep".into());
+        }
+        let img = self.model.image(self.frames[f].img);
+        for (i, inst) in img.instances.iter().enumerate() {
+            if let Some(Shape::Image(j)) = inst.of {
+                let prefix = format!("{}{}.", self.frames[f].prefix, inst.name);
+                self.frames.push(Frame {
+                    img: j,
+                    prefix,
+                    parent: Some((f, i)),
+                });
+                let child = self.frames.len() - 1;
+                self.open(child, depth + 1)?;
+            }
+        }
+        Ok(())
     }
 }
 
-/// Resolves a path of an instance's view through its mounts and binds.
-fn view_path(
-    inst: &InstanceDef,
-    img: &ImageDef,
-    p: &PathPattern,
-    depth: usize,
-) -> Result<(String, PathPattern, bool), String> {
-    if depth > 16 {
-        return Err(format!("the binds of `{}` go round in a circle", inst.name));
-    }
-    let best = inst
-        .wiring
-        .iter()
-        .filter_map(|w| {
-            crate::check::matching::strip_prefix(&p.segs, &w.link.at.segs).map(|rest| (w, rest))
-        })
-        .max_by_key(|(w, _)| w.link.at.segs.len());
-    let Some((w, rest)) = best else {
-        return Err(format!("nothing is mounted at `{p}` for `{}`", inst.name));
-    };
-    let from = w.link.from.join(rest);
-    let (target, path, ro) = match w.kind {
-        WireKind::Mount => {
-            let (t, path) = tree(img, &from)?;
-            (t, path, false)
+fn payload(img: &ImageDef, p: &Option<StartupPayload>) -> Result<Option<PayloadJson>, String> {
+    Ok(match p {
+        None => None,
+        Some(StartupPayload::Slot(i)) => {
+            let slot = &img.slots[*i];
+            let v = slot.value.as_ref().ok_or_else(|| {
+                format!("slot `{}` of image `{}` has no value", slot.name, img.name)
+            })?;
+            Some(PayloadJson {
+                content_type: v.content_type.clone(),
+                hex: hex(&v.bytes),
+            })
         }
-        WireKind::Bind => view_path(inst, img, &from, depth + 1)?,
-    };
-    Ok((target, path, ro || w.link.readonly))
+        Some(StartupPayload::Literal(Some(v))) => Some(PayloadJson {
+            content_type: v.content_type.clone(),
+            hex: hex(&v.bytes),
+        }),
+        Some(StartupPayload::Literal(None)) => return Err("a startup payload did not check".into()),
+    })
 }
 
 /// The `image.json` of an image whose objects were built as `built`.
+/// Nested images are flattened: their instances are named `outer.inner`,
+/// and their startup requests run before the enclosing image's.
 pub fn image_json(model: &Model, id: ImageId, built: &[Built]) -> Result<ImageJson, String> {
-    let img = model.image(id);
+    let mut fl = Flattener {
+        model,
+        frames: vec![Frame {
+            img: id,
+            prefix: String::new(),
+            parent: None,
+        }],
+    };
+    fl.open(0, 0)?;
     let mut instances = Vec::new();
-    for inst in &img.instances {
-        let (module, sha256, native) = match inst.of {
-            Some(Shape::Object(o)) if model.object(o).native => {
-                (None, None, Some(model.object(o).name.clone()))
+    let mut startup = Vec::new();
+    // Inner images first: their startup requests configure what the outer ones use.
+    for f in (0..fl.frames.len()).rev() {
+        let img = model.image(fl.frames[f].img);
+        for (i, inst) in img.instances.iter().enumerate() {
+            let (module, sha256, native) = match inst.of {
+                Some(Shape::Image(_)) => continue,
+                Some(Shape::Object(o)) if model.object(o).native => {
+                    (None, None, Some(model.object(o).name.clone()))
+                }
+                Some(Shape::Object(o)) => {
+                    let b = built
+                        .iter()
+                        .find(|b| b.object == o)
+                        .ok_or_else(|| format!("`{}` was not built", model.object(o).name))?;
+                    (
+                        Some(format!("modules/{}.wasm", b.name)),
+                        Some(b.sha256.clone()),
+                        None,
+                    )
+                }
+                None => return Err(format!("instance `{}` names nothing", inst.name)),
+            };
+            let mut view = Vec::new();
+            for w in &inst.wiring {
+                let (target, path, readonly) = fl.view(f, i, &w.link.at, 0)?;
+                view.push(LinkJson {
+                    at: w.link.at.to_string(),
+                    target,
+                    path: path.to_string(),
+                    readonly,
+                });
             }
-            Some(Shape::Object(o)) => {
-                let b = built
-                    .iter()
-                    .find(|b| b.object == o)
-                    .ok_or_else(|| format!("`{}` was not built", model.object(o).name))?;
-                (
-                    Some(format!("modules/{}.wasm", b.name)),
-                    Some(b.sha256.clone()),
-                    None,
-                )
-            }
-            Some(Shape::Image(j)) => {
-                return Err(format!(
-                    "instance `{}` is an image (`{}`): bundles of nested images are not supported yet",
-                    inst.name,
-                    model.image(j).name
-                ));
-            }
-            None => return Err(format!("instance `{}` names nothing", inst.name)),
-        };
-        let mut view = Vec::new();
-        for w in &inst.wiring {
-            let (target, path, readonly) = view_path(inst, img, &w.link.at, 0)?;
-            view.push(LinkJson {
-                at: w.link.at.to_string(),
-                target,
-                path: path.to_string(),
-                readonly,
+            instances.push(InstanceJson {
+                name: format!("{}{}", fl.frames[f].prefix, inst.name),
+                module,
+                sha256,
+                native,
+                view,
             });
         }
-        instances.push(InstanceJson {
-            name: inst.name.clone(),
-            module,
-            sha256,
-            native,
-            view,
-        });
+        for s in &img.startup {
+            let (target, path, _) = fl.tree(f, &s.path, 0)?;
+            startup.push(StartupJson {
+                verb: s.verb,
+                target,
+                path: path.to_string(),
+                payload: payload(img, &s.payload)?,
+            });
+        }
     }
+    // Declaration order of the outermost image first, as people read it.
+    instances.sort_by_key(|i: &InstanceJson| {
+        let top = i.name.split('.').next().unwrap_or("").to_string();
+        model
+            .image(id)
+            .instances
+            .iter()
+            .position(|x| x.name == top)
+            .unwrap_or(usize::MAX)
+    });
     let mut exports = Vec::new();
-    for e in &img.exports {
-        let (target, path) = tree(img, &e.from)?;
+    for e in &model.image(id).exports {
+        let (target, path, ro) = fl.tree(0, &e.from, 0)?;
         exports.push(LinkJson {
             at: e.at.to_string(),
             target,
             path: path.to_string(),
-            readonly: e.readonly,
-        });
-    }
-    let mut startup = Vec::new();
-    for s in &img.startup {
-        let (target, path) = tree(img, &s.path)?;
-        let payload = match &s.payload {
-            None => None,
-            Some(StartupPayload::Slot(i)) => {
-                let slot = &img.slots[*i];
-                let v = slot
-                    .value
-                    .as_ref()
-                    .ok_or_else(|| format!("slot `{}` has no value", slot.name))?;
-                Some(PayloadJson {
-                    content_type: v.content_type.clone(),
-                    hex: hex(&v.bytes),
-                })
-            }
-            Some(StartupPayload::Literal(Some(v))) => Some(PayloadJson {
-                content_type: v.content_type.clone(),
-                hex: hex(&v.bytes),
-            }),
-            Some(StartupPayload::Literal(None)) => {
-                return Err("a startup payload did not check".into());
-            }
-        };
-        startup.push(StartupJson {
-            verb: s.verb,
-            target,
-            path: path.to_string(),
-            payload,
+            readonly: ro || e.readonly,
         });
     }
     Ok(ImageJson {
         format: FORMAT.into(),
-        image: img.name.clone(),
+        image: model.image(id).name.clone(),
         instances,
         exports,
         startup,

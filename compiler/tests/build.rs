@@ -355,3 +355,63 @@ fn a_corrupted_header_section_is_refused() {
     let codes: Vec<Code> = c.front.diags.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::E0209, Code::E0209]);
 }
+
+#[test]
+fn nested_images_are_flattened_into_one_bundle() {
+    let work = scratch("nested");
+    copy_dir(&root().join("examples/hello"), &work.join("hello"));
+    std::fs::write(
+        work.join("hello/Nested.oth"),
+        r#"import { Console } from "othismo:env"
+import { Greeter, Greeting } from "Greeter.oth"
+import { Shouter } from "Shouter.oth"
+
+## Shouts at whatever console the enclosing image gives it.
+export image Loud {
+  needs /console {
+    /  write text/plain
+  }
+  instance loud = Shouter { mount /dev/cons /console }
+  export /loud /loud
+}
+
+export image Outer {
+  instance cons = Console
+  instance inner = Loud { mount /console /cons }
+  instance greeter = Greeter {
+    mount /dev/cons /cons
+    mount /shouter  /inner/loud
+  }
+  write /greeter/greeting Greeting { prefix: "Yo ", excited: true }
+}
+"#,
+    )
+    .unwrap();
+    let nested = work.join("hello/Nested.oth");
+    let cache = work.join("cache");
+    let (c, built, diags) = build(&nested, &work.join("out"), &cache);
+    assert!(!diags.has_errors());
+    let mut opts = Options::new(work.join("out"), Profile::Release);
+    opts.cache = cache;
+    let paths = build_images(&c, &built, &opts).expect("bundles");
+    // `Loud` needs a console of whatever runs it: only `Outer` is bundled.
+    assert_eq!(paths.len(), 1);
+    let (json, _) = othc::bundle::read(&std::fs::read(&paths[0]).unwrap()).unwrap();
+    let names: Vec<&str> = json.instances.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["cons", "inner.loud", "greeter"]);
+    let loud = &json.instances[1];
+    assert_eq!(
+        (loud.view[0].target.as_str(), loud.view[0].path.as_str()),
+        ("cons", "/")
+    );
+    let greeter = &json.instances[2];
+    let shouter = greeter.view.iter().find(|v| v.at == "/shouter").unwrap();
+    assert_eq!(
+        (
+            shouter.target.as_str(),
+            shouter.path.as_str(),
+            shouter.readonly
+        ),
+        ("inner.loud", "/", false)
+    );
+}
