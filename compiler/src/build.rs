@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use crate::Compilation;
 use crate::backends::assemblyscript;
-use crate::check::{implementation_path, objects_to_build};
+use crate::check::{implementation_path, missing_implementation, objects_to_build};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
 use crate::model::{FileIx, ObjectId};
 use crate::toolchain::{self, Profile};
@@ -76,17 +76,7 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
         let ts = implementation_path(&module.key);
         let at = c.checked.spans.objects[o.index()].name;
         if !ts.is_file() {
-            diags.push(
-                Diagnostic::new(
-                    Code::E0407,
-                    format!("`{}` has no implementation", def.name),
-                    Label::new(at.file, at.span, format!("`{}` does not exist", ts.display())),
-                )
-                .with_help(format!(
-                    "write `{}` (its bindings come from `othc gen --lang as`), or mark the object `native` if the runtime provides it",
-                    ts.display()
-                )),
-            );
+            diags.push(missing_implementation(&def.name, at, &ts));
             continue;
         }
         // The bindings beside the source: written when missing, E0703 when stale.

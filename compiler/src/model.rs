@@ -53,6 +53,43 @@ impl Model {
     pub fn entry(&self, id: EntryId) -> &EntryDef {
         &self.entries[id.index()]
     }
+
+    /// The types `file` declares, and every type the entries of `objects`
+    /// name, transitively through fields: what bindings and module headers
+    /// of that file hold. In model order.
+    pub fn types_for(&self, file: FileIx, objects: &[ObjectId]) -> Vec<TypeId> {
+        let mut roots: Vec<TypeId> = (0..self.types.len())
+            .map(|i| TypeId(i as u32))
+            .filter(|t| self.ty(*t).file == file)
+            .collect();
+        for &o in objects {
+            let def = self.object(o);
+            for e in def
+                .serves
+                .iter()
+                .chain(def.needs.iter().flat_map(|n| &n.entries))
+            {
+                let e = self.entry(*e);
+                for t in e.request.iter().chain(&e.answer) {
+                    if let PayloadType::Message(id) = t {
+                        roots.push(*id);
+                    }
+                }
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(t) = roots.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            if let TypeKind::Message { fields } = &self.ty(t).kind {
+                for f in fields {
+                    f.ty.named_types(&mut roots);
+                }
+            }
+        }
+        seen.into_iter().collect()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +211,17 @@ impl Scalar {
             Scalar::U32 => (0, u32::MAX.into()),
             _ => return None,
         })
+    }
+}
+
+impl FieldType {
+    /// The message types and enums this type names, into `out`.
+    pub fn named_types(&self, out: &mut Vec<TypeId>) {
+        match self {
+            FieldType::Named(id) => out.push(*id),
+            FieldType::List(i) | FieldType::Map(i) => i.named_types(out),
+            _ => {}
+        }
     }
 }
 

@@ -2,8 +2,6 @@
 //! and its schemas as canonical `.oth` text, printed by the same printer as
 //! `othc fmt`, in custom sections appended with wasm-encoder.
 
-use std::collections::BTreeSet;
-
 use oth_syntax::Span;
 use oth_syntax::ast::{self, bson};
 use oth_syntax::token::{ContentTypeText, PathText, Segment};
@@ -179,43 +177,7 @@ fn type_tree(model: &Model, id: TypeId) -> bson::Decl {
 /// Every type the object's entries name, transitively, and the types its file
 /// declares: what a module's schemas section holds. In model order.
 pub fn header_types(model: &Model, id: ObjectId) -> Vec<TypeId> {
-    let o = model.object(id);
-    let mut roots: Vec<TypeId> = (0..model.types.len())
-        .map(|i| TypeId(i as u32))
-        .filter(|t| model.ty(*t).file == o.file)
-        .collect();
-    for e in o
-        .serves
-        .iter()
-        .chain(o.needs.iter().flat_map(|n| &n.entries))
-    {
-        let e = model.entry(*e);
-        for t in e.request.iter().chain(&e.answer) {
-            if let PayloadType::Message(m) = t {
-                roots.push(*m);
-            }
-        }
-    }
-    let mut seen = BTreeSet::new();
-    while let Some(t) = roots.pop() {
-        if !seen.insert(t) {
-            continue;
-        }
-        if let TypeKind::Message { fields } = &model.ty(t).kind {
-            for f in fields {
-                named(&f.ty, &mut roots);
-            }
-        }
-    }
-    seen.into_iter().collect()
-}
-
-fn named(t: &FieldType, out: &mut Vec<TypeId>) {
-    match t {
-        FieldType::Named(id) => out.push(*id),
-        FieldType::List(i) | FieldType::Map(i) => named(i, out),
-        _ => {}
-    }
+    model.types_for(model.object(id).file, &[id])
 }
 
 /// The `othismo:header` section's text: the magic line, then the object.

@@ -11,27 +11,16 @@
 //! The AS side (`tests/as/conformance.ts`, with the bindings of
 //! `fixtures/codegen/everything.oth`) runs in node (`tests/as/host.cjs`).
 
+mod common;
+use common::{RootLoader, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, Document, doc};
 use othc::backends::assemblyscript;
-use othc::loader::Loader;
 use othc::model::FileIx;
 use othc::toolchain::{self, Profile};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-struct RootLoader;
-
-impl Loader for RootLoader {
-    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        std::fs::read(root().join(path))
-    }
-}
 
 /// Builds the conformance module once per test process.
 fn module() -> PathBuf {

@@ -10,6 +10,8 @@
 //! - an image that has its objects only as `.wasm` checks clean;
 //! - a module with a corrupted header is refused (E0209).
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,10 +19,6 @@ use othc::build::{Options, build_images, build_objects};
 use othc::loader::Loader;
 use othc::toolchain::Profile;
 use othc::{Code, Diagnostics};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The real disk: builds read the sources and write bindings beside them.
 struct Disk;

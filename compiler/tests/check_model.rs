@@ -2,6 +2,8 @@
 //! to, the precedence of slot values, and what one-character mistakes in the
 //! seed's example report.
 
+mod common;
+use common::root;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -9,10 +11,6 @@ use bson::{Binary, Bson, doc, spec::BinarySubtype};
 use othc::loader::MemoryLoader;
 use othc::model::{Model, StartupPayload};
 use othc::{Code, ValueInputs};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The hello example, with `edit` applied to one of its files.
 fn hello(edit: Option<(&str, &str, &str)>) -> MemoryLoader {

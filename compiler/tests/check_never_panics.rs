@@ -3,6 +3,8 @@
 //! parse and reach the checker), must compile to some model and some
 //! diagnostics. Deterministic: a fixed xorshift seed.
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 
 use othc::loader::Loader;
@@ -20,10 +22,6 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// The workspace's files, with one of them replaced.

@@ -1,11 +1,9 @@
 //! The `othc` binary as users run it: exit statuses, output streams, formats.
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn othc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_othc"))

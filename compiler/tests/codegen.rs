@@ -7,25 +7,14 @@
 //! header, into a module that imports only `othismo.*` and `env.abort` and
 //! exports everything abi.md §5 lists.
 
+mod common;
+use common::{RootLoader, root};
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use othc::backends::assemblyscript;
-use othc::loader::Loader;
 use othc::model::FileIx;
 use othc::toolchain::{self, Profile};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-struct RootLoader;
-
-impl Loader for RootLoader {
-    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        std::fs::read(root().join(path))
-    }
-}
 
 /// The bindings of a file, and its exerciser.
 fn bindings(rel: &Path) -> Result<(String, String, String), Failed> {

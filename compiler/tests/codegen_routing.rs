@@ -5,26 +5,15 @@
 //! requests through the real exports (`othismo_alloc`, `othismo_serve`) in a
 //! node host, which records every `answer` and `fail` call.
 
+mod common;
+use common::{RootLoader, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bson::doc;
 use othc::backends::assemblyscript;
-use othc::loader::Loader;
 use othc::model::FileIx;
 use othc::toolchain::{self, Profile};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-struct RootLoader;
-
-impl Loader for RootLoader {
-    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        std::fs::read(root().join(path))
-    }
-}
 
 fn build(dir: &Path) -> PathBuf {
     let rel = PathBuf::from("fixtures/codegen/everything.oth");

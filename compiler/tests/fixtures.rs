@@ -7,24 +7,12 @@
 //!   under `../shared/examples` must check with no diagnostic at all.
 //! - Every registered code has at least one fixture that expects it.
 
+mod common;
+use common::{RootLoader, root};
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use othc::diagnostics::{codes, render};
-use othc::loader::Loader;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Reads paths relative to the workspace root, so diagnostics show them that way.
-struct RootLoader;
-
-impl Loader for RootLoader {
-    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        std::fs::read(root().join(path))
-    }
-}
 
 fn expected_codes(src: &str) -> Option<Vec<String>> {
     let line = src.lines().find(|l| l.starts_with("# expect:"))?;

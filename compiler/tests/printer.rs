@@ -2,13 +2,11 @@
 //! is `x` (spans aside, schema bodies compared as parsed), and printing is
 //! idempotent. The seed's examples are already in the canonical layout.
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 
 use othc::printer;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {

@@ -3,8 +3,6 @@
 //! `templates/as/`. Names come from `asnames`, types from `as_types`; the
 //! templates only loop and test flags.
 
-use std::collections::BTreeSet;
-
 use handlebars::Handlebars;
 use serde::Serialize;
 
@@ -371,7 +369,7 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
         .map(|i| ObjectId(i as u32))
         .filter(|o| model.object(*o).file == file)
         .collect();
-    let types = types_of(model, file, &objects);
+    let types = model.types_for(file, &objects);
     let mut helpers = Helpers::default();
     let mut messages = Vec::new();
     let mut enums = Vec::new();
@@ -488,50 +486,6 @@ pub fn source_hash(text: &str) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(text.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The types the file declares, and every type its objects' entries name, transitively.
-fn types_of(model: &Model, file: FileIx, objects: &[ObjectId]) -> Vec<TypeId> {
-    let mut roots: Vec<TypeId> = (0..model.types.len())
-        .map(|i| TypeId(i as u32))
-        .filter(|t| model.ty(*t).file == file)
-        .collect();
-    for &o in objects {
-        let def = model.object(o);
-        for e in def
-            .serves
-            .iter()
-            .chain(def.needs.iter().flat_map(|n| &n.entries))
-        {
-            let e = model.entry(*e);
-            for t in e.request.iter().chain(&e.answer) {
-                if let PayloadType::Message(id) = t {
-                    roots.push(*id);
-                }
-            }
-        }
-    }
-    let mut seen: BTreeSet<TypeId> = BTreeSet::new();
-    while let Some(t) = roots.pop() {
-        if !seen.insert(t) {
-            continue;
-        }
-        if let TypeKind::Message { fields } = &model.ty(t).kind {
-            for f in fields {
-                named(&f.ty, &mut roots);
-            }
-        }
-    }
-    // Declaration order in the model: stable output.
-    seen.into_iter().collect()
-}
-
-fn named(t: &FieldType, out: &mut Vec<TypeId>) {
-    match t {
-        FieldType::Named(id) => out.push(*id),
-        FieldType::List(i) | FieldType::Map(i) => named(i, out),
-        _ => {}
-    }
 }
 
 fn server(model: &Model, def: &ObjectDef) -> ServerView {

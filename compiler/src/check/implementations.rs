@@ -56,6 +56,23 @@ pub fn objects_to_build(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
     out
 }
 
+/// E0407: object `name`, declared at `at`, has no implementation file `ts`.
+pub fn missing_implementation(
+    name: &str,
+    at: crate::source::FileSpan,
+    ts: &std::path::Path,
+) -> Diagnostic {
+    Diagnostic::new(
+        Code::E0407,
+        format!("`{name}` has no implementation"),
+        Label::new(at.file, at.span, format!("`{}` does not exist", ts.display())),
+    )
+    .with_help(format!(
+        "write `{}` (its bindings come from `othc gen --lang as`), or mark the object `native` if the runtime provides it",
+        ts.display()
+    ))
+}
+
 /// E0407 for each object to build whose implementation file is missing.
 pub fn check_implementations(
     front: &FrontEnd,
@@ -71,17 +88,10 @@ pub fn check_implementations(
         if loader.load(&ts).is_ok() || !reported.insert(ts.clone()) {
             continue;
         }
-        let at = checked.spans.objects[o.index()].name;
-        diags.push(
-            Diagnostic::new(
-                Code::E0407,
-                format!("`{}` has no implementation", def.name),
-                Label::new(at.file, at.span, format!("`{}` does not exist", ts.display())),
-            )
-            .with_help(format!(
-                "write `{}` (its bindings come from `othc gen --lang as`), or mark the object `native` if the runtime provides it",
-                ts.display()
-            )),
-        );
+        diags.push(missing_implementation(
+            &def.name,
+            checked.spans.objects[o.index()].name,
+            &ts,
+        ));
     }
 }

@@ -22,7 +22,9 @@ use crate::model::{Model, Spans};
 use crate::resolve::{FrontEnd, Origin};
 
 pub use image::SlotValue;
-pub use implementations::{check_implementations, implementation_path, objects_to_build};
+pub use implementations::{
+    check_implementations, implementation_path, missing_implementation, objects_to_build,
+};
 pub use matching::{covers, path_covers};
 pub use values::{ValueInputs, load_values};
 

@@ -256,19 +256,11 @@ pub fn reachable(model: &Model, img: ImageId) -> Vec<TypeId> {
         out.push(t);
         if let TypeKind::Message { fields } = &model.ty(t).kind {
             for f in fields {
-                named_in(&f.ty, &mut roots);
+                f.ty.named_types(&mut roots);
             }
         }
     }
     out
-}
-
-fn named_in(t: &FieldType, out: &mut Vec<TypeId>) {
-    match t {
-        FieldType::Named(id) => out.push(*id),
-        FieldType::List(i) | FieldType::Map(i) => named_in(i, out),
-        _ => {}
-    }
 }
 
 fn payload(t: &PayloadType, out: &mut Vec<TypeId>) {

@@ -282,7 +282,7 @@ fn type_name_style(file: FileId, name: &str, span: Span, what: &str, diags: &mut
                 format!("{what} `{name}` is not written in PascalCase"),
                 Label::new(file, span, "type names are PascalCase"),
             )
-            .with_help(format!("call it `{}`", pascal(name))),
+            .with_help(format!("call it `{}`", crate::asnames::pascal(name))),
         );
     }
 }
@@ -298,18 +298,6 @@ fn field_name_style(file: FileId, name: &str, span: Span, diags: &mut Diagnostic
             .with_help(format!("call it `{}`", snake(name))),
         );
     }
-}
-
-fn pascal(name: &str) -> String {
-    name.split('_')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut c = p.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 fn snake(name: &str) -> String {
