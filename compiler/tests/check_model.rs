@@ -5,7 +5,7 @@
 mod common;
 use common::root;
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use bson::{Binary, Bson, doc, spec::BinarySubtype};
 use othc::loader::MemoryLoader;
