@@ -368,3 +368,42 @@ fn fmt_rewrites_checks_and_never_touches_what_does_not_parse() {
         "left as it was"
     );
 }
+
+#[test]
+fn build_and_inspect_the_hello_example() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_build");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("hello")).unwrap();
+    for e in std::fs::read_dir(root().join("examples/hello"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join("hello").join(e.file_name())).unwrap();
+        }
+    }
+    let hello = dir.join("hello/Hello.oth").to_string_lossy().into_owned();
+    let o = othc(&["build", &hello]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("Hello.othimg"), "{err}");
+    assert!(err.contains("built 2 module(s)"), "{err}");
+    let built = dir.join("hello/build");
+    let o = othc(&["inspect", &built.join("Greeter.wasm").to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("# host ABI: kept"), "{out}");
+    assert!(out.contains("export object Greeter {"), "{out}");
+    let o = othc(&["inspect", &built.join("Hello.othimg").to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("greeter = modules/Greeter.wasm"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("write /greeter/greeting (application/bson, 52 bytes)"),
+        "{}",
+        stdout(&o)
+    );
+}
