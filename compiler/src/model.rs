@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::source::FileSpan;
-use oth_syntax::ast::{Segment, Verb};
+use oth_syntax::ast::Segment;
+pub use oth_syntax::ast::Verb;
 
 macro_rules! ids {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(

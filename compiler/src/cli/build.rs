@@ -19,6 +19,15 @@ pub struct BuildArgs {
     #[arg(long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// A value file for the images' slots (repeatable; later files win)
+    #[arg(long = "values", value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+
+    /// Set one slot, `--set 'greeting=Greeting { prefix: "Yo ", excited: true }'`
+    /// (repeatable; wins over value files and defaults)
+    #[arg(long = "set", value_name = "SLOT=VALUE")]
+    pub set: Vec<String>,
+
     /// Optimize (the default)
     #[arg(long, conflicts_with = "debug")]
     pub release: bool,
@@ -32,7 +41,11 @@ pub struct BuildArgs {
 }
 
 pub fn run(args: BuildArgs) -> u8 {
-    let compiled = match compile_and_report(&args.files, &Default::default(), &args.report) {
+    let inputs = othc::ValueInputs {
+        files: args.values.clone(),
+        sets: args.set.clone(),
+    };
+    let compiled = match compile_and_report(&args.files, &inputs, &args.report) {
         Ok(c) => c,
         Err(status) => return status,
     };

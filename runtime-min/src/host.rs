@@ -1,0 +1,291 @@
+//! The host ABI of abi.md §5 on wasmtime: the imports a module calls, which
+//! only record what it asked (the runtime acts once the call has returned,
+//! so no module is ever re-entered), and the exports the runtime calls.
+
+use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
+
+use crate::Payload;
+
+/// What an instance asked of the host during one call into it.
+pub enum Call {
+    Request {
+        ticket: i32,
+        verb: i32,
+        path: String,
+        payload: Option<Payload>,
+    },
+    Cancel {
+        ticket: i32,
+    },
+    Answer {
+        id: i32,
+        done: bool,
+        payload: Option<Payload>,
+    },
+    Fail {
+        id: i32,
+        errno: i32,
+        code: String,
+        desc: String,
+    },
+    Forward {
+        id: i32,
+        path: String,
+    },
+}
+
+#[derive(Default)]
+pub struct Host {
+    pub calls: Vec<Call>,
+    next_ticket: i32,
+}
+
+type Serve = TypedFunc<(i32, i32, i32, i32, i32, i32, i32, i32, i32), ()>;
+type Six = TypedFunc<(i32, i32, i32, i32, i32, i32), ()>;
+
+/// One instance of a compiled module.
+pub struct Wasm {
+    store: Store<Host>,
+    memory: Memory,
+    start: TypedFunc<(), ()>,
+    othismo_start: TypedFunc<(), ()>,
+    alloc: TypedFunc<i32, i32>,
+    serve: Serve,
+    answer: Six,
+    error: Six,
+    cancel: TypedFunc<i32, ()>,
+}
+
+fn bytes(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> Vec<u8> {
+    if len <= 0 || ptr < 0 {
+        return Vec::new();
+    }
+    let Some(mem) = c.get_export("memory").and_then(|e| e.into_memory()) else {
+        return Vec::new();
+    };
+    let (p, l) = (ptr as usize, len as usize);
+    mem.data(&*c)
+        .get(p..p.saturating_add(l))
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default()
+}
+
+fn string(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> String {
+    String::from_utf8_lossy(&bytes(c, ptr, len)).into_owned()
+}
+
+fn payload(c: &mut Caller<'_, Host>, tp: i32, tl: i32, dp: i32, dl: i32) -> Option<Payload> {
+    if tl == 0 && dl == 0 {
+        return None;
+    }
+    Some(Payload {
+        content_type: string(c, tp, tl),
+        data: bytes(c, dp, dl),
+    })
+}
+
+/// AssemblyScript's strings (for `env.abort`): UTF-16, byte length before them.
+fn as_string(c: &mut Caller<'_, Host>, ptr: i32) -> String {
+    let len = bytes(c, ptr - 4, 4)
+        .try_into()
+        .map(u32::from_le_bytes)
+        .unwrap_or(0);
+    let raw = bytes(c, ptr, len as i32);
+    let units: Vec<u16> = raw
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    String::from_utf16_lossy(&units)
+}
+
+pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
+    let mut l: Linker<Host> = Linker::new(engine);
+    l.func_wrap(
+        "env",
+        "abort",
+        |mut c: Caller<'_, Host>,
+         msg: i32,
+         file: i32,
+         line: i32,
+         col: i32|
+         -> wasmtime::Result<()> {
+            let (m, f) = (as_string(&mut c, msg), as_string(&mut c, file));
+            Err(wasmtime::Error::msg(format!(
+                "aborted: {m} ({f}:{line}:{col})"
+            )))
+        },
+    )?;
+    l.func_wrap(
+        "othismo",
+        "request",
+        |mut c: Caller<'_, Host>,
+         verb: i32,
+         pp: i32,
+         pl: i32,
+         tp: i32,
+         tl: i32,
+         dp: i32,
+         dl: i32|
+         -> i32 {
+            let path = string(&mut c, pp, pl);
+            let payload = payload(&mut c, tp, tl, dp, dl);
+            let host = c.data_mut();
+            host.next_ticket += 1;
+            let ticket = host.next_ticket;
+            host.calls.push(Call::Request {
+                ticket,
+                verb,
+                path,
+                payload,
+            });
+            ticket
+        },
+    )?;
+    l.func_wrap(
+        "othismo",
+        "cancel",
+        |mut c: Caller<'_, Host>, ticket: i32| {
+            c.data_mut().calls.push(Call::Cancel { ticket });
+        },
+    )?;
+    l.func_wrap(
+        "othismo",
+        "answer",
+        |mut c: Caller<'_, Host>, id: i32, done: i32, tp: i32, tl: i32, dp: i32, dl: i32| {
+            let payload = payload(&mut c, tp, tl, dp, dl);
+            c.data_mut().calls.push(Call::Answer {
+                id,
+                done: done != 0,
+                payload,
+            });
+        },
+    )?;
+    l.func_wrap(
+        "othismo",
+        "fail",
+        |mut c: Caller<'_, Host>, id: i32, errno: i32, cp: i32, cl: i32, dp: i32, dl: i32| {
+            let code = string(&mut c, cp, cl);
+            let desc = string(&mut c, dp, dl);
+            c.data_mut().calls.push(Call::Fail {
+                id,
+                errno,
+                code,
+                desc,
+            });
+        },
+    )?;
+    l.func_wrap(
+        "othismo",
+        "forward",
+        |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| {
+            let path = string(&mut c, pp, pl);
+            c.data_mut().calls.push(Call::Forward { id, path });
+        },
+    )?;
+    // Rearranging a view at run time is not there yet: refused, never trapped.
+    const NOT_SUPPORTED: i32 = 2;
+    l.func_wrap(
+        "othismo",
+        "bind",
+        |_: i32, _: i32, _: i32, _: i32, _: i32| -> i32 { NOT_SUPPORTED },
+    )?;
+    l.func_wrap("othismo", "unmount", |_: i32, _: i32| -> i32 {
+        NOT_SUPPORTED
+    })?;
+    l.func_wrap(
+        "othismo",
+        "expose",
+        |_: i32, _: i32, _: i32, _: i32, _: i32| -> i32 { NOT_SUPPORTED },
+    )?;
+    Ok(l)
+}
+
+impl Wasm {
+    pub fn new(engine: &Engine, linker: &Linker<Host>, bytes: &[u8]) -> wasmtime::Result<Wasm> {
+        let module = Module::new(engine, bytes)?;
+        let mut store = Store::new(engine, Host::default());
+        let instance: Instance = linker.instantiate(&mut store, &module)?;
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| wasmtime::Error::msg("the module exports no memory"))?;
+        Ok(Wasm {
+            start: instance.get_typed_func(&mut store, "_start")?,
+            othismo_start: instance.get_typed_func(&mut store, "othismo_start")?,
+            alloc: instance.get_typed_func(&mut store, "othismo_alloc")?,
+            serve: instance.get_typed_func(&mut store, "othismo_serve")?,
+            answer: instance.get_typed_func(&mut store, "othismo_answer")?,
+            error: instance.get_typed_func(&mut store, "othismo_error")?,
+            cancel: instance.get_typed_func(&mut store, "othismo_cancel")?,
+            memory,
+            store,
+        })
+    }
+
+    /// What the last call asked for.
+    pub fn take_calls(&mut self) -> Vec<Call> {
+        std::mem::take(&mut self.store.data_mut().calls)
+    }
+
+    /// A buffer from `othismo_alloc`, filled: (ptr, len), or (0, 0) for nothing.
+    fn put(&mut self, data: &[u8]) -> wasmtime::Result<(i32, i32)> {
+        if data.is_empty() {
+            return Ok((0, 0));
+        }
+        let ptr = self.alloc.call(&mut self.store, data.len() as i32)?;
+        self.memory.write(&mut self.store, ptr as usize, data)?;
+        Ok((ptr, data.len() as i32))
+    }
+
+    fn put_payload(&mut self, p: &Option<Payload>) -> wasmtime::Result<(i32, i32, i32, i32)> {
+        match p {
+            None => Ok((0, 0, 0, 0)),
+            Some(p) => {
+                let (tp, tl) = self.put(p.content_type.as_bytes())?;
+                let (dp, dl) = self.put(&p.data)?;
+                Ok((tp, tl, dp, dl))
+            }
+        }
+    }
+
+    pub fn start(&mut self) -> wasmtime::Result<()> {
+        self.start.call(&mut self.store, ())?;
+        self.othismo_start.call(&mut self.store, ())
+    }
+
+    pub fn serve(
+        &mut self,
+        id: i32,
+        verb: i32,
+        flags: i32,
+        path: &str,
+        p: &Option<Payload>,
+    ) -> wasmtime::Result<()> {
+        let (pp, pl) = self.put(path.as_bytes())?;
+        let (tp, tl, dp, dl) = self.put_payload(p)?;
+        self.serve
+            .call(&mut self.store, (id, verb, flags, pp, pl, tp, tl, dp, dl))
+    }
+
+    pub fn answer(&mut self, ticket: i32, done: bool, p: &Option<Payload>) -> wasmtime::Result<()> {
+        let (tp, tl, dp, dl) = self.put_payload(p)?;
+        self.answer
+            .call(&mut self.store, (ticket, i32::from(done), tp, tl, dp, dl))
+    }
+
+    pub fn error(
+        &mut self,
+        ticket: i32,
+        errno: i32,
+        code: &str,
+        desc: &str,
+    ) -> wasmtime::Result<()> {
+        let (cp, cl) = self.put(code.as_bytes())?;
+        let (dp, dl) = self.put(desc.as_bytes())?;
+        self.error
+            .call(&mut self.store, (ticket, errno, cp, cl, dp, dl))
+    }
+
+    pub fn cancel(&mut self, id: i32) -> wasmtime::Result<()> {
+        self.cancel.call(&mut self.store, id)
+    }
+}
