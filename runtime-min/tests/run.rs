@@ -92,7 +92,7 @@ fn hello_greets_and_shouts_exactly_as_the_seed_says() {
 
 #[test]
 fn every_refused_request_gets_its_errno() {
-    let b = bundle("probe", "runtime-min/tests/probe", "Probe.oth", &[]);
+    let b = bundle("probe", "fixtures/run/probe", "Probe.oth", &[]);
     let (status, out, err) = run(&b, &[]);
     assert_eq!((status, err.as_str()), (0, ""));
     assert_eq!(
@@ -110,7 +110,7 @@ fn every_refused_request_gets_its_errno() {
 
 #[test]
 fn a_trapping_instance_is_stopped_and_named() {
-    let b = bundle("trap", "runtime-min/tests/trap", "Trap.oth", &[]);
+    let b = bundle("trap", "fixtures/run/trap", "Trap.oth", &[]);
     let (status, _, err) = run(&b, &[]);
     assert_eq!(status, 1);
     assert!(err.contains("error: instance `trap` stopped"), "{err}");
