@@ -7,26 +7,14 @@
 //! runtime-min uses. The bench first checks that both sides write the same
 //! bytes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use bson::{Document, doc};
-use othc::backends::assemblyscript;
-use othc::loader::Loader;
-use othc::model::FileIx;
-use othc::toolchain::{self, Profile};
+use othc::toolchain::Profile;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-struct RootLoader;
-
-impl Loader for RootLoader {
-    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        std::fs::read(root().join(path))
-    }
-}
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 fn value() -> Document {
     let inners: Vec<Document> = (0..8)
@@ -54,21 +42,8 @@ fn value() -> Document {
 fn main() {
     let dir = std::env::temp_dir().join(format!("othc-codec-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let rel = PathBuf::from("fixtures/codegen/everything.oth");
-    let c = othc::compile(&RootLoader, std::slice::from_ref(&rel), &Default::default()).unwrap();
-    let module = c.front.program.module(c.front.program.roots[0]);
-    let g = assemblyscript::generate(
-        &c.checked.model,
-        FileIx(0),
-        &c.front.sources.get(module.file).text,
-    );
-    std::fs::write(dir.join(&g.file_name), g.text).unwrap();
-    let entry = dir.join("codec.ts");
-    std::fs::copy(root().join("compiler/benches/as/codec.ts"), &entry).unwrap();
-    let wasm = toolchain::compile(&entry, &dir.join("build"), Profile::Release)
-        .unwrap_or_else(|e| panic!("asc failed:\n{}", e.output));
-    let wasm_path = dir.join("codec.wasm");
-    std::fs::write(&wasm_path, wasm).unwrap();
+    let wasm_path =
+        common::build_with_everything(&dir, "compiler/benches/as/codec.ts", Profile::Release);
 
     let n = 200_000u32;
     let v = value();

@@ -59,6 +59,26 @@ pub struct PayloadJson {
     pub hex: String,
 }
 
+impl PayloadJson {
+    /// The payload's bytes (what `hex` spells; a malformed pair reads as 0).
+    pub fn bytes(&self) -> Vec<u8> {
+        (0..self.hex.len() / 2)
+            .map(|i| {
+                u8::from_str_radix(self.hex.get(2 * i..2 * i + 2).unwrap_or(""), 16).unwrap_or(0)
+            })
+            .collect()
+    }
+}
+
+/// The image-tree path of `path` in `target`'s served tree: `/greeter/greeting`.
+pub fn tree_path(target: &str, path: &str) -> String {
+    if path == "/" {
+        format!("/{target}")
+    } else {
+        format!("/{target}{path}")
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

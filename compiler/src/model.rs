@@ -286,6 +286,17 @@ impl PathPattern {
         }
     }
 
+    /// The literal segments before the first capture or `**`: where a
+    /// pattern need's requests may go.
+    pub fn literal_prefix(&self) -> &[Seg] {
+        let n = self
+            .segs
+            .iter()
+            .take_while(|s| matches!(s, Seg::Lit(_)))
+            .count();
+        &self.segs[..n]
+    }
+
     /// A path of literal segments only.
     pub fn is_concrete(&self) -> bool {
         self.segs.iter().all(|s| matches!(s, Seg::Lit(_)))

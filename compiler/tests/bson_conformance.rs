@@ -12,15 +12,13 @@
 //! `fixtures/codegen/everything.oth`) runs in node (`tests/as/host.cjs`).
 
 mod common;
-use common::{RootLoader, root};
+use common::{build_with_everything, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, Document, doc};
-use othc::backends::assemblyscript;
-use othc::model::FileIx;
-use othc::toolchain::{self, Profile};
+use othc::toolchain::Profile;
 
 /// Builds the conformance module once per test process.
 fn module() -> PathBuf {
@@ -30,24 +28,7 @@ fn module() -> PathBuf {
             let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bson_conformance");
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).unwrap();
-            let rel = PathBuf::from("fixtures/codegen/everything.oth");
-            let c = othc::compile(&RootLoader, std::slice::from_ref(&rel), &Default::default())
-                .unwrap();
-            assert!(!c.front.diags.has_errors());
-            let module = c.front.program.module(c.front.program.roots[0]);
-            let g = assemblyscript::generate(
-                &c.checked.model,
-                FileIx(c.front.program.roots[0].0),
-                &c.front.sources.get(module.file).text,
-            );
-            std::fs::write(dir.join(&g.file_name), g.text).unwrap();
-            let entry = dir.join("conformance.ts");
-            std::fs::copy(root().join("compiler/tests/as/conformance.ts"), &entry).unwrap();
-            let wasm = toolchain::compile(&entry, &dir.join("build"), Profile::Release)
-                .unwrap_or_else(|e| panic!("asc failed:\n{}", e.output));
-            let path = dir.join("conformance.wasm");
-            std::fs::write(&path, wasm).unwrap();
-            path
+            build_with_everything(&dir, "compiler/tests/as/conformance.ts", Profile::Release)
         })
         .clone()
 }

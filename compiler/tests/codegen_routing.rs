@@ -6,33 +6,12 @@
 //! node host, which records every `answer` and `fail` call.
 
 mod common;
-use common::{RootLoader, root};
-use std::path::{Path, PathBuf};
+use common::{build_with_everything, root};
+use std::path::Path;
 use std::process::Command;
 
 use bson::doc;
-use othc::backends::assemblyscript;
-use othc::model::FileIx;
-use othc::toolchain::{self, Profile};
-
-fn build(dir: &Path) -> PathBuf {
-    let rel = PathBuf::from("fixtures/codegen/everything.oth");
-    let c = othc::compile(&RootLoader, std::slice::from_ref(&rel), &Default::default()).unwrap();
-    let module = c.front.program.module(c.front.program.roots[0]);
-    let g = assemblyscript::generate(
-        &c.checked.model,
-        FileIx(0),
-        &c.front.sources.get(module.file).text,
-    );
-    std::fs::write(dir.join(&g.file_name), g.text).unwrap();
-    let entry = dir.join("routing.ts");
-    std::fs::copy(root().join("compiler/tests/as/routing.ts"), &entry).unwrap();
-    let wasm = toolchain::compile(&entry, &dir.join("build"), Profile::Debug)
-        .unwrap_or_else(|e| panic!("asc failed:\n{}", e.output));
-    let path = dir.join("routing.wasm");
-    std::fs::write(&path, wasm).unwrap();
-    path
-}
+use othc::toolchain::Profile;
 
 /// (verb, path, payload type, payload bytes) → what the server answers.
 type Case<'a> = (i32, &'a str, Option<&'a str>, Vec<u8>, &'a str);
@@ -42,7 +21,7 @@ fn generated_servers_route_and_answer_errors_themselves() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_routing");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let wasm = build(&dir);
+    let wasm = build_with_everything(&dir, "compiler/tests/as/routing.ts", Profile::Debug);
     let note = bson::to_vec(&doc! { "$type": "Note", "text": "hi" }).unwrap();
     let nested = bson::to_vec(&doc! {
         "$type": "Nested", "inner": { "label": "in", "default": 0 }, "inners": [], "grid": [],

@@ -18,6 +18,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use othc::bundle::ImageJson;
+use othc::check::matching::{path_covers, strip_prefix};
 use othc::model::{EntryDef, Model, ObjectDef, PathPattern, Seg, Verb};
 
 use host::{Call, Wasm};
@@ -94,7 +95,7 @@ struct Actor {
     /// The object's header, for a compiled object: what it needs and serves.
     header: Option<(Model, ObjectDef)>,
     /// The instance's view: (at, target actor, path there, read-only).
-    view: Vec<(PathPattern, usize, Vec<String>, bool)>,
+    view: Vec<(PathPattern, usize, Vec<Seg>, bool)>,
     serving: HashMap<i32, Serving>,
     cancelled: HashSet<i32>,
     next_id: i32,
@@ -105,7 +106,7 @@ enum Event {
     Serve {
         to: usize,
         req: Serving,
-        path: Vec<String>,
+        path: Vec<Seg>,
     },
     Answer {
         to: Sender,
@@ -231,7 +232,9 @@ impl<'a> Runtime<'a> {
                     LoadError(format!("a view names `{}`, which is no instance", v.target))
                 })?;
                 actors[i].view.push((
-                    paths::literal(&v.at),
+                    PathPattern {
+                        segs: paths::parse(&v.at).unwrap_or_default(),
+                    },
                     t,
                     paths::parse(&v.path).unwrap_or_default(),
                     v.readonly,
@@ -266,9 +269,7 @@ impl<'a> Runtime<'a> {
             };
             let payload = s.payload.as_ref().map(|p| Payload {
                 content_type: p.content_type.clone(),
-                data: (0..p.hex.len() / 2)
-                    .map(|i| u8::from_str_radix(&p.hex[2 * i..2 * i + 2], 16).unwrap_or(0))
-                    .collect(),
+                data: p.bytes(),
             });
             let req = Serving {
                 from: Sender::Operator(n),
@@ -384,7 +385,7 @@ impl<'a> Runtime<'a> {
             .view
             .iter()
             .filter_map(|(at, t, p, ro)| {
-                paths::strip(&segs, &at.segs).map(|rest| (at.segs.len(), *t, p, rest, *ro))
+                strip_prefix(&segs, &at.segs).map(|rest| (at.segs.len(), *t, p, rest, *ro))
             })
             .max_by_key(|(len, ..)| *len);
         let Some((_, to, base, rest, readonly)) = best else {
@@ -401,7 +402,7 @@ impl<'a> Runtime<'a> {
     }
 
     /// The checks of the receiving side, then the delivery.
-    fn deliver_checked(&mut self, to: usize, req: Serving, path: Vec<String>, readonly: bool) {
+    fn deliver_checked(&mut self, to: usize, req: Serving, path: Vec<Seg>, readonly: bool) {
         if readonly && !is_safe(req.verb) {
             return self.fail_to(
                 req.from,
@@ -530,14 +531,9 @@ impl<'a> Runtime<'a> {
                     let s = &self.json.startup[n];
                     let _ = writeln!(
                         self.err,
-                        "error: startup request {} /{}{} failed: {errno} {code}: {desc}",
+                        "error: startup request {} {} failed: {errno} {code}: {desc}",
                         s.verb.as_str(),
-                        s.target,
-                        if s.path == "/" {
-                            String::new()
-                        } else {
-                            s.path.clone()
-                        }
+                        othc::bundle::tree_path(&s.target, &s.path)
                     );
                     self.failed = true;
                 }
@@ -692,17 +688,11 @@ fn verb_name(v: i32) -> &'static str {
 }
 
 /// Whether an object's needs allow `verb path` (a path in its view).
-fn needs_allow(obj: &ObjectDef, model: &Model, verb: i32, path: &[String]) -> bool {
+fn needs_allow(obj: &ObjectDef, model: &Model, verb: i32, path: &[Seg]) -> bool {
     let Some(v) = verb_of(verb) else { return false };
     obj.needs.iter().any(|n| {
-        let literal: Vec<Seg> = n
-            .mount
-            .segs
-            .iter()
-            .take_while(|s| matches!(s, Seg::Lit(_)))
-            .cloned()
-            .collect();
-        let Some(rest) = paths::strip(path, &literal) else {
+        let literal = n.mount.literal_prefix();
+        let Some(rest) = strip_prefix(path, literal) else {
             return false;
         };
         let pattern_need = literal.len() != n.mount.segs.len();
@@ -711,9 +701,9 @@ fn needs_allow(obj: &ObjectDef, model: &Model, verb: i32, path: &[String]) -> bo
             e.verb == v
                 && if pattern_need {
                     // Anywhere under the mount point: the entry's path at the end.
-                    (0..=rest.len()).any(|k| paths::matches(&e.path.segs, &rest[k..]))
+                    (0..=rest.len()).any(|k| path_covers(&e.path.segs, &rest[k..]))
                 } else {
-                    paths::matches(&e.path.segs, rest)
+                    path_covers(&e.path.segs, rest)
                 }
         })
     })
@@ -724,14 +714,14 @@ fn serves<'m>(
     obj: &ObjectDef,
     model: &'m Model,
     verb: i32,
-    path: &[String],
+    path: &[Seg],
 ) -> Result<&'m EntryDef, i32> {
     let v = verb_of(verb).ok_or(errno::NOT_SUPPORTED)?;
     let covering: Vec<&EntryDef> = obj
         .serves
         .iter()
         .map(|e| model.entry(*e))
-        .filter(|e| paths::matches(&e.path.segs, path))
+        .filter(|e| path_covers(&e.path.segs, path))
         .collect();
     if covering.is_empty() {
         return Err(errno::NOT_FOUND);

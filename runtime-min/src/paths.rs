@@ -1,70 +1,25 @@
-//! Request paths, and matching them against header patterns.
+//! Request paths: parsed into literal segments, so the compiler's matching
+//! rules (`othc::check::matching`) apply to them as they are.
 
 use othc::model::{PathPattern, Seg};
 
 /// The segments of a request path; `None` when it is malformed (not
 /// starting with `/`, or with an empty, `.` or `..` segment).
-pub fn parse(path: &str) -> Option<Vec<String>> {
+pub fn parse(path: &str) -> Option<Vec<Seg>> {
     let rest = path.strip_prefix('/')?;
     if rest.is_empty() {
         return Some(Vec::new());
     }
-    let segs: Vec<String> = rest.split('/').map(str::to_string).collect();
-    if segs.iter().any(|s| s.is_empty() || s == "." || s == "..") {
+    let segs: Vec<&str> = rest.split('/').collect();
+    if segs.iter().any(|s| s.is_empty() || *s == "." || *s == "..") {
         return None;
     }
-    Some(segs)
+    Some(segs.into_iter().map(|s| Seg::Lit(s.to_string())).collect())
 }
 
-pub fn text(segs: &[String]) -> String {
-    if segs.is_empty() {
-        "/".into()
-    } else {
-        segs.iter().map(|s| format!("/{s}")).collect()
-    }
-}
-
-/// Whether a concrete path matches a pattern (`{x}` one segment, `**` the rest).
-pub fn matches(pattern: &[Seg], path: &[String]) -> bool {
-    for (i, seg) in pattern.iter().enumerate() {
-        match seg {
-            Seg::Rest => return true,
-            Seg::Lit(l) => {
-                if path.get(i) != Some(l) {
-                    return false;
-                }
-            }
-            Seg::Capture(_) => {
-                if path.get(i).is_none() {
-                    return false;
-                }
-            }
-        }
-    }
-    pattern.len() == path.len()
-}
-
-/// `path` with the literal prefix `prefix` taken off.
-pub fn strip<'a>(path: &'a [String], prefix: &[Seg]) -> Option<&'a [String]> {
-    if prefix.len() > path.len() {
-        return None;
-    }
-    for (s, p) in prefix.iter().zip(path) {
-        match s {
-            Seg::Lit(l) if l == p => {}
-            _ => return None,
-        }
-    }
-    Some(&path[prefix.len()..])
-}
-
-/// A path text as literal segments (the `at` of a view entry).
-pub fn literal(path: &str) -> PathPattern {
+pub fn text(segs: &[Seg]) -> String {
     PathPattern {
-        segs: parse(path)
-            .unwrap_or_default()
-            .into_iter()
-            .map(Seg::Lit)
-            .collect(),
+        segs: segs.to_vec(),
     }
+    .to_string()
 }

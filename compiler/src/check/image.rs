@@ -618,15 +618,9 @@ impl<'a> ImageChecker<'a> {
             for (b, block) in blocks.iter().enumerate() {
                 if !block.mount.is_concrete() {
                     // A pattern need sends anywhere under its literal prefix.
-                    let prefix: Vec<Seg> = block
-                        .mount
-                        .segs
-                        .iter()
-                        .take_while(|s| matches!(s, Seg::Lit(_)))
-                        .cloned()
-                        .collect();
+                    let prefix = block.mount.literal_prefix();
                     for (wi, w) in inst.wiring.iter().enumerate() {
-                        if strip_prefix(&w.link.at.segs, &prefix).is_some() {
+                        if strip_prefix(&w.link.at.segs, prefix).is_some() {
                             used[wi] = true;
                         }
                     }

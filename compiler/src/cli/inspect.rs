@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use othc::bundle::tree_path;
 use othc::wasm;
 
 #[derive(Args)]
@@ -95,32 +96,14 @@ fn bundle(args: &InspectArgs, bytes: &[u8]) -> u8 {
         }
         for v in &i.view {
             let ro = if v.readonly { " readonly" } else { "" };
-            println!(
-                "    {} -> /{}{}{ro}",
-                v.at,
-                v.target,
-                if v.path == "/" {
-                    String::new()
-                } else {
-                    v.path.clone()
-                }
-            );
+            println!("    {} -> {}{ro}", v.at, tree_path(&v.target, &v.path));
         }
     }
     if !json.exports.is_empty() {
         println!("\nexports:");
         for e in &json.exports {
             let ro = if e.readonly { " readonly" } else { "" };
-            println!(
-                "  {} -> /{}{}{ro}",
-                e.at,
-                e.target,
-                if e.path == "/" {
-                    String::new()
-                } else {
-                    e.path.clone()
-                }
-            );
+            println!("  {} -> {}{ro}", e.at, tree_path(&e.target, &e.path));
         }
     }
     if !json.startup.is_empty() {
@@ -129,17 +112,12 @@ fn bundle(args: &InspectArgs, bytes: &[u8]) -> u8 {
             let payload = s
                 .payload
                 .as_ref()
-                .map(|p| format!(" ({}, {} bytes)", p.content_type, p.hex.len() / 2))
+                .map(|p| format!(" ({}, {} bytes)", p.content_type, p.bytes().len()))
                 .unwrap_or_default();
             println!(
-                "  {} /{}{}{payload}",
+                "  {} {}{payload}",
                 s.verb.as_str(),
-                s.target,
-                if s.path == "/" {
-                    String::new()
-                } else {
-                    s.path.clone()
-                }
+                tree_path(&s.target, &s.path)
             );
         }
     }

@@ -19,3 +19,34 @@ impl Loader for RootLoader {
         std::fs::read(root().join(path))
     }
 }
+
+/// Compiles the AssemblyScript file `entry` (relative to the workspace root)
+/// with the bindings of `fixtures/codegen/everything.oth` beside it, in
+/// `dir`; returns the module's path there.
+pub fn build_with_everything(
+    dir: &Path,
+    entry: &str,
+    profile: othc::toolchain::Profile,
+) -> PathBuf {
+    let rel = PathBuf::from("fixtures/codegen/everything.oth");
+    let c = othc::compile(&RootLoader, std::slice::from_ref(&rel), &Default::default()).unwrap();
+    assert!(!c.front.diags.has_errors());
+    let root_module = c.front.program.roots[0];
+    let g = othc::backends::assemblyscript::generate(
+        &c.checked.model,
+        othc::model::FileIx(root_module.0),
+        &c.front
+            .sources
+            .get(c.front.program.module(root_module).file)
+            .text,
+    );
+    std::fs::write(dir.join(&g.file_name), g.text).unwrap();
+    let name = Path::new(entry).file_name().unwrap();
+    let copy = dir.join(name);
+    std::fs::copy(root().join(entry), &copy).unwrap();
+    let wasm = othc::toolchain::compile(&copy, &dir.join("build"), profile)
+        .unwrap_or_else(|e| panic!("asc failed:\n{}", e.output));
+    let path = copy.with_extension("wasm");
+    std::fs::write(&path, wasm).unwrap();
+    path
+}
