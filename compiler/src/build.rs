@@ -13,7 +13,9 @@ use sha2::{Digest, Sha256};
 
 use crate::Compilation;
 use crate::backends::assemblyscript;
-use crate::check::{implementation_path, missing_implementation, objects_to_build};
+use crate::check::{
+    implementation_path, missing_implementation, objects_to_build, prebuilt_objects,
+};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
 use crate::model::{FileIx, ObjectId};
 use crate::toolchain::{self, Profile};
@@ -216,7 +218,68 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
             cached,
         });
     }
+    for o in prebuilt_objects(&c.front, &c.checked) {
+        if let Some(b) = copy_prebuilt(c, o, opts, diags) {
+            built.push(b);
+        }
+    }
     built
+}
+
+/// An object imported from a `.wasm` file: its module goes into the build
+/// as it is, once it keeps the host ABI.
+fn copy_prebuilt(
+    c: &Compilation,
+    o: ObjectId,
+    opts: &Options,
+    diags: &mut Diagnostics,
+) -> Option<Built> {
+    let def = c.checked.model.object(o);
+    let at = c.checked.spans.objects[o.index()].name;
+    let from = &c.front.program.modules[def.file.index()].key;
+    let bytes = match std::fs::read(from) {
+        Ok(b) => b,
+        Err(e) => {
+            diags.push(Diagnostic::new(
+                Code::E0701,
+                format!("cannot read `{}`: {e}", from.display()),
+                Label::new(at.file, at.span, "this object's module"),
+            ));
+            return None;
+        }
+    };
+    let problems = crate::abi_check::problems(&bytes);
+    if !problems.is_empty() {
+        diags.push(Diagnostic::new(
+            Code::E0702,
+            format!(
+                "the module `{}` breaks the host ABI: {}",
+                from.display(),
+                problems.join("; ")
+            ),
+            Label::new(at.file, at.span, "its module"),
+        ));
+        return None;
+    }
+    let path = opts.out.join(format!("{}.wasm", def.name));
+    if path != *from
+        && let Err(e) =
+            std::fs::create_dir_all(&opts.out).and_then(|_| std::fs::write(&path, &bytes))
+    {
+        diags.push(Diagnostic::new(
+            Code::E0701,
+            format!("cannot write `{}`: {e}", path.display()),
+            Label::new(at.file, at.span, "its module"),
+        ));
+        return None;
+    }
+    Some(Built {
+        object: o,
+        name: def.name.clone(),
+        sha256: sha256_hex(&bytes),
+        path,
+        cached: true,
+    })
 }
 
 /// The compiler's output for an implementation, from the cache when every

@@ -2,9 +2,22 @@
 //! only record what it asked (the runtime acts once the call has returned,
 //! so no module is ever re-entered), and the exports the runtime calls.
 
-use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
+use wasmtime::{
+    Caller, Engine, Instance, Linker, Memory, Module, ResourceLimiter, Store, TypedFunc,
+};
 
 use crate::Payload;
+use crate::limits::Limits;
+use crate::view::{self, Link};
+
+/// A payload as a module handed it over: carried, absent, or over the
+/// payload limit (its length; the bytes are never copied).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Carried {
+    None,
+    Some(Payload),
+    TooLarge(usize),
+}
 
 /// What an instance asked of the host during one call into it.
 pub enum Call {
@@ -12,7 +25,9 @@ pub enum Call {
         ticket: i32,
         verb: i32,
         path: String,
-        payload: Option<Payload>,
+        /// Where the path led in the view when the request was made.
+        dest: Option<view::Resolved>,
+        payload: Carried,
     },
     Cancel {
         ticket: i32,
@@ -20,7 +35,7 @@ pub enum Call {
     Answer {
         id: i32,
         done: bool,
-        payload: Option<Payload>,
+        payload: Carried,
     },
     Fail {
         id: i32,
@@ -31,13 +46,58 @@ pub enum Call {
     Forward {
         id: i32,
         path: String,
+        dest: Option<view::Resolved>,
     },
 }
 
-#[derive(Default)]
+/// The store's data: what the instance asked for, its view, and its limits.
 pub struct Host {
     pub calls: Vec<Call>,
     next_ticket: i32,
+    pub view: Vec<Link>,
+    pub exposed: Vec<Link>,
+    memory_limit: usize,
+    payload_limit: usize,
+    /// Set when the instance tried to grow past its memory limit.
+    pub hit_memory_limit: bool,
+}
+
+impl Host {
+    /// Where `path` leads in the view as it is now: a request is resolved
+    /// when it is made, so a later `unmount` in the same call does not
+    /// change where it goes.
+    fn resolve(&self, path: &str) -> Option<view::Resolved> {
+        view::resolve(&self.view, &crate::paths::parse(path)?)
+    }
+}
+
+impl ResourceLimiter for Host {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.memory_limit {
+            // Trapping, not refusing: a module told "no" would abort anyway,
+            // and this way the report names the limit.
+            self.hit_memory_limit = true;
+            return Err(wasmtime::Error::msg(format!(
+                "it hit the memory limit of {} MiB (`--max-memory`)",
+                self.memory_limit >> 20
+            )));
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1 << 20)
+    }
 }
 
 type Serve = TypedFunc<(i32, i32, i32, i32, i32, i32, i32, i32, i32), ()>;
@@ -54,6 +114,8 @@ pub struct Wasm {
     answer: Six,
     error: Six,
     cancel: TypedFunc<i32, ()>,
+    /// Ticks of work allowed per delivery.
+    deadline: u64,
 }
 
 fn bytes(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> Vec<u8> {
@@ -74,11 +136,17 @@ fn string(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> String {
     String::from_utf8_lossy(&bytes(c, ptr, len)).into_owned()
 }
 
-fn payload(c: &mut Caller<'_, Host>, tp: i32, tl: i32, dp: i32, dl: i32) -> Option<Payload> {
+fn payload(c: &mut Caller<'_, Host>, tp: i32, tl: i32, dp: i32, dl: i32) -> Carried {
     if tl == 0 && dl == 0 {
-        return None;
+        return Carried::None;
     }
-    Some(Payload {
+    let limit = c.data().payload_limit;
+    // A content type is a short name; one longer than this is no payload
+    // anyone can read either.
+    if dl.max(0) as usize > limit || tl > 4096 {
+        return Carried::TooLarge(dl.max(0) as usize);
+    }
+    Carried::Some(Payload {
         content_type: string(c, tp, tl),
         data: bytes(c, dp, dl),
     })
@@ -132,10 +200,12 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
             let host = c.data_mut();
             host.next_ticket += 1;
             let ticket = host.next_ticket;
+            let dest = host.resolve(&path);
             host.calls.push(Call::Request {
                 ticket,
                 verb,
                 path,
+                dest,
                 payload,
             });
             ticket
@@ -179,31 +249,62 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
         "forward",
         |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| {
             let path = string(&mut c, pp, pl);
-            c.data_mut().calls.push(Call::Forward { id, path });
+            let dest = c.data().resolve(&path);
+            c.data_mut().calls.push(Call::Forward { id, path, dest });
         },
     )?;
-    // Rearranging a view at run time is not there yet: refused, never trapped.
-    const NOT_SUPPORTED: i32 = 2;
+    // The view is the store's own: rearranging it calls nobody, so it is
+    // done during the call and the errno returned at once.
     l.func_wrap(
         "othismo",
         "bind",
-        |_: i32, _: i32, _: i32, _: i32, _: i32| -> i32 { NOT_SUPPORTED },
+        |mut c: Caller<'_, Host>, np: i32, nl: i32, op: i32, ol: i32, flags: i32| -> i32 {
+            let (new, old) = (string(&mut c, np, nl), string(&mut c, op, ol));
+            view::bind(&mut c.data_mut().view, &new, &old, flags)
+        },
     )?;
-    l.func_wrap("othismo", "unmount", |_: i32, _: i32| -> i32 {
-        NOT_SUPPORTED
-    })?;
+    l.func_wrap(
+        "othismo",
+        "unmount",
+        |mut c: Caller<'_, Host>, pp: i32, pl: i32| -> i32 {
+            let path = string(&mut c, pp, pl);
+            view::unmount(&mut c.data_mut().view, &path)
+        },
+    )?;
     l.func_wrap(
         "othismo",
         "expose",
-        |_: i32, _: i32, _: i32, _: i32, _: i32| -> i32 { NOT_SUPPORTED },
+        |mut c: Caller<'_, Host>, ap: i32, al: i32, vp: i32, vl: i32, flags: i32| -> i32 {
+            let (at, from) = (string(&mut c, ap, al), string(&mut c, vp, vl));
+            let host = c.data_mut();
+            view::expose(&host.view, &mut host.exposed, &at, &from, flags)
+        },
     )?;
     Ok(l)
 }
 
 impl Wasm {
-    pub fn new(engine: &Engine, linker: &Linker<Host>, bytes: &[u8]) -> wasmtime::Result<Wasm> {
+    pub fn new(
+        engine: &Engine,
+        linker: &Linker<Host>,
+        bytes: &[u8],
+        view: Vec<Link>,
+        limits: &Limits,
+    ) -> wasmtime::Result<Wasm> {
         let module = Module::new(engine, bytes)?;
-        let mut store = Store::new(engine, Host::default());
+        let host = Host {
+            calls: Vec::new(),
+            next_ticket: 0,
+            view,
+            exposed: Vec::new(),
+            memory_limit: limits.memory_bytes(),
+            payload_limit: limits.payload,
+            hit_memory_limit: false,
+        };
+        let mut store = Store::new(engine, host);
+        store.limiter(|h| h);
+        store.epoch_deadline_trap();
+        store.set_epoch_deadline(limits.deadline_ticks());
         let instance: Instance = linker.instantiate(&mut store, &module)?;
         let memory = instance
             .get_memory(&mut store, "memory")
@@ -218,7 +319,17 @@ impl Wasm {
             cancel: instance.get_typed_func(&mut store, "othismo_cancel")?,
             memory,
             store,
+            deadline: limits.deadline_ticks(),
         })
+    }
+
+    pub fn host(&self) -> &Host {
+        self.store.data()
+    }
+
+    /// A fresh execution deadline: each delivery gets the whole allowance.
+    fn arm(&mut self) {
+        self.store.set_epoch_deadline(self.deadline);
     }
 
     /// What the last call asked for.
@@ -248,7 +359,9 @@ impl Wasm {
     }
 
     pub fn start(&mut self) -> wasmtime::Result<()> {
+        self.arm();
         self.start.call(&mut self.store, ())?;
+        self.arm();
         self.othismo_start.call(&mut self.store, ())
     }
 
@@ -260,6 +373,7 @@ impl Wasm {
         path: &str,
         p: &Option<Payload>,
     ) -> wasmtime::Result<()> {
+        self.arm();
         let (pp, pl) = self.put(path.as_bytes())?;
         let (tp, tl, dp, dl) = self.put_payload(p)?;
         self.serve
@@ -267,6 +381,7 @@ impl Wasm {
     }
 
     pub fn answer(&mut self, ticket: i32, done: bool, p: &Option<Payload>) -> wasmtime::Result<()> {
+        self.arm();
         let (tp, tl, dp, dl) = self.put_payload(p)?;
         self.answer
             .call(&mut self.store, (ticket, i32::from(done), tp, tl, dp, dl))
@@ -279,6 +394,7 @@ impl Wasm {
         code: &str,
         desc: &str,
     ) -> wasmtime::Result<()> {
+        self.arm();
         let (cp, cl) = self.put(code.as_bytes())?;
         let (dp, dl) = self.put(desc.as_bytes())?;
         self.error
@@ -286,6 +402,7 @@ impl Wasm {
     }
 
     pub fn cancel(&mut self, id: i32) -> wasmtime::Result<()> {
+        self.arm();
         self.cancel.call(&mut self.store, id)
     }
 }

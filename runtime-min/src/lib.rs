@@ -1,65 +1,40 @@
 //! runtime-min: runs an image bundle (abi.md §6) on wasmtime.
 //!
 //! Every instance of a compiled object is a wasmtime instance speaking the
-//! host ABI (`host.rs`); `Console` is native. One FIFO queue carries every
-//! delivery, so a run is deterministic and no module is re-entered. Every
-//! request is checked on its way (runtime.md): a malformed path (`invalid`),
-//! the sender's needs (`forbidden`), its view (`not_found`), read-only
-//! mounts (`read_only`), the receiver's serves (`not_found`,
-//! `not_supported`) and the operator rule (`forbidden`). Standard input goes
-//! to the console's watchers a line at a time, only when the image is idle,
-//! so piped input behaves as typed input.
+//! host ABI (`host.rs`); `Console`, `Files` and `Clock` are native
+//! (`natives/`). One FIFO queue carries every delivery, so a run is
+//! deterministic and no module is re-entered. Every request is checked on
+//! its way (runtime.md): a malformed path (`invalid`), the sender's needs
+//! (`forbidden`), its view (`not_found`), read-only links (`read_only`),
+//! the receiver's serves (`not_found`, `not_supported`), the operator rule
+//! (`forbidden`) and the payload limit (`too_large`); a server that answers
+//! a request it is not serving, or a non-stream twice, is stopped. Standard
+//! input goes to the console's watchers a line at a time, only when the
+//! image is idle, so piped input behaves as typed input.
 
+pub mod abi;
 mod host;
+pub mod limits;
+pub mod natives;
 mod paths;
+mod view;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use othc::bundle::ImageJson;
 use othc::check::matching::{path_covers, strip_prefix};
-use othc::model::{EntryDef, Model, ObjectDef, PathPattern, Seg, Verb};
+use othc::model::{EntryDef, Model, ObjectDef, Seg};
 
-use host::{Call, Wasm};
-
-/// Errnos the runtime answers with itself (abi.md §1).
-pub mod errno {
-    pub const NOT_FOUND: i32 = 1;
-    pub const NOT_SUPPORTED: i32 = 2;
-    pub const READ_ONLY: i32 = 3;
-    pub const INVALID: i32 = 4;
-    pub const FORBIDDEN: i32 = 5;
-    pub const UNAVAILABLE: i32 = 10;
-
-    pub fn code(e: i32) -> &'static str {
-        match e {
-            NOT_FOUND => "not_found",
-            NOT_SUPPORTED => "not_supported",
-            READ_ONLY => "read_only",
-            INVALID => "invalid",
-            FORBIDDEN => "forbidden",
-            UNAVAILABLE => "unavailable",
-            _ => "error",
-        }
-    }
-}
-
-/// The operator flag (abi.md §1).
-const OPERATOR: i32 = 1;
-const WATCH: i32 = 2;
-const WRITE: i32 = 5;
-
-fn is_safe(verb: i32) -> bool {
-    (1..=4).contains(&verb)
-}
-
-fn verb_of(v: i32) -> Option<Verb> {
-    usize::try_from(v - 1)
-        .ok()
-        .and_then(|i| Verb::ALL.get(i))
-        .copied()
-}
+use abi::{errno, verb_name};
+use host::{Call, Carried, Wasm};
+pub use limits::Limits;
+use natives::Reply;
+use natives::files::Files;
+use view::Link;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Payload {
@@ -74,7 +49,7 @@ enum Sender {
     Operator(usize),
 }
 
-/// A request being served.
+/// A request on its way, or being served.
 #[derive(Clone)]
 struct Serving {
     from: Sender,
@@ -82,22 +57,28 @@ struct Serving {
     verb: i32,
     flags: i32,
     payload: Option<Payload>,
+    /// Whether the entry it reached streams (more than one answer allowed).
+    stream: bool,
 }
 
 enum Body {
     Wasm(Box<Wasm>),
     Console { watchers: Vec<(Sender, i32)> },
+    Files(Files),
+    Clock,
 }
 
 struct Actor {
     name: String,
     body: Body,
-    /// The object's header, for a compiled object: what it needs and serves.
-    header: Option<(Model, ObjectDef)>,
-    /// The instance's view: (at, target actor, path there, read-only).
-    view: Vec<(PathPattern, usize, Vec<Seg>, bool)>,
+    /// The object's header: what it needs and serves.
+    header: (Model, ObjectDef),
+    /// Requests it is serving, by request id.
     serving: HashMap<i32, Serving>,
+    /// Request ids whose callers cancelled: late answers are dropped.
     cancelled: HashSet<i32>,
+    /// Tickets of its own requests it cancelled: their answers are dropped.
+    dropped: HashSet<i32>,
     next_id: i32,
     dead: bool,
 }
@@ -137,15 +118,57 @@ impl std::fmt::Display for LoadError {
     }
 }
 
+/// Ticks the engine's epoch, so a delivery that runs too long traps.
+struct Ticker {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start(engine: &wasmtime::Engine) -> Ticker {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (flag, engine) = (stop.clone(), engine.clone());
+        let thread = std::thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(limits::TICK);
+                engine.increment_epoch();
+            }
+        });
+        Ticker {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Where a run's console input comes from and its output goes.
+pub struct Io<'a> {
+    /// Console input, pulled a line at a time when the image is idle.
+    pub input: Box<dyn Iterator<Item = String> + 'a>,
+    pub out: &'a mut dyn Write,
+    pub err: &'a mut dyn Write,
+    /// Where to write a line per delivery (`--trace`), if anywhere.
+    pub trace: Option<&'a mut dyn Write>,
+}
+
 pub struct Runtime<'a> {
     actors: Vec<Actor>,
     json: ImageJson,
     queue: VecDeque<Event>,
-    input: std::vec::IntoIter<String>,
+    io: Io<'a>,
     input_ended: bool,
-    out: &'a mut dyn Write,
-    err: &'a mut dyn Write,
+    limits: Limits,
     failed: bool,
+    _ticker: Ticker,
 }
 
 /// The object a module's header declares, read from its sections.
@@ -169,32 +192,92 @@ fn header_of(bytes: &[u8]) -> Result<(Model, ObjectDef), String> {
     Ok((c.checked.model, object))
 }
 
+/// The natives' headers, from `othismo:env` (sdk/env/Runtime.oth).
+fn native_headers() -> Result<(Model, Vec<ObjectDef>), String> {
+    let mut l = othc::loader::MemoryLoader::new();
+    l.add(
+        "natives.oth",
+        b"import { Console, Files, Clock } from \"othismo:env\"\n".to_vec(),
+    );
+    let c = othc::compile(&l, &[PathBuf::from("natives.oth")], &Default::default())
+        .map_err(|e| e.to_string())?;
+    if c.front.diags.has_errors() {
+        return Err("the runtime's own header does not check".into());
+    }
+    let natives = c
+        .checked
+        .model
+        .objects
+        .iter()
+        .filter(|o| o.native)
+        .cloned()
+        .collect();
+    Ok((c.checked.model, natives))
+}
+
+fn parse_link(l: &othc::bundle::LinkJson, index: &HashMap<&str, usize>) -> Result<Link, LoadError> {
+    let target = *index
+        .get(l.target.as_str())
+        .ok_or_else(|| LoadError(format!("a view names `{}`, which is no instance", l.target)))?;
+    let (Some(at), Some(path)) = (paths::parse(&l.at), paths::parse(&l.path)) else {
+        return Err(LoadError(format!(
+            "a view links `{}` to `{}`: not a path",
+            l.at, l.path
+        )));
+    };
+    Ok(Link {
+        at,
+        target,
+        path,
+        readonly: l.readonly,
+    })
+}
+
 impl<'a> Runtime<'a> {
     /// Loads a bundle: its modules checked against their hashes, read for
     /// their headers, and instantiated; every view resolved.
-    pub fn load(
-        bundle: &[u8],
-        input: Vec<String>,
-        out: &'a mut dyn Write,
-        err: &'a mut dyn Write,
-    ) -> Result<Runtime<'a>, LoadError> {
+    pub fn load(bundle: &[u8], limits: Limits, io: Io<'a>) -> Result<Runtime<'a>, LoadError> {
         let (json, modules) = othc::bundle::read(bundle).map_err(LoadError)?;
-        let engine = wasmtime::Engine::default();
+        let mut config = wasmtime::Config::new();
+        config.epoch_interruption(true);
+        let engine = wasmtime::Engine::new(&config).map_err(|e| LoadError(e.to_string()))?;
+        let ticker = Ticker::start(&engine);
         let linker = host::linker(&engine).map_err(|e| LoadError(e.to_string()))?;
+        let (env, natives) = native_headers().map_err(LoadError)?;
+        let index: HashMap<&str, usize> = json
+            .instances
+            .iter()
+            .enumerate()
+            .map(|(i, inst)| (inst.name.as_str(), i))
+            .collect();
         let mut actors = Vec::new();
         for inst in &json.instances {
+            let view = inst
+                .view
+                .iter()
+                .map(|l| parse_link(l, &index))
+                .collect::<Result<Vec<_>, _>>()?;
             let (body, header) = match (&inst.native, &inst.module) {
-                (Some(n), _) if n == "Console" => (
-                    Body::Console {
-                        watchers: Vec::new(),
-                    },
-                    None,
-                ),
                 (Some(n), _) => {
-                    return Err(LoadError(format!(
-                        "instance `{}`: the runtime has no native `{n}` yet",
-                        inst.name
-                    )));
+                    let body = match n.as_str() {
+                        "Console" => Body::Console {
+                            watchers: Vec::new(),
+                        },
+                        "Files" => Body::Files(Files::default()),
+                        "Clock" => Body::Clock,
+                        _ => {
+                            return Err(LoadError(format!(
+                                "instance `{}`: the runtime has no native object `{n}`",
+                                inst.name
+                            )));
+                        }
+                    };
+                    let def = natives
+                        .iter()
+                        .find(|o| o.name == *n)
+                        .cloned()
+                        .ok_or_else(|| LoadError(format!("no header for native `{n}`")))?;
+                    (body, (env.clone(), def))
                 }
                 (None, Some(m)) => {
                     let (_, bytes) = modules
@@ -202,9 +285,10 @@ impl<'a> Runtime<'a> {
                         .find(|(name, _)| name == m)
                         .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))?;
                     let header = header_of(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-                    let wasm = Wasm::new(&engine, &linker, bytes)
-                        .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-                    (Body::Wasm(Box::new(wasm)), Some(header))
+                    let wasm = Wasm::new(&engine, &linker, bytes, view, &limits).map_err(|e| {
+                        LoadError(format!("instance `{}` (`{m}`): {e:#}", inst.name))
+                    })?;
+                    (Body::Wasm(Box::new(wasm)), header)
                 }
                 (None, None) => {
                     return Err(LoadError(format!("instance `{}` has no module", inst.name)));
@@ -214,42 +298,22 @@ impl<'a> Runtime<'a> {
                 name: inst.name.clone(),
                 body,
                 header,
-                view: Vec::new(),
                 serving: HashMap::new(),
                 cancelled: HashSet::new(),
+                dropped: HashSet::new(),
                 next_id: 0,
                 dead: false,
             });
-        }
-        let index: HashMap<String, usize> = actors
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (a.name.clone(), i))
-            .collect();
-        for (i, inst) in json.instances.iter().enumerate() {
-            for v in &inst.view {
-                let t = *index.get(&v.target).ok_or_else(|| {
-                    LoadError(format!("a view names `{}`, which is no instance", v.target))
-                })?;
-                actors[i].view.push((
-                    PathPattern {
-                        segs: paths::parse(&v.at).unwrap_or_default(),
-                    },
-                    t,
-                    paths::parse(&v.path).unwrap_or_default(),
-                    v.readonly,
-                ));
-            }
         }
         Ok(Runtime {
             actors,
             json,
             queue: VecDeque::new(),
-            input: input.into_iter(),
+            io,
             input_ended: false,
-            out,
-            err,
+            limits,
             failed: false,
+            _ticker: ticker,
         })
     }
 
@@ -262,6 +326,10 @@ impl<'a> Runtime<'a> {
                 self.after_call(a, result);
             }
         }
+        // The operator's startup requests go first: they configure the
+        // image, and what the instances asked for while starting waits
+        // behind them (an object cannot otherwise wait for its config).
+        let held = std::mem::take(&mut self.queue);
         let startup = self.json.startup.clone();
         for (n, s) in startup.iter().enumerate() {
             let Some(to) = self.actors.iter().position(|x| x.name == s.target) else {
@@ -275,11 +343,14 @@ impl<'a> Runtime<'a> {
                 from: Sender::Operator(n),
                 ticket: n as i32 + 1,
                 verb: s.verb as i32 + 1,
-                flags: OPERATOR,
+                flags: abi::OPERATOR,
                 payload,
+                stream: false,
             };
-            self.deliver_checked(to, req, paths::parse(&s.path).unwrap_or_default(), false);
+            let path = paths::parse(&s.path).unwrap_or_default();
+            self.deliver_checked(to, req, path, false, 0);
         }
+        self.queue.extend(held);
         loop {
             while let Some(e) = self.queue.pop_front() {
                 self.process(e);
@@ -288,7 +359,7 @@ impl<'a> Runtime<'a> {
                 break;
             }
         }
-        let _ = self.out.flush();
+        let _ = self.io.out.flush();
         if self.failed { 1 } else { 0 }
     }
 
@@ -300,23 +371,20 @@ impl<'a> Runtime<'a> {
             .iter()
             .flat_map(|a| match &a.body {
                 Body::Console { watchers } => watchers.clone(),
-                Body::Wasm(_) => Vec::new(),
+                _ => Vec::new(),
             })
             .collect();
         if watchers.is_empty() || self.input_ended {
             return false;
         }
-        match self.input.next() {
+        match self.io.input.next() {
             Some(line) => {
                 for (to, ticket) in watchers {
                     self.queue.push_back(Event::Answer {
                         to,
                         ticket,
                         done: false,
-                        payload: Some(Payload {
-                            content_type: "text/plain".into(),
-                            data: line.clone().into_bytes(),
-                        }),
+                        payload: Some(natives::text(line.clone())),
                     });
                 }
             }
@@ -350,8 +418,16 @@ impl<'a> Runtime<'a> {
         });
     }
 
-    /// A request from instance `from` (its view, its needs) for `path`.
-    fn route(&mut self, from: usize, req: Serving, path: &str) {
+    fn exposed(&self, a: usize) -> &[Link] {
+        match &self.actors[a].body {
+            Body::Wasm(w) => &w.host().exposed,
+            _ => &[],
+        }
+    }
+
+    /// A request from instance `from` (its needs) for `path`, which led to
+    /// `dest` in its view when it was made.
+    fn route(&mut self, from: usize, req: Serving, path: &str, dest: Option<view::Resolved>) {
         let Some(segs) = paths::parse(path) else {
             return self.fail_to(
                 req.from,
@@ -361,14 +437,8 @@ impl<'a> Runtime<'a> {
             );
         };
         let sender = &self.actors[from];
-        if let Some((_, obj)) = &sender.header
-            && !needs_allow(
-                obj,
-                &sender.header.as_ref().expect("a header").0,
-                req.verb,
-                &segs,
-            )
-        {
+        let (model, obj) = &sender.header;
+        if !needs_allow(obj, model, req.verb, &segs) {
             let name = sender.name.clone();
             return self.fail_to(
                 req.from,
@@ -381,14 +451,7 @@ impl<'a> Runtime<'a> {
                 ),
             );
         }
-        let best = sender
-            .view
-            .iter()
-            .filter_map(|(at, t, p, ro)| {
-                strip_prefix(&segs, &at.segs).map(|rest| (at.segs.len(), *t, p, rest, *ro))
-            })
-            .max_by_key(|(len, ..)| *len);
-        let Some((_, to, base, rest, readonly)) = best else {
+        let Some((to, target, readonly)) = dest else {
             return self.fail_to(
                 req.from,
                 req.ticket,
@@ -396,19 +459,25 @@ impl<'a> Runtime<'a> {
                 format!("nothing is mounted at {}", paths::text(&segs)),
             );
         };
-        let mut target = base.clone();
-        target.extend_from_slice(rest);
-        self.deliver_checked(to, req, target, readonly);
+        self.deliver_checked(to, req, target, readonly, 0);
     }
 
-    /// The checks of the receiving side, then the delivery.
-    fn deliver_checked(&mut self, to: usize, req: Serving, path: Vec<Seg>, readonly: bool) {
-        if readonly && !is_safe(req.verb) {
+    /// The checks of the receiving side (through its exposures, if the path
+    /// is one), then the delivery.
+    fn deliver_checked(
+        &mut self,
+        to: usize,
+        mut req: Serving,
+        path: Vec<Seg>,
+        readonly: bool,
+        hops: usize,
+    ) {
+        if readonly && !abi::is_safe(req.verb) {
             return self.fail_to(
                 req.from,
                 req.ticket,
                 errno::READ_ONLY,
-                format!("{} through a read-only mount", verb_name(req.verb)),
+                format!("{} through a read-only link", verb_name(req.verb)),
             );
         }
         if self.actors[to].dead {
@@ -420,32 +489,146 @@ impl<'a> Runtime<'a> {
                 format!("`{name}` has stopped"),
             );
         }
-        if let Some((_, obj)) = &self.actors[to].header {
-            let model = &self.actors[to].header.as_ref().expect("a header").0;
-            match serves(obj, model, req.verb, &path) {
-                Err(e) => {
-                    return self.fail_to(
-                        req.from,
-                        req.ticket,
-                        e,
-                        format!("{} {}", verb_name(req.verb), paths::text(&path)),
-                    );
-                }
-                Ok(entry) if entry.operator && req.flags & OPERATOR == 0 => {
-                    return self.fail_to(
-                        req.from,
-                        req.ticket,
-                        errno::FORBIDDEN,
-                        "only the operator may use this".into(),
-                    );
-                }
-                Ok(_) => {}
+        if let Some((next, there, ro)) = view::resolve(self.exposed(to), &path) {
+            if hops >= 32 {
+                return self.fail_to(
+                    req.from,
+                    req.ticket,
+                    errno::NOT_FOUND,
+                    "exposures lead round in a circle".into(),
+                );
             }
+            return self.deliver_checked(next, req, there, ro, hops + 1);
+        }
+        let (model, obj) = &self.actors[to].header;
+        match serves(obj, model, req.verb, &path) {
+            Err(e) => {
+                let (name, at) = (&self.actors[to].name, paths::text(&path));
+                let desc = if e == errno::NOT_FOUND {
+                    format!("`{name}` serves nothing at {at}")
+                } else {
+                    format!("`{name}` serves {at}, but not {}", verb_name(req.verb))
+                };
+                return self.fail_to(req.from, req.ticket, e, desc);
+            }
+            Ok(entry) if entry.operator && req.flags & abi::OPERATOR == 0 => {
+                return self.fail_to(
+                    req.from,
+                    req.ticket,
+                    errno::FORBIDDEN,
+                    format!(
+                        "only the operator may {} {}",
+                        verb_name(req.verb),
+                        paths::text(&path)
+                    ),
+                );
+            }
+            Ok(entry) => req.stream = entry.stream || abi::always_streams(req.verb),
         }
         self.queue.push_back(Event::Serve { to, req, path });
     }
 
+    /// Whether a caller has given up on `ticket` (cancelled, or stopped).
+    fn abandoned(&self, from: Sender, ticket: i32) -> bool {
+        match from {
+            Sender::Instance(c) => self.actors[c].dead || self.actors[c].dropped.contains(&ticket),
+            Sender::Operator(_) => false,
+        }
+    }
+
+    /// What a native object answered, on its way to the caller.
+    fn reply(&mut self, req: &Serving, replies: Vec<Reply>) {
+        for r in replies {
+            match r {
+                Reply::Answer { payload, .. }
+                    if payload
+                        .as_ref()
+                        .is_some_and(|p| p.data.len() > self.limits.payload) =>
+                {
+                    return self.fail_to(
+                        req.from,
+                        req.ticket,
+                        errno::TOO_LARGE,
+                        "the answer is over the payload limit".into(),
+                    );
+                }
+                Reply::Answer { done, payload } => self.queue.push_back(Event::Answer {
+                    to: req.from,
+                    ticket: req.ticket,
+                    done,
+                    payload,
+                }),
+                Reply::Error { errno, desc } => self.fail_to(req.from, req.ticket, errno, desc),
+            }
+        }
+    }
+
+    fn who(&self, s: Sender) -> String {
+        match s {
+            Sender::Instance(a) => self.actors[a].name.clone(),
+            Sender::Operator(_) => "operator".into(),
+        }
+    }
+
+    /// One line per delivery, for `--trace`: what reaches whom.
+    fn trace(&mut self, e: &Event) {
+        if self.io.trace.is_none() {
+            return;
+        }
+        let carried = |p: &Option<Payload>| p.as_ref().map(describe).unwrap_or_default();
+        let line = match e {
+            Event::Serve { to, req, path } => format!(
+                "{}:{} -> {}: {}{} {}{}",
+                self.who(req.from),
+                req.ticket,
+                self.actors[*to].name,
+                if req.flags & abi::OPERATOR != 0 {
+                    "operator "
+                } else {
+                    ""
+                },
+                verb_name(req.verb),
+                paths::text(path),
+                carried(&req.payload)
+            ),
+            Event::Answer {
+                to,
+                ticket,
+                done,
+                payload,
+            } => format!(
+                "{}:{ticket} <- {}{}",
+                self.who(*to),
+                if *done { "done" } else { "answer" },
+                carried(payload)
+            ),
+            Event::Error {
+                to,
+                ticket,
+                errno,
+                code,
+                desc,
+            } => format!("{}:{ticket} <- error {errno} {code}: {desc}", self.who(*to)),
+            Event::Cancel { to, id } => format!("{} request {id} cancelled", self.actors[*to].name),
+        };
+        if let Some(t) = self.io.trace.as_mut() {
+            let _ = writeln!(t, "{line}");
+        }
+    }
+
     fn process(&mut self, e: Event) {
+        // What the caller gave up on (cancelled, or stopped) is not delivered.
+        let dropped = match &e {
+            Event::Serve { req, .. } => self.abandoned(req.from, req.ticket),
+            Event::Answer { to, ticket, .. } | Event::Error { to, ticket, .. } => {
+                self.abandoned(*to, *ticket)
+            }
+            Event::Cancel { .. } => false,
+        };
+        if dropped {
+            return;
+        }
+        self.trace(&e);
         match e {
             Event::Serve { to, req, path } => {
                 if self.actors[to].dead {
@@ -457,41 +640,31 @@ impl<'a> Runtime<'a> {
                         format!("`{name}` has stopped"),
                     );
                 }
+                let limit = self.limits.payload;
                 let actor = &mut self.actors[to];
                 match &mut actor.body {
-                    Body::Console { watchers } => {
-                        if !path.is_empty() {
-                            return self.fail_to(
-                                req.from,
-                                req.ticket,
-                                errno::NOT_FOUND,
-                                "the console serves only /".into(),
-                            );
+                    Body::Console { watchers } => match req.verb {
+                        abi::WATCH => watchers.push((req.from, req.ticket)),
+                        _ => {
+                            let text = req.payload.as_ref().map(|p| &p.data[..]).unwrap_or(&[]);
+                            let _ = self.io.out.write_all(text);
+                            let _ = self.io.out.write_all(b"\n");
+                            self.reply(&req, vec![Reply::done(None)]);
                         }
-                        match req.verb {
-                            WATCH => watchers.push((req.from, req.ticket)),
-                            WRITE => {
-                                let text = req
-                                    .payload
-                                    .as_ref()
-                                    .map(|p| p.data.clone())
-                                    .unwrap_or_default();
-                                let _ = self.out.write_all(&text);
-                                let _ = self.out.write_all(b"\n");
-                                self.queue.push_back(Event::Answer {
-                                    to: req.from,
-                                    ticket: req.ticket,
-                                    done: true,
-                                    payload: None,
-                                });
-                            }
-                            _ => self.fail_to(
-                                req.from,
-                                req.ticket,
-                                errno::NOT_SUPPORTED,
-                                "the console serves watch and write".into(),
-                            ),
-                        }
+                    },
+                    Body::Files(files) => {
+                        let replies = files.serve(natives::files::Request {
+                            verb: req.verb,
+                            operator: req.flags & abi::OPERATOR != 0,
+                            path: &path,
+                            payload: req.payload.as_ref(),
+                            limit,
+                        });
+                        self.reply(&req, replies);
+                    }
+                    Body::Clock => {
+                        let r = natives::clock::serve(&path);
+                        self.reply(&req, vec![r]);
                     }
                     Body::Wasm(w) => {
                         actor.next_id += 1;
@@ -508,18 +681,13 @@ impl<'a> Runtime<'a> {
                 ticket,
                 done,
                 payload,
-            } => match to {
-                Sender::Operator(_) => {}
-                Sender::Instance(a) => {
-                    if self.actors[a].dead {
-                        return;
-                    }
-                    if let Body::Wasm(w) = &mut self.actors[a].body {
-                        let result = w.answer(ticket, done, &payload);
-                        self.after_call(a, result);
-                    }
+            } => {
+                let Sender::Instance(a) = to else { return };
+                if let Body::Wasm(w) = &mut self.actors[a].body {
+                    let result = w.answer(ticket, done, &payload);
+                    self.after_call(a, result);
                 }
-            },
+            }
             Event::Error {
                 to,
                 ticket,
@@ -530,7 +698,7 @@ impl<'a> Runtime<'a> {
                 Sender::Operator(n) => {
                     let s = &self.json.startup[n];
                     let _ = writeln!(
-                        self.err,
+                        self.io.err,
                         "error: startup request {} {} failed: {errno} {code}: {desc}",
                         s.verb.as_str(),
                         othc::bundle::tree_path(&s.target, &s.path)
@@ -538,9 +706,6 @@ impl<'a> Runtime<'a> {
                     self.failed = true;
                 }
                 Sender::Instance(a) => {
-                    if self.actors[a].dead {
-                        return;
-                    }
                     if let Body::Wasm(w) = &mut self.actors[a].body {
                         let result = w.error(ticket, errno, &code, &desc);
                         self.after_call(a, result);
@@ -548,10 +713,39 @@ impl<'a> Runtime<'a> {
                 }
             },
             Event::Cancel { to, id } => {
-                if let Body::Wasm(w) = &mut self.actors[to].body {
-                    let result = w.cancel(id);
-                    self.after_call(to, result);
+                if self.actors[to].dead {
+                    return;
                 }
+                match &mut self.actors[to].body {
+                    Body::Wasm(w) => {
+                        let result = w.cancel(id);
+                        self.after_call(to, result);
+                    }
+                    Body::Console { .. } | Body::Files(_) | Body::Clock => {}
+                }
+            }
+        }
+    }
+
+    /// Ends what `from` asked for (one ticket, or all of them): servers are
+    /// told, console watches end.
+    fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
+        let mine = |s: &Serving| s.from == from && ticket.is_none_or(|t| s.ticket == t);
+        for t in 0..self.actors.len() {
+            let actor = &mut self.actors[t];
+            let ids: Vec<i32> = actor
+                .serving
+                .iter()
+                .filter(|(_, s)| mine(s))
+                .map(|(id, _)| *id)
+                .collect();
+            for id in ids {
+                actor.serving.remove(&id);
+                actor.cancelled.insert(id);
+                self.queue.push_back(Event::Cancel { to: t, id });
+            }
+            if let Body::Console { watchers } = &mut actor.body {
+                watchers.retain(|(s, k)| !(*s == from && ticket.is_none_or(|t| *k == t)));
             }
         }
     }
@@ -560,69 +754,87 @@ impl<'a> Runtime<'a> {
     /// asked for is done, in order.
     fn after_call(&mut self, a: usize, result: wasmtime::Result<()>) {
         if let Err(e) = result {
-            return self.kill(a, &format!("{e:#}"));
+            let why = self.why(&e);
+            return self.kill(a, &why);
         }
         let calls = match &mut self.actors[a].body {
             Body::Wasm(w) => w.take_calls(),
-            Body::Console { .. } => Vec::new(),
+            _ => Vec::new(),
         };
+        let limit = self.limits.payload;
         for call in calls {
             match call {
                 Call::Request {
                     ticket,
                     verb,
                     path,
+                    dest,
                     payload,
                 } => {
+                    let from = Sender::Instance(a);
+                    let payload = match payload {
+                        Carried::TooLarge(n) => {
+                            self.fail_to(
+                                from,
+                                ticket,
+                                errno::TOO_LARGE,
+                                format!("the payload is {n} bytes, over the limit of {limit}"),
+                            );
+                            continue;
+                        }
+                        Carried::Some(p) => Some(p),
+                        Carried::None => None,
+                    };
                     let req = Serving {
-                        from: Sender::Instance(a),
+                        from,
                         ticket,
                         verb,
                         flags: 0,
                         payload,
+                        stream: false,
                     };
-                    self.route(a, req, &path);
+                    self.route(a, req, &path, dest);
                 }
                 Call::Cancel { ticket } => {
-                    let from = Sender::Instance(a);
-                    for (t, actor) in self.actors.iter_mut().enumerate() {
-                        let ids: Vec<i32> = actor
-                            .serving
-                            .iter()
-                            .filter(|(_, s)| s.from == from && s.ticket == ticket)
-                            .map(|(id, _)| *id)
-                            .collect();
-                        for id in ids {
-                            actor.serving.remove(&id);
-                            actor.cancelled.insert(id);
-                            self.queue.push_back(Event::Cancel { to: t, id });
-                        }
-                    }
-                    for actor in &mut self.actors {
-                        if let Body::Console { watchers } = &mut actor.body {
-                            watchers.retain(|w| *w != (from, ticket));
-                        }
-                    }
+                    self.actors[a].dropped.insert(ticket);
+                    self.withdraw(Sender::Instance(a), Some(ticket));
                 }
                 Call::Answer { id, done, payload } => {
                     let Some(s) = self.actors[a].serving.get(&id).cloned() else {
                         if self.actors[a].cancelled.contains(&id) {
                             continue;
                         }
-                        return self.kill(
-                            a,
-                            &format!("it answered request {id}, which it is not serving"),
-                        );
+                        let why = self.not_serving(a, id, "answered");
+                        return self.kill(a, &why);
                     };
+                    // A non-stream has one answer: the first finishes it.
+                    let done = done || !s.stream;
                     if done {
                         self.actors[a].serving.remove(&id);
                     }
-                    self.queue.push_back(Event::Answer {
-                        to: s.from,
-                        ticket: s.ticket,
-                        done,
-                        payload,
-                    });
+                    match payload {
+                        Carried::TooLarge(n) => {
+                            self.actors[a].serving.remove(&id);
+                            self.fail_to(
+                                s.from,
+                                s.ticket,
+                                errno::TOO_LARGE,
+                                format!("the answer is {n} bytes, over the limit of {limit}"),
+                            );
+                        }
+                        Carried::Some(p) => self.queue.push_back(Event::Answer {
+                            to: s.from,
+                            ticket: s.ticket,
+                            done,
+                            payload: Some(p),
+                        }),
+                        Carried::None => self.queue.push_back(Event::Answer {
+                            to: s.from,
+                            ticket: s.ticket,
+                            done,
+                            payload: None,
+                        }),
+                    }
                 }
                 Call::Fail {
                     id,
@@ -634,10 +846,8 @@ impl<'a> Runtime<'a> {
                         if self.actors[a].cancelled.contains(&id) {
                             continue;
                         }
-                        return self.kill(
-                            a,
-                            &format!("it failed request {id}, which it is not serving"),
-                        );
+                        let why = self.not_serving(a, id, "failed");
+                        return self.kill(a, &why);
                     };
                     self.queue.push_back(Event::Error {
                         to: s.from,
@@ -647,21 +857,63 @@ impl<'a> Runtime<'a> {
                         desc,
                     });
                 }
-                Call::Forward { id, path } => {
+                Call::Forward { id, path, dest } => {
                     let Some(s) = self.actors[a].serving.remove(&id) else {
-                        return self.kill(
-                            a,
-                            &format!("it forwarded request {id}, which it is not serving"),
-                        );
+                        if self.actors[a].cancelled.contains(&id) {
+                            continue;
+                        }
+                        let why = self.not_serving(a, id, "forwarded");
+                        return self.kill(a, &why);
                     };
                     // Resolved as if `a` had sent it; answered to the original caller.
-                    self.route(a, s, &path);
+                    self.route(a, s, &path, dest);
                 }
             }
         }
+        if self.queue.len() > self.limits.queue {
+            let why = format!(
+                "its requests filled the queue past {} deliveries (`--max-queue`)",
+                self.limits.queue
+            );
+            self.kill(a, &why);
+        }
     }
 
-    /// Stops a trapped instance; what it was serving is answered `unavailable`.
+    /// Why instance `a` may not answer request `id`: it never got it, or
+    /// has given its last answer.
+    fn not_serving(&self, a: usize, id: i32, what: &str) -> String {
+        if id >= 1 && id <= self.actors[a].next_id {
+            format!(
+                "it {what} request {id} after its last answer (only a stream answers more than once)"
+            )
+        } else {
+            format!("it {what} request {id}, which it was never sent")
+        }
+    }
+
+    /// A trap, in words: the limit it hit, or what the module did.
+    fn why(&self, e: &wasmtime::Error) -> String {
+        if e.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
+            return format!(
+                "it ran past the time limit of {} ms in one delivery (`--max-time`)",
+                self.limits.time_ms
+            );
+        }
+        // The cause (a limit, an abort, a trap), then where it happened.
+        let mut chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+        let cause = chain.pop().unwrap_or_default();
+        let mut out = cause;
+        for c in chain {
+            for line in c.lines() {
+                out.push_str("\n    ");
+                out.push_str(line.trim());
+            }
+        }
+        out
+    }
+
+    /// Stops an instance: what it was serving is answered `unavailable`,
+    /// what it asked for is cancelled.
     fn kill(&mut self, a: usize, why: &str) {
         let actor = &mut self.actors[a];
         if actor.dead {
@@ -670,7 +922,7 @@ impl<'a> Runtime<'a> {
         actor.dead = true;
         let name = actor.name.clone();
         let serving: Vec<Serving> = actor.serving.drain().map(|(_, s)| s).collect();
-        let _ = writeln!(self.err, "error: instance `{name}` stopped: {why}");
+        let _ = writeln!(self.io.err, "error: instance `{name}` stopped: {why}");
         self.failed = true;
         for s in serving {
             self.fail_to(
@@ -680,16 +932,43 @@ impl<'a> Runtime<'a> {
                 format!("`{name}` has stopped"),
             );
         }
+        self.withdraw(Sender::Instance(a), None);
+        // What it asked for and is not yet delivered goes nowhere.
+        let me = Sender::Instance(a);
+        self.queue
+            .retain(|e| !matches!(e, Event::Serve { req, .. } if req.from == me));
     }
 }
 
-fn verb_name(v: i32) -> &'static str {
-    verb_of(v).map(|v| v.as_str()).unwrap_or("?")
+/// A payload in a trace line: text shown (up to a point), stat records
+/// read, anything else by its type and size.
+fn describe(p: &Payload) -> String {
+    if p.content_type == abi::STAT_TYPE
+        && let Some(s) = abi::Stat::decode(&p.data)
+    {
+        let kind = if s.kind == abi::KIND_DIRECTORY {
+            "directory"
+        } else {
+            "file"
+        };
+        return format!(
+            " stat {{ {:?}, {kind}, {} bytes, {} }}",
+            s.name, s.length, s.content_type
+        );
+    }
+    match std::str::from_utf8(&p.data) {
+        Ok(t) if p.content_type.starts_with("text/") && t.chars().count() <= 60 => {
+            format!(" {} {t:?}", p.content_type)
+        }
+        _ => format!(" {} ({} bytes)", p.content_type, p.data.len()),
+    }
 }
 
 /// Whether an object's needs allow `verb path` (a path in its view).
 fn needs_allow(obj: &ObjectDef, model: &Model, verb: i32, path: &[Seg]) -> bool {
-    let Some(v) = verb_of(verb) else { return false };
+    let Some(v) = abi::verb_of(verb) else {
+        return false;
+    };
     obj.needs.iter().any(|n| {
         let literal = n.mount.literal_prefix();
         let Some(rest) = strip_prefix(path, literal) else {
@@ -716,7 +995,7 @@ fn serves<'m>(
     verb: i32,
     path: &[Seg],
 ) -> Result<&'m EntryDef, i32> {
-    let v = verb_of(verb).ok_or(errno::NOT_SUPPORTED)?;
+    let v = abi::verb_of(verb).ok_or(errno::NOT_SUPPORTED)?;
     let covering: Vec<&EntryDef> = obj
         .serves
         .iter()
@@ -731,4 +1010,23 @@ fn serves<'m>(
         .filter(|e| e.verb == v)
         .min_by_key(|e| othc::check::matching::specificity(&e.path.segs))
         .ok_or(errno::NOT_SUPPORTED)
+}
+
+/// Runs a bundle on this process's standard streams: console input from
+/// stdin (read a line at a time, as the image asks), output to stdout,
+/// reports to stderr. Returns the exit status (runtime.md).
+pub fn run_on_stdio(bundle: &[u8], limits: Limits, trace: bool) -> Result<i32, LoadError> {
+    use std::io::BufRead;
+    let stdin = std::io::stdin();
+    let input = stdin.lock().lines().map_while(Result::ok);
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr();
+    let mut trace_to = std::io::stderr();
+    let io = Io {
+        input: Box::new(input),
+        out: &mut out,
+        err: &mut err,
+        trace: if trace { Some(&mut trace_to) } else { None },
+    };
+    Ok(Runtime::load(bundle, limits, io)?.run())
 }

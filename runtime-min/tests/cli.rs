@@ -3,6 +3,8 @@
 
 use std::io::Write;
 use std::path::Path;
+
+mod common;
 use std::process::{Command, Stdio};
 
 fn run(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
@@ -28,32 +30,30 @@ fn run(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
 }
 
 #[test]
-fn the_hello_example_end_to_end() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_hello");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello");
-    for e in std::fs::read_dir(examples).unwrap().flatten() {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), work.join(e.file_name())).unwrap();
-        }
-    }
-    let hello = work.join("Hello.oth").to_string_lossy().into_owned();
-    let (status, out, err) = run(&[&hello], "Ada\nGrace\n");
+fn a_bundle_runs_with_piped_input() {
+    let b = common::bundle("cli_hello", "examples/hello", "Hello.oth", &[]);
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_hello/Hello.othimg");
+    std::fs::write(&path, b).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let (status, out, err) = run(&[&path], "Ada\nGrace\n");
     assert_eq!(status, Some(0), "{err}");
     assert_eq!(out, "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n");
-    let set = r#"greeting=Greeting { prefix: "Yo ", excited: true }"#;
-    let (status, out, err) = run(&[&hello, "--set", set], "Ada\nGrace\n");
+    // --trace shows each delivery on stderr, and changes nothing else.
+    let (status, out, err) = run(&[&path, "--trace"], "Ada\n");
     assert_eq!(status, Some(0), "{err}");
-    assert_eq!(out, "Yo Ada!\nYO ADA!\nYo Grace!\nYO GRACE!\n");
-    // The bundle the build left runs the same.
-    let bundle = work
-        .join("build/Hello.othimg")
-        .to_string_lossy()
-        .into_owned();
-    let (status, out, _) = run(&[&bundle], "Ada\nGrace\n");
-    assert_eq!(status, Some(0));
-    assert_eq!(out, "Yo Ada!\nYO ADA!\nYo Grace!\nYO GRACE!\n");
+    assert_eq!(out, "Hi, Ada.\nHI, ADA.\n");
+    assert!(
+        err.contains("operator:1 -> greeter: operator write /greeting application/bson"),
+        "{err}"
+    );
+    assert!(
+        err.contains("greeter:1 <- answer text/plain \"Ada\""),
+        "{err}"
+    );
+    // A limit too small to start in is reported, and named.
+    let (status, _, err) = run(&[&path, "--max-memory", "0"], "");
+    assert_eq!(status, Some(2), "{err}");
+    assert!(err.contains("memory limit of 0 MiB"), "{err}");
 }
 
 #[test]

@@ -20,6 +20,26 @@ pub fn implementation_path(key: &std::path::Path) -> PathBuf {
 /// The objects a build of the root files compiles: those the root files
 /// declare, and those their images instantiate (through nested images too).
 pub fn objects_to_build(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
+    let mut out = objects_used(front, checked);
+    out.retain(|o| {
+        checked.model.files[checked.model.object(*o).file.index()].origin == FileOrigin::Source
+    });
+    out
+}
+
+/// The objects a build uses that come compiled already: imported from a
+/// `.wasm` file, which goes into the bundles as it is.
+pub fn prebuilt_objects(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
+    let mut out = objects_used(front, checked);
+    out.retain(|o| {
+        checked.model.files[checked.model.object(*o).file.index()].origin == FileOrigin::Wasm
+    });
+    out
+}
+
+/// What the root files declare or their images instantiate (through nested
+/// images too), natives aside.
+fn objects_used(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
     let model = &checked.model;
     let roots: HashSet<usize> = front.program.roots.iter().map(|m| m.0 as usize).collect();
     let mut out: Vec<ObjectId> = Vec::new();
@@ -49,10 +69,7 @@ pub fn objects_to_build(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
     }
     out.sort();
     out.dedup();
-    out.retain(|o| {
-        let def = model.object(*o);
-        !def.native && model.files[def.file.index()].origin == FileOrigin::Source
-    });
+    out.retain(|o| !model.object(*o).native);
     out
 }
 

@@ -24,6 +24,7 @@ use crate::resolve::{FrontEnd, Origin};
 pub use image::SlotValue;
 pub use implementations::{
     check_implementations, implementation_path, missing_implementation, objects_to_build,
+    prebuilt_objects,
 };
 pub use matching::{covers, path_covers};
 pub use values::{ValueInputs, load_values};

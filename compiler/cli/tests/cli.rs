@@ -1,9 +1,12 @@
 //! The `othc` binary as users run it: exit statuses, output streams, formats.
 
-mod common;
-use common::root;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
 
 fn othc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_othc"))
@@ -405,5 +408,77 @@ fn build_and_inspect_the_hello_example() {
         stdout(&o).contains("write /greeter/greeting (application/bson, 52 bytes)"),
         "{}",
         stdout(&o)
+    );
+}
+
+/// `othc` with `stdin` piped in.
+fn othc_with_input(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("othc runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The README's main job: `othc run examples/hello/Hello.oth`, as the
+/// example's README says, with and without `--set`, and the bundle it
+/// leaves behind run again.
+#[test]
+fn run_the_hello_example_end_to_end() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_run");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(root().join("examples/hello"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    let hello = dir.join("Hello.oth").to_string_lossy().into_owned();
+    let o = othc_with_input(&["run", &hello], "Ada\nGrace\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n");
+    let set = r#"greeting=Greeting { prefix: "Yo ", excited: true }"#;
+    let o = othc_with_input(&["run", &hello, "--set", set], "Ada\nGrace\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "Yo Ada!\nYO ADA!\nYo Grace!\nYO GRACE!\n");
+    // The second build compiled nothing.
+    assert!(
+        stderr(&o).contains("0 compiled, 2 unchanged"),
+        "{}",
+        stderr(&o)
+    );
+    let bundle = dir
+        .join("build/Hello.othimg")
+        .to_string_lossy()
+        .into_owned();
+    let o = othc_with_input(&["run", &bundle], "Ada\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "Yo Ada!\nYO ADA!\n");
+    // Which image: one that is not there is a usage error.
+    let o = othc_with_input(&["run", &hello, "--image", "Nope"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("has no image `Nope`"), "{}", stderr(&o));
+    // A file without images says so.
+    let o = othc_with_input(&["run", "fixtures/parse/ok/seed_party_schema.oth"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("declares no image to run"),
+        "{}",
+        stderr(&o)
     );
 }

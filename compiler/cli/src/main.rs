@@ -1,12 +1,17 @@
-//! The `othc` command line: argument parsing, the disk, the terminal.
+//! The `othc` command line: argument parsing, the disk, the terminal. The
+//! compiler itself is the `othc` library; `othc run` runs images with the
+//! runtime's library (`othismo-runtime`).
 
-pub mod build;
-pub mod check;
-pub mod explain;
-pub mod fmt;
-pub mod fs;
-pub mod generate;
-pub mod inspect;
+mod build;
+mod check;
+mod explain;
+mod fmt;
+mod fs;
+mod generate;
+mod inspect;
+mod run;
+
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -56,6 +61,15 @@ pub enum Command {
     /// With --check, change nothing and exit 1 if a file would change. A file
     /// that does not parse is never rewritten.
     Fmt(fmt::FmtArgs),
+    /// Build an image and run it: `othc run Hello.oth`
+    ///
+    /// Builds like `othc build` (unchanged modules come from the cache), then
+    /// runs the image in this process: console input from stdin, a line at a
+    /// time whenever the image is idle; console output on stdout. A bundle
+    /// (`NAME.othimg`) runs as it is. Exit status: 0 the image went idle and
+    /// its input ended; 1 errors, an instance stopped (a trap or a limit) or
+    /// a startup request failed; 2 usage, or a bundle that cannot be loaded.
+    Run(run::RunArgs),
     /// Show what a built module says about itself: its sections, whether it
     /// keeps the host ABI, and its header and schemas
     Inspect(inspect::InspectArgs),
@@ -81,4 +95,26 @@ pub enum ColorChoice {
     Auto,
     Always,
     Never,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let usage = e.use_stderr();
+            let _ = e.print();
+            // --help and --version are not failures.
+            return ExitCode::from(if usage { EXIT_USAGE } else { EXIT_OK });
+        }
+    };
+    let status = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Gen(args) => generate::run(args),
+        Command::Fmt(args) => fmt::run(args),
+        Command::Build(args) => build::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Explain(args) => explain::run(args),
+    };
+    ExitCode::from(status)
 }

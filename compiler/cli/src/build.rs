@@ -1,6 +1,6 @@
-//! `othc build FILE.oth [--out DIR] [--release|--debug]`.
+//! `othc build FILE.oth... [--out DIR] [--release|--debug]`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -15,7 +15,15 @@ pub struct BuildArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Where to write the modules (default: `build/` beside the first file)
+    #[command(flatten)]
+    pub options: BuildOptions,
+}
+
+/// What `othc build` and `othc run` share.
+#[derive(Args)]
+pub struct BuildOptions {
+    /// Where to write the modules and bundles (default: `build/` beside the
+    /// first file)
     #[arg(long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
 
@@ -40,43 +48,37 @@ pub struct BuildArgs {
     pub report: ReportArgs,
 }
 
-pub fn run(args: BuildArgs) -> u8 {
+/// Builds the objects and image bundles of `files`; the bundles written, or
+/// the exit status to stop with.
+pub fn build(files: &[PathBuf], o: &BuildOptions) -> Result<Vec<PathBuf>, u8> {
     let inputs = othc::ValueInputs {
-        files: args.values.clone(),
-        sets: args.set.clone(),
+        files: o.values.clone(),
+        sets: o.set.clone(),
     };
-    let compiled = match compile_and_report(&args.files, &inputs, &args.report) {
-        Ok(c) => c,
-        Err(status) => return status,
-    };
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.files[0]
+    let compiled = compile_and_report(files, &inputs, &o.report)?;
+    let out = o.out.clone().unwrap_or_else(|| {
+        files[0]
             .parent()
             .map(|p| p.join("build"))
             .unwrap_or_else(|| PathBuf::from("build"))
     });
-    let opts = Options::new(
-        out,
-        if args.debug {
-            Profile::Debug
-        } else {
-            Profile::Release
-        },
-    );
+    let profile = if o.debug {
+        Profile::Debug
+    } else {
+        Profile::Release
+    };
+    let opts = Options::new(out, profile);
     eprintln!("building into {}", opts.out.display());
     let mut diags = othc::Diagnostics::new();
     let built = build_objects(&compiled, &opts, &mut diags);
-    print_diagnostics(&compiled.front.sources, &diags, &args.report);
+    print_diagnostics(&compiled.front.sources, &diags, &o.report);
     if diags.has_errors() {
-        return EXIT_ERRORS;
+        return Err(EXIT_ERRORS);
     }
-    let bundles = match build_images(&compiled, &built, &opts) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_ERRORS;
-        }
-    };
+    let bundles = build_images(&compiled, &built, &opts).map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_ERRORS
+    })?;
     let fresh = built.iter().filter(|b| !b.cached).count();
     eprintln!(
         "built {} module(s) ({} compiled, {} unchanged) and {} image bundle(s)",
@@ -85,5 +87,20 @@ pub fn run(args: BuildArgs) -> u8 {
         built.len() - fresh,
         bundles.len()
     );
-    EXIT_OK
+    Ok(bundles)
+}
+
+pub fn run(args: BuildArgs) -> u8 {
+    match build(&args.files, &args.options) {
+        Ok(_) => EXIT_OK,
+        Err(status) => status,
+    }
+}
+
+/// The bundle of image `name` among `bundles` (`NAME.othimg`).
+pub fn bundle_named<'b>(bundles: &'b [PathBuf], name: &str) -> Option<&'b Path> {
+    bundles
+        .iter()
+        .find(|b| b.file_stem().is_some_and(|s| s == name))
+        .map(PathBuf::as_path)
 }

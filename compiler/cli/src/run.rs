@@ -1,0 +1,80 @@
+//! `othc run IMAGE.oth [--image NAME]`: build (cached) and run in this
+//! process; `othc run NAME.othimg` runs a bundle as it is.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::build::{BuildOptions, build, bundle_named};
+use super::{EXIT_ERRORS, EXIT_USAGE};
+use othismo_runtime::Limits;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The image to run: a .oth file (built first) or a bundle (.othimg)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Which image of the file to run, when it declares several (default: the
+    /// first)
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
+
+    #[command(flatten)]
+    pub options: BuildOptions,
+
+    /// Print a line per delivery on stderr: each request, answer, error and
+    /// cancel, in the order the runtime delivers them
+    #[arg(long)]
+    pub trace: bool,
+
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+pub fn run(args: RunArgs) -> u8 {
+    let path = if args.file.extension().is_some_and(|e| e == "othimg") {
+        args.file.clone()
+    } else {
+        let bundles = match build(std::slice::from_ref(&args.file), &args.options) {
+            Ok(b) => b,
+            Err(status) => return status,
+        };
+        let chosen = match &args.image {
+            Some(name) => bundle_named(&bundles, name),
+            None => bundles.first().map(PathBuf::as_path),
+        };
+        match chosen {
+            Some(p) => p.to_path_buf(),
+            None => {
+                match &args.image {
+                    Some(name) => eprintln!(
+                        "error: `{}` has no image `{name}` to run",
+                        args.file.display()
+                    ),
+                    None => eprintln!(
+                        "error: `{}` declares no image to run (an image block instantiates objects and wires them)",
+                        args.file.display()
+                    ),
+                }
+                return EXIT_USAGE;
+            }
+        }
+    };
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {e}", path.display());
+            return EXIT_USAGE;
+        }
+    };
+    eprintln!("running {}", path.display());
+    match othismo_runtime::run_on_stdio(&bytes, args.limits, args.trace) {
+        Ok(0) => 0,
+        Ok(_) => EXIT_ERRORS,
+        Err(e) => {
+            eprintln!("error: cannot load `{}`: {e}", path.display());
+            EXIT_USAGE
+        }
+    }
+}

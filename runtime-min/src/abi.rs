@@ -1,0 +1,196 @@
+//! The numbers on the wire (abi.md §1, §2), in one place for the runtime.
+
+use othc::model::Verb;
+
+pub const READ: i32 = 1;
+pub const WATCH: i32 = 2;
+pub const LIST: i32 = 3;
+pub const STAT: i32 = 4;
+pub const WRITE: i32 = 5;
+pub const CREATE: i32 = 6;
+pub const REMOVE: i32 = 7;
+
+/// Request flag: sent by the operator. Objects cannot set it.
+pub const OPERATOR: i32 = 1;
+/// View flag of `bind` and `expose`: only safe verbs pass.
+pub const READONLY: i32 = 1;
+
+/// Whether a verb changes nothing (it passes read-only mounts).
+pub fn is_safe(verb: i32) -> bool {
+    (READ..=STAT).contains(&verb)
+}
+
+/// Whether a verb always streams its answers.
+pub fn always_streams(verb: i32) -> bool {
+    verb == WATCH || verb == LIST
+}
+
+pub fn verb_of(v: i32) -> Option<Verb> {
+    usize::try_from(v - 1)
+        .ok()
+        .and_then(|i| Verb::ALL.get(i))
+        .copied()
+}
+
+pub fn verb_name(v: i32) -> &'static str {
+    verb_of(v).map(|v| v.as_str()).unwrap_or("?")
+}
+
+/// Errnos (abi.md §1).
+pub mod errno {
+    pub const OK: i32 = 0;
+    pub const NOT_FOUND: i32 = 1;
+    pub const NOT_SUPPORTED: i32 = 2;
+    pub const READ_ONLY: i32 = 3;
+    pub const INVALID: i32 = 4;
+    pub const FORBIDDEN: i32 = 5;
+    pub const UNSUPPORTED_TYPE: i32 = 6;
+    pub const EXISTS: i32 = 7;
+    pub const NOT_EMPTY: i32 = 8;
+    pub const TOO_LARGE: i32 = 9;
+    pub const UNAVAILABLE: i32 = 10;
+    /// A native object's own: the host's file system failed (≥ 100 are a
+    /// server's own codes).
+    pub const IO_ERROR: i32 = 100;
+
+    pub fn code(e: i32) -> &'static str {
+        match e {
+            OK => "ok",
+            NOT_FOUND => "not_found",
+            NOT_SUPPORTED => "not_supported",
+            READ_ONLY => "read_only",
+            INVALID => "invalid",
+            FORBIDDEN => "forbidden",
+            UNSUPPORTED_TYPE => "unsupported_type",
+            EXISTS => "exists",
+            NOT_EMPTY => "not_empty",
+            TOO_LARGE => "too_large",
+            UNAVAILABLE => "unavailable",
+            IO_ERROR => "io_error",
+            _ => "error",
+        }
+    }
+}
+
+/// The content type of stat records.
+pub const STAT_TYPE: &str = "application/x-othismo-stat";
+pub const KIND_FILE: u8 = 0;
+pub const KIND_DIRECTORY: u8 = 1;
+
+/// A stat record (abi.md §2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub name: String,
+    pub kind: u8,
+    pub length: u64,
+    pub content_type: String,
+    pub version: u64,
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    // Names and types are far below 64 KiB; a longer one is cut at a
+    // character boundary rather than written with a wrong length.
+    let mut end = s.len().min(u16::MAX as usize);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.extend_from_slice(&(end as u16).to_le_bytes());
+    out.extend_from_slice(&s.as_bytes()[..end]);
+}
+
+impl Stat {
+    /// `name[s] kind[1] length[8] type[s] version[8]`, little-endian.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(21 + self.name.len() + self.content_type.len());
+        put_str(&mut out, &self.name);
+        out.push(self.kind);
+        out.extend_from_slice(&self.length.to_le_bytes());
+        put_str(&mut out, &self.content_type);
+        out.extend_from_slice(&self.version.to_le_bytes());
+        out
+    }
+
+    pub fn decode(b: &[u8]) -> Option<Stat> {
+        fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+            if b.len() < n {
+                return None;
+            }
+            let (h, t) = b.split_at(n);
+            *b = t;
+            Some(h)
+        }
+        fn string(b: &mut &[u8]) -> Option<String> {
+            let n = u16::from_le_bytes(take(b, 2)?.try_into().ok()?) as usize;
+            String::from_utf8(take(b, n)?.to_vec()).ok()
+        }
+        let mut b = b;
+        let name = string(&mut b)?;
+        let kind = take(&mut b, 1)?[0];
+        let length = u64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
+        let content_type = string(&mut b)?;
+        let version = u64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
+        (b.is_empty() && kind <= KIND_DIRECTORY).then_some(Stat {
+            name,
+            kind,
+            length,
+            content_type,
+            version,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_pinned() {
+        assert_eq!(
+            [READ, WATCH, LIST, STAT, WRITE, CREATE, REMOVE],
+            [1, 2, 3, 4, 5, 6, 7]
+        );
+        for (i, v) in Verb::ALL.iter().enumerate() {
+            assert_eq!(verb_of(i as i32 + 1), Some(*v));
+        }
+        assert_eq!(verb_name(READ), "read");
+        assert_eq!(verb_name(REMOVE), "remove");
+        assert!(is_safe(STAT) && !is_safe(WRITE));
+        let codes: Vec<&str> = (1..=10).map(errno::code).collect();
+        assert_eq!(
+            codes,
+            [
+                "not_found",
+                "not_supported",
+                "read_only",
+                "invalid",
+                "forbidden",
+                "unsupported_type",
+                "exists",
+                "not_empty",
+                "too_large",
+                "unavailable"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stat_record_is_laid_out_as_abi_md_says() {
+        let s = Stat {
+            name: "a".into(),
+            kind: KIND_DIRECTORY,
+            length: 2,
+            content_type: "t/x".into(),
+            version: 3,
+        };
+        let b = s.encode();
+        assert_eq!(
+            b,
+            [
+                1, 0, b'a', 1, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, b't', b'/', b'x', 3, 0, 0, 0, 0, 0, 0,
+                0
+            ]
+        );
+        assert_eq!(Stat::decode(&b), Some(s));
+        assert_eq!(Stat::decode(&b[..b.len() - 1]), None);
+    }
+}

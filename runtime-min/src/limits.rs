@@ -1,0 +1,53 @@
+//! What one instance may use (runtime.md § Limits). Each is configurable on
+//! the command line of `othismo-run` and `othc run`, and reported by name
+//! when an instance hits it.
+
+use std::time::Duration;
+
+/// The limits of a run.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Limits {
+    /// Memory per instance, in MiB; an instance that grows past it is stopped
+    #[arg(long = "max-memory", value_name = "MIB", default_value_t = 64)]
+    pub memory_mib: u64,
+
+    /// Work per delivery, in milliseconds; an instance that runs longer in
+    /// one call (an endless loop) is stopped
+    #[arg(long = "max-time", value_name = "MS", default_value_t = 1000)]
+    pub time_ms: u64,
+
+    /// Payload size, in bytes; a request or answer that carries more is
+    /// answered `too_large`
+    #[arg(long = "max-payload", value_name = "BYTES", default_value_t = 16 << 20)]
+    pub payload: usize,
+
+    /// Deliveries waiting at once; an instance whose requests push the queue
+    /// past it is stopped
+    #[arg(long = "max-queue", value_name = "N", default_value_t = 65536)]
+    pub queue: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            memory_mib: 64,
+            time_ms: 1000,
+            payload: 16 << 20,
+            queue: 65536,
+        }
+    }
+}
+
+/// How often the deadline clock ticks.
+pub const TICK: Duration = Duration::from_millis(10);
+
+impl Limits {
+    pub fn memory_bytes(&self) -> usize {
+        usize::try_from(self.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
+    }
+
+    /// The execution deadline per delivery, in ticks of [`TICK`].
+    pub fn deadline_ticks(&self) -> u64 {
+        (self.time_ms / TICK.as_millis() as u64).max(1)
+    }
+}

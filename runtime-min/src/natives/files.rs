@@ -1,0 +1,320 @@
+//! `Files`: a host directory tree, served under the configured directory
+//! and never outside it (runtime.md). The operator configures it with
+//! `write FilesConfig { dir, readonly? }` to its root; relative directories
+//! are taken from the runtime's working directory.
+//!
+//! Confinement: request paths reach here already parsed (no `.`, `..` or
+//! empty segments; `paths::parse`), and every path that is opened is first
+//! resolved with symlinks followed (`canonicalize`) and must stay under the
+//! canonical root; a symlink that leads out is refused (`forbidden`), and
+//! listings leave such entries out. Creation resolves the parent and never
+//! follows a link at the last step (`create_new`); removal removes a link
+//! itself, never what it points at.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use othc::model::Seg;
+
+use super::Reply;
+use crate::Payload;
+use crate::abi::{self, KIND_DIRECTORY, KIND_FILE, STAT_TYPE, Stat, errno};
+
+/// The content type `create` takes to make a directory.
+pub const DIRECTORY_TYPE: &str = "inode/directory";
+
+#[derive(Default)]
+pub struct Files {
+    /// The canonical directory served, once configured.
+    root: Option<PathBuf>,
+    readonly: bool,
+}
+
+/// What to do with a request, decided before touching the disk.
+pub struct Request<'a> {
+    pub verb: i32,
+    pub operator: bool,
+    pub path: &'a [Seg],
+    pub payload: Option<&'a Payload>,
+    /// The payload limit: a file longer than this is not read.
+    pub limit: usize,
+}
+
+fn guess_type(p: &Path) -> &'static str {
+    match p.extension().and_then(|e| e.to_str()) {
+        Some("txt") => "text/plain",
+        Some("md") => "text/markdown",
+        Some("html" | "htm") => "text/html",
+        Some("css") => "text/css",
+        Some("csv") => "text/csv",
+        Some("json") => "application/json",
+        Some("bson") => "application/bson",
+        Some("wasm") => "application/wasm",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("svg") => "image/svg+xml",
+        _ => "application/octet-stream",
+    }
+}
+
+fn stat_of(name: &str, p: &Path, m: &fs::Metadata) -> Stat {
+    let mtime = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let (kind, content_type) = if m.is_dir() {
+        (KIND_DIRECTORY, DIRECTORY_TYPE)
+    } else {
+        (KIND_FILE, guess_type(p))
+    };
+    Stat {
+        name: name.to_string(),
+        kind,
+        length: if m.is_dir() { 0 } else { m.len() },
+        content_type: content_type.to_string(),
+        // Changes whenever the content is rewritten or resized.
+        version: mtime.rotate_left(17) ^ m.len(),
+    }
+}
+
+fn stat_payload(s: &Stat) -> Payload {
+    Payload {
+        content_type: STAT_TYPE.into(),
+        data: s.encode(),
+    }
+}
+
+fn name_of(path: &[Seg]) -> String {
+    match path.last() {
+        Some(Seg::Lit(s)) => s.clone(),
+        _ => "/".into(),
+    }
+}
+
+fn refuse_outside() -> Reply {
+    Reply::error(
+        errno::FORBIDDEN,
+        "that path leads outside the directory Files serves",
+    )
+}
+
+impl Files {
+    pub fn serve(&mut self, r: Request<'_>) -> Vec<Reply> {
+        if r.path.is_empty() && r.verb == abi::WRITE && r.operator {
+            return vec![self.configure(r.payload)];
+        }
+        let Some(root) = self.root.clone() else {
+            return vec![Reply::error(
+                errno::UNAVAILABLE,
+                "Files has no directory yet: the operator writes FilesConfig to its root first",
+            )];
+        };
+        if self.readonly && !abi::is_safe(r.verb) {
+            return vec![Reply::error(
+                errno::READ_ONLY,
+                "this Files object is configured read-only",
+            )];
+        }
+        let mut p = root.clone();
+        for s in r.path {
+            match s {
+                Seg::Lit(s) if !s.contains('\0') && !s.contains('/') => p.push(s),
+                _ => return vec![Reply::error(errno::INVALID, "not a file name")],
+            }
+        }
+        let shown = &crate::paths::text(r.path);
+        let result = match r.verb {
+            abi::READ => self.read(&root, &p, r.limit, shown),
+            abi::LIST => return self.list(&root, &p, shown),
+            abi::STAT => self.stat(&root, &p, r.path, shown),
+            abi::WRITE => self.write(&root, &p, r.payload, shown),
+            abi::CREATE => self.create(&root, &p, r.path, r.payload, shown),
+            abi::REMOVE => self.remove(&root, &p, r.path, shown),
+            _ => Err(Reply::error(
+                errno::NOT_SUPPORTED,
+                "Files does not serve that verb",
+            )),
+        };
+        vec![result.unwrap_or_else(|e| e)]
+    }
+
+    fn configure(&mut self, payload: Option<&Payload>) -> Reply {
+        let doc = match payload.map(|p| bson::Document::from_reader(&mut p.data.as_slice())) {
+            Some(Ok(d)) => d,
+            _ => return Reply::error(errno::INVALID, "expected a FilesConfig message"),
+        };
+        let Ok(dir) = doc.get_str("dir") else {
+            return Reply::error(errno::INVALID, "FilesConfig has no `dir`");
+        };
+        let readonly = doc.get_bool("readonly").unwrap_or(false);
+        match fs::canonicalize(dir) {
+            Ok(root) if root.is_dir() => {
+                self.root = Some(root);
+                self.readonly = readonly;
+                Reply::done(None)
+            }
+            Ok(_) => Reply::error(errno::INVALID, format!("`{dir}` is not a directory")),
+            Err(e) => Reply::error(errno::NOT_FOUND, format!("`{dir}`: {e}")),
+        }
+    }
+
+    /// `p` with every symlink followed; it must exist and stay under `root`.
+    fn inside(root: &Path, p: &Path, shown: &str) -> Result<PathBuf, Reply> {
+        let real = fs::canonicalize(p).map_err(|e| Reply::io(&e, shown))?;
+        if real.starts_with(root) {
+            Ok(real)
+        } else {
+            Err(refuse_outside())
+        }
+    }
+
+    /// Where a new entry `p` goes: its parent resolved (and confined), its
+    /// own name not followed.
+    fn new_entry(root: &Path, p: &Path, shown: &str) -> Result<PathBuf, Reply> {
+        let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else {
+            return Err(Reply::error(errno::EXISTS, "the root exists"));
+        };
+        if !p.starts_with(root) || p == root {
+            return Err(Reply::error(errno::EXISTS, "the root exists"));
+        }
+        Ok(Self::inside(root, parent, shown)?.join(name))
+    }
+
+    fn read(&self, root: &Path, p: &Path, limit: usize, shown: &str) -> Result<Reply, Reply> {
+        let real = Self::inside(root, p, shown)?;
+        let m = fs::metadata(&real).map_err(|e| Reply::io(&e, shown))?;
+        if m.is_dir() {
+            return Err(Reply::error(
+                errno::INVALID,
+                "that is a directory: list it instead",
+            ));
+        }
+        if m.len() > limit as u64 {
+            return Err(Reply::error(
+                errno::TOO_LARGE,
+                format!("the file is {} bytes, over the payload limit", m.len()),
+            ));
+        }
+        let data = fs::read(&real).map_err(|e| Reply::io(&e, shown))?;
+        Ok(Reply::done(Some(Payload {
+            content_type: guess_type(&real).into(),
+            data,
+        })))
+    }
+
+    fn stat(&self, root: &Path, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
+        let real = Self::inside(root, p, shown)?;
+        let m = fs::metadata(&real).map_err(|e| Reply::io(&e, shown))?;
+        Ok(Reply::done(Some(stat_payload(&stat_of(
+            &name_of(path),
+            &real,
+            &m,
+        )))))
+    }
+
+    fn list(&self, root: &Path, p: &Path, shown: &str) -> Vec<Reply> {
+        let real = match Self::inside(root, p, shown) {
+            Ok(r) => r,
+            Err(e) => return vec![e],
+        };
+        let entries = match fs::read_dir(&real) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory || real.is_file() => {
+                return vec![Reply::error(errno::INVALID, "that is a file: read it")];
+            }
+            Err(e) => return vec![Reply::io(&e, shown)],
+        };
+        let mut found: Vec<(String, PathBuf)> = entries
+            .flatten()
+            .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
+            .collect();
+        // Sorted: a listing is the same every run.
+        found.sort();
+        let mut out: Vec<Reply> = found
+            .into_iter()
+            .filter_map(|(name, path)| {
+                // Links that lead out, or nowhere, are not part of the tree.
+                let target = Self::inside(root, &path, shown).ok()?;
+                let m = fs::metadata(&target).ok()?;
+                Some(Reply::Answer {
+                    done: false,
+                    payload: Some(stat_payload(&stat_of(&name, &target, &m))),
+                })
+            })
+            .collect();
+        out.push(Reply::done(None));
+        out
+    }
+
+    fn write(
+        &self,
+        root: &Path,
+        p: &Path,
+        payload: Option<&Payload>,
+        shown: &str,
+    ) -> Result<Reply, Reply> {
+        let real = Self::inside(root, p, shown)?;
+        if real.is_dir() {
+            return Err(Reply::error(errno::INVALID, "that is a directory"));
+        }
+        let data = payload.map(|p| p.data.as_slice()).unwrap_or_default();
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&real)
+            .map_err(|e| Reply::io(&e, shown))?;
+        f.write_all(data).map_err(|e| Reply::io(&e, shown))?;
+        Ok(Reply::done(None))
+    }
+
+    fn create(
+        &self,
+        root: &Path,
+        p: &Path,
+        path: &[Seg],
+        payload: Option<&Payload>,
+        shown: &str,
+    ) -> Result<Reply, Reply> {
+        let at = Self::new_entry(root, p, shown)?;
+        if payload.is_some_and(|p| p.content_type == DIRECTORY_TYPE) {
+            fs::create_dir(&at).map_err(|e| Reply::io(&e, shown))?;
+        } else {
+            // create_new: fails on anything already there, a link included.
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&at)
+                .map_err(|e| Reply::io(&e, shown))?;
+            let data = payload.map(|p| p.data.as_slice()).unwrap_or_default();
+            f.write_all(data).map_err(|e| Reply::io(&e, shown))?;
+        }
+        let m = fs::metadata(&at).map_err(|e| Reply::io(&e, shown))?;
+        Ok(Reply::done(Some(stat_payload(&stat_of(
+            &name_of(path),
+            &at,
+            &m,
+        )))))
+    }
+
+    fn remove(&self, root: &Path, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
+        if path.is_empty() {
+            return Err(Reply::error(
+                errno::FORBIDDEN,
+                "the root of a Files object cannot be removed",
+            ));
+        }
+        let at = Self::new_entry(root, p, shown)?;
+        let m = fs::symlink_metadata(&at).map_err(|e| Reply::io(&e, shown))?;
+        if m.is_dir() {
+            fs::remove_dir(&at).map_err(|e| Reply::io(&e, shown))?;
+        } else {
+            // A link goes itself; what it points at is untouched.
+            fs::remove_file(&at).map_err(|e| Reply::io(&e, shown))?;
+        }
+        Ok(Reply::done(None))
+    }
+}

@@ -1,0 +1,146 @@
+//! The runtime's rules, one case per `fixtures/run/rules/*.oth`: objects
+//! whose modules are the `;; object NAME` parts of the `.wat` beside it
+//! (wrapped in `prelude.wat`), an image of them, and the snapshot of the run
+//! (exit status, output, reports, and the trace of every delivery).
+//!
+//! Directives at the top of a case, as comments:
+//!   `# input: LINE`        a console input line (repeatable)
+//!   `# set: SLOT=VALUE`    a slot value (`$DIR` is the case's sandbox)
+//!   `# limit: NAME=N`      memory (MiB), time (ms), payload (bytes), queue
+//!   `# sandbox`            a directory tree for Files, with links out of it
+//!                          (see `sandbox`), at `$DIR`
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use othismo_runtime::Limits;
+
+fn directives<'s>(src: &'s str, name: &str) -> Vec<&'s str> {
+    let tag = format!("# {name}:");
+    src.lines()
+        .filter_map(|l| l.strip_prefix(&tag).map(str::trim))
+        .collect()
+}
+
+fn limits(src: &str) -> Result<Limits, Failed> {
+    let mut l = Limits::default();
+    for d in directives(src, "limit") {
+        let (k, v) = d.split_once('=').ok_or("`# limit: NAME=N`")?;
+        let n: u64 = v.trim().parse()?;
+        match k.trim() {
+            "memory" => l.memory_mib = n,
+            "time" => l.time_ms = n,
+            "payload" => l.payload = n as usize,
+            "queue" => l.queue = n as usize,
+            other => return Err(format!("no limit `{other}`").into()),
+        }
+    }
+    Ok(l)
+}
+
+/// The tree a Files case serves, and what lies outside it:
+///
+/// ```text
+/// outside/secret.txt
+/// dir/a.txt            "alpha"
+/// dir/sub/b.txt        "beta"
+/// dir/empty/
+/// dir/in -> a.txt      a link that stays inside
+/// dir/out -> ../outside/secret.txt
+/// dir/up -> ..         a link to the parent
+/// ```
+fn sandbox(at: &Path) -> std::io::Result<PathBuf> {
+    let dir = at.join("dir");
+    std::fs::create_dir_all(at.join("outside"))?;
+    std::fs::write(at.join("outside/secret.txt"), "secret")?;
+    std::fs::create_dir_all(dir.join("sub"))?;
+    std::fs::create_dir_all(dir.join("empty"))?;
+    std::fs::write(dir.join("a.txt"), "alpha")?;
+    std::fs::write(dir.join("sub/b.txt"), "beta")?;
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("a.txt", dir.join("in"))?;
+        std::os::unix::fs::symlink("../outside/secret.txt", dir.join("out"))?;
+        std::os::unix::fs::symlink("..", dir.join("up"))?;
+    }
+    Ok(dir)
+}
+
+fn run_case(rel: PathBuf) -> Result<(), Failed> {
+    let root = common::root();
+    let file = root.join(&rel);
+    let src = std::fs::read_to_string(&file)?;
+    let wat = std::fs::read_to_string(file.with_extension("wat"))?;
+    let prelude = std::fs::read_to_string(root.join("fixtures/run/rules/prelude.wat"))?;
+    let stem = rel.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut dir = String::new();
+    if src.lines().any(|l| l.trim() == "# sandbox") {
+        let at = common::scratch(&format!("rules_{stem}"));
+        dir = sandbox(&at)?.to_string_lossy().into_owned();
+    }
+    let sets: Vec<String> = directives(&src, "set")
+        .iter()
+        .map(|s| s.replace("$DIR", &dir))
+        .collect();
+    let bundle = common::wat_bundle(&file, &wat, &prelude, &sets)?;
+    let input = directives(&src, "input");
+    let ran = common::run_with(&bundle, &input, limits(&src)?);
+    if !dir.is_empty() {
+        // Whatever was attempted, nothing outside the tree changed.
+        let outside = Path::new(&dir).join("../outside");
+        let left: Vec<_> = std::fs::read_dir(&outside)?
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left, ["secret.txt"], "something was made outside the tree");
+        assert_eq!(
+            std::fs::read_to_string(outside.join("secret.txt"))?,
+            "secret"
+        );
+    }
+    let hide = |s: &str| {
+        if dir.is_empty() {
+            s.to_string()
+        } else {
+            s.replace(&dir, "$DIR")
+        }
+    };
+    let body = format!(
+        "----- STATUS\n{}\n----- STDOUT\n{}----- STDERR\n{}----- TRACE\n{}",
+        ran.status,
+        hide(&ran.out),
+        hide(&ran.err),
+        hide(&ran.trace)
+    );
+    let name = format!("run__rules__{stem}");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root.join("snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.set_input_file(&file);
+    settings.bind(|| insta::assert_snapshot!(name, body));
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = common::root();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join("fixtures/run/rules"))
+        .expect("fixtures/run/rules")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "oth"))
+        .map(|p| p.strip_prefix(&root).unwrap().to_path_buf())
+        .collect();
+    cases.sort();
+    let trials = cases
+        .into_iter()
+        .map(|rel| {
+            let name = rel.file_stem().unwrap().to_string_lossy().into_owned();
+            Trial::test(name, move || run_case(rel))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
