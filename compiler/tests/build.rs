@@ -413,3 +413,66 @@ export image Outer {
         ("inner.loud", "/", false)
     );
 }
+
+/// An image whose objects come as `.wasm` files (no source at hand) builds:
+/// the modules go into the bundle as they are.
+#[test]
+fn objects_imported_from_modules_are_bundled_as_they_are() {
+    let work = scratch("prebuilt");
+    copy_dir(&root().join("examples/hello"), &work.join("hello"));
+    let (first, built, diags) = build(
+        &work.join("hello/Hello.oth"),
+        &work.join("out"),
+        &work.join("cache"),
+    );
+    assert!(!diags.has_errors());
+    let uses = work.join("uses");
+    std::fs::create_dir_all(&uses).unwrap();
+    for b in &built {
+        std::fs::copy(&b.path, uses.join(format!("{}.wasm", b.name))).unwrap();
+    }
+    let hello = std::fs::read_to_string(work.join("hello/Hello.oth"))
+        .unwrap()
+        .replace("\"Greeter.oth\"", "\"Greeter.wasm\"")
+        .replace("\"Shouter.oth\"", "\"Shouter.wasm\"");
+    std::fs::write(uses.join("Hello.oth"), hello).unwrap();
+    let (c, again, diags) = build(
+        &uses.join("Hello.oth"),
+        &uses.join("out"),
+        &work.join("cache"),
+    );
+    assert!(
+        !diags.has_errors(),
+        "{:?}",
+        diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    assert_eq!(again.len(), 2);
+    let mut opts = Options::new(uses.join("out"), Profile::Release);
+    opts.cache = work.join("cache");
+    let bundles = othc::build::build_images(&c, &again, &opts).unwrap();
+    let (_, modules) = othc::bundle::read(&std::fs::read(&bundles[0]).unwrap()).unwrap();
+    for b in &built {
+        let inside = &modules
+            .iter()
+            .find(|(n, _)| *n == format!("modules/{}.wasm", b.name))
+            .unwrap()
+            .1;
+        assert_eq!(
+            *inside,
+            std::fs::read(&b.path).unwrap(),
+            "{} as it was",
+            b.name
+        );
+    }
+    // One that carries its header but breaks the host ABI is refused.
+    let shouter = built.iter().find(|b| b.name == "Shouter").unwrap();
+    let sections = othc::sections::sections_of(&first.checked.model, shouter.object);
+    let empty = othc::sections::append(b"\0asm\x01\0\0\0", &sections).unwrap();
+    std::fs::write(uses.join("Shouter.wasm"), empty).unwrap();
+    let c = othc::compile(&Disk, &[uses.join("Hello.oth")], &Default::default()).unwrap();
+    assert!(!c.front.diags.has_errors());
+    let mut diags = Diagnostics::new();
+    build_objects(&c, &opts, &mut diags);
+    let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::E0702]);
+}

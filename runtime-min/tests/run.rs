@@ -26,6 +26,36 @@ fn hello_greets_and_shouts_exactly_as_the_seed_says() {
     assert_eq!((status, out.as_str()), (0, ""));
 }
 
+/// The Files example (examples/files/README.md): a list stream, stat and
+/// read through a read-only mount, and a path that tries to leave.
+#[test]
+fn the_files_example_lists_and_reads_the_shelf() {
+    let shelf = common::root().join("examples/files/shelf");
+    let set = format!(
+        "shelf=FilesConfig {{ dir: {:?}, readonly: true }}",
+        shelf.to_string_lossy()
+    );
+    let b = bundle("files", "examples/files", "Shelf.oth", &[&set]);
+    let (status, out, err) = run(
+        &b,
+        &[
+            "tale.txt",
+            "poems",
+            "poems/roses.txt",
+            "missing.txt",
+            "../secret",
+        ],
+    );
+    assert_eq!((status, err.as_str()), (0, ""));
+    let readme = std::fs::read_to_string(common::root().join("examples/files/README.md")).unwrap();
+    let expected = readme
+        .split("prints\n\n```\n")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("the README shows the output");
+    assert_eq!(out, expected);
+}
+
 #[test]
 fn every_refused_request_gets_its_errno() {
     let b = bundle("probe", "fixtures/run/probe", "Probe.oth", &[]);

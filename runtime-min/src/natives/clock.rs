@@ -17,3 +17,39 @@ pub fn serve(path: &[Seg]) -> Reply {
         _ => Reply::error(errno::NOT_FOUND, "the clock serves /now and /ms"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(path: &str) -> String {
+        let segs = vec![Seg::Lit(path.into())];
+        match serve(&segs) {
+            Reply::Answer {
+                done: true,
+                payload: Some(p),
+            } => {
+                assert_eq!(p.content_type, "text/plain");
+                String::from_utf8(p.data).unwrap()
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn now_is_rfc_3339_utc_and_ms_agrees_with_it() {
+        let before = bson::DateTime::now().timestamp_millis();
+        let now = answer("now");
+        let ms: i64 = answer("ms").parse().unwrap();
+        let after = bson::DateTime::now().timestamp_millis();
+        assert!(now.ends_with('Z'), "{now}");
+        let parsed = bson::DateTime::parse_rfc3339_str(&now)
+            .unwrap()
+            .timestamp_millis();
+        assert!(before <= parsed && parsed <= ms && ms <= after);
+        assert!(matches!(
+            serve(&[Seg::Lit("later".into())]),
+            Reply::Error { errno: 1, .. }
+        ));
+    }
+}
