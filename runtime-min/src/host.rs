@@ -25,7 +25,9 @@ pub enum Call {
         ticket: i32,
         verb: i32,
         path: String,
-        /// Where the path led in the view when the request was made.
+        /// The path parsed (`None`: malformed), and where it led in the
+        /// view when the request was made.
+        segs: Option<Vec<crate::Seg>>,
         dest: Option<view::Resolved>,
         payload: Carried,
     },
@@ -46,6 +48,7 @@ pub enum Call {
     Forward {
         id: i32,
         path: String,
+        segs: Option<Vec<crate::Seg>>,
         dest: Option<view::Resolved>,
     },
 }
@@ -60,15 +63,9 @@ pub struct Host {
     payload_limit: usize,
     /// Set when the instance tried to grow past its memory limit.
     pub hit_memory_limit: bool,
-}
-
-impl Host {
-    /// Where `path` leads in the view as it is now: a request is resolved
-    /// when it is made, so a later `unmount` in the same call does not
-    /// change where it goes.
-    fn resolve(&self, path: &str) -> Option<view::Resolved> {
-        view::resolve(&self.view, &crate::paths::parse(path)?)
-    }
+    /// The instance's memory, once instantiated (looked up once, not on
+    /// every host call).
+    memory: Option<Memory>,
 }
 
 impl ResourceLimiter for Host {
@@ -122,7 +119,7 @@ fn bytes(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> Vec<u8> {
     if len <= 0 || ptr < 0 {
         return Vec::new();
     }
-    let Some(mem) = c.get_export("memory").and_then(|e| e.into_memory()) else {
+    let Some(mem) = c.data().memory else {
         return Vec::new();
     };
     let (p, l) = (ptr as usize, len as usize);
@@ -133,7 +130,9 @@ fn bytes(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> Vec<u8> {
 }
 
 fn string(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> String {
-    String::from_utf8_lossy(&bytes(c, ptr, len)).into_owned()
+    // Valid UTF-8 (the usual case) is taken as it is, without a second copy.
+    String::from_utf8(bytes(c, ptr, len))
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn payload(c: &mut Caller<'_, Host>, tp: i32, tl: i32, dp: i32, dl: i32) -> Carried {
@@ -200,11 +199,13 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
             let host = c.data_mut();
             host.next_ticket += 1;
             let ticket = host.next_ticket;
-            let dest = host.resolve(&path);
+            let segs = crate::paths::parse(&path);
+            let dest = segs.as_ref().and_then(|s| view::resolve(&host.view, s));
             host.calls.push(Call::Request {
                 ticket,
                 verb,
                 path,
+                segs,
                 dest,
                 payload,
             });
@@ -249,8 +250,14 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
         "forward",
         |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| {
             let path = string(&mut c, pp, pl);
-            let dest = c.data().resolve(&path);
-            c.data_mut().calls.push(Call::Forward { id, path, dest });
+            let segs = crate::paths::parse(&path);
+            let dest = segs.as_ref().and_then(|s| view::resolve(&c.data().view, s));
+            c.data_mut().calls.push(Call::Forward {
+                id,
+                path,
+                segs,
+                dest,
+            });
         },
     )?;
     // The view is the store's own: rearranging it calls nobody, so it is
@@ -284,14 +291,14 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
 }
 
 impl Wasm {
+    /// An instance of `module` (compiled once, however many instances).
     pub fn new(
         engine: &Engine,
         linker: &Linker<Host>,
-        bytes: &[u8],
+        module: &Module,
         view: Vec<Link>,
         limits: &Limits,
     ) -> wasmtime::Result<Wasm> {
-        let module = Module::new(engine, bytes)?;
         let host = Host {
             calls: Vec::new(),
             next_ticket: 0,
@@ -300,15 +307,17 @@ impl Wasm {
             memory_limit: limits.memory_bytes(),
             payload_limit: limits.payload,
             hit_memory_limit: false,
+            memory: None,
         };
         let mut store = Store::new(engine, host);
         store.limiter(|h| h);
         store.epoch_deadline_trap();
         store.set_epoch_deadline(limits.deadline_ticks());
-        let instance: Instance = linker.instantiate(&mut store, &module)?;
+        let instance: Instance = linker.instantiate(&mut store, module)?;
         let memory = instance
             .get_memory(&mut store, "memory")
             .ok_or_else(|| wasmtime::Error::msg("the module exports no memory"))?;
+        store.data_mut().memory = Some(memory);
         Ok(Wasm {
             start: instance.get_typed_func(&mut store, "_start")?,
             othismo_start: instance.get_typed_func(&mut store, "othismo_start")?,
@@ -332,9 +341,10 @@ impl Wasm {
         self.store.set_epoch_deadline(self.deadline);
     }
 
-    /// What the last call asked for.
-    pub fn take_calls(&mut self) -> Vec<Call> {
-        std::mem::take(&mut self.store.data_mut().calls)
+    /// What the last call asked for, swapped into `into` (an empty buffer,
+    /// handed back and forth so no call allocates one).
+    pub fn swap_calls(&mut self, into: &mut Vec<Call>) {
+        std::mem::swap(&mut self.store.data_mut().calls, into);
     }
 
     /// A buffer from `othismo_alloc`, filled: (ptr, len), or (0, 0) for nothing.

@@ -20,14 +20,17 @@ mod paths;
 mod view;
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use othc::bundle::ImageJson;
 use othc::check::matching::{path_covers, strip_prefix};
-use othc::model::{EntryDef, Model, ObjectDef, Seg};
+pub(crate) use othc::model::Seg;
+use othc::model::{EntryDef, Model, ObjectDef};
 
 use abi::{errno, verb_name};
 use host::{Call, Carried, Wasm};
@@ -47,6 +50,40 @@ pub struct Payload {
 enum Sender {
     Instance(usize),
     Operator(usize),
+}
+
+/// Request ids and tickets are small counters: hashed by one multiply
+/// (Fibonacci hashing) rather than SipHash, which the profile showed.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_i32(&mut self, n: i32) {
+        self.0 = (n as u32 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type IdMap<V> = HashMap<i32, V, BuildHasherDefault<IdHasher>>;
+type IdSet = HashSet<i32, BuildHasherDefault<IdHasher>>;
+
+/// An object's header: the model it was read into, and the object.
+type Header = (Model, ObjectDef);
+
+/// Who waits for the answers of a request being served.
+struct Caller {
+    from: Sender,
+    ticket: i32,
+    stream: bool,
 }
 
 /// A request on its way, or being served.
@@ -71,14 +108,15 @@ enum Body {
 struct Actor {
     name: String,
     body: Body,
-    /// The object's header: what it needs and serves.
-    header: (Model, ObjectDef),
+    /// The object's header: what it needs and serves (shared by the
+    /// instances of one module).
+    header: Rc<Header>,
     /// Requests it is serving, by request id.
-    serving: HashMap<i32, Serving>,
+    serving: IdMap<Serving>,
     /// Request ids whose callers cancelled: late answers are dropped.
-    cancelled: HashSet<i32>,
+    cancelled: IdSet,
     /// Tickets of its own requests it cancelled: their answers are dropped.
-    dropped: HashSet<i32>,
+    dropped: IdSet,
     next_id: i32,
     dead: bool,
 }
@@ -129,8 +167,10 @@ impl Ticker {
         let stop = Arc::new(AtomicBool::new(false));
         let (flag, engine) = (stop.clone(), engine.clone());
         let thread = std::thread::spawn(move || {
+            // Parked rather than asleep, so a finished run wakes it to stop
+            // at once instead of waiting out the tick.
             while !flag.load(Ordering::Relaxed) {
-                std::thread::sleep(limits::TICK);
+                std::thread::park_timeout(limits::TICK);
                 engine.increment_epoch();
             }
         });
@@ -145,6 +185,7 @@ impl Drop for Ticker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
+            t.thread().unpark();
             let _ = t.join();
         }
     }
@@ -168,6 +209,8 @@ pub struct Runtime<'a> {
     input_ended: bool,
     limits: Limits,
     failed: bool,
+    /// The buffer instances' host calls are collected in, reused.
+    spare_calls: Vec<Call>,
     _ticker: Ticker,
 }
 
@@ -244,12 +287,19 @@ impl<'a> Runtime<'a> {
         let ticker = Ticker::start(&engine);
         let linker = host::linker(&engine).map_err(|e| LoadError(e.to_string()))?;
         let (env, natives) = native_headers().map_err(LoadError)?;
+        let natives: Vec<Rc<Header>> = natives
+            .into_iter()
+            .map(|o| Rc::new((env.clone(), o)))
+            .collect();
         let index: HashMap<&str, usize> = json
             .instances
             .iter()
             .enumerate()
             .map(|(i, inst)| (inst.name.as_str(), i))
             .collect();
+        // Each module is compiled and its header read once, however many
+        // instances it has.
+        let mut compiled: HashMap<&str, (wasmtime::Module, Rc<Header>)> = HashMap::new();
         let mut actors = Vec::new();
         for inst in &json.instances {
             let view = inst
@@ -272,23 +322,30 @@ impl<'a> Runtime<'a> {
                             )));
                         }
                     };
-                    let def = natives
+                    let header = natives
                         .iter()
-                        .find(|o| o.name == *n)
+                        .find(|h| h.1.name == *n)
                         .cloned()
                         .ok_or_else(|| LoadError(format!("no header for native `{n}`")))?;
-                    (body, (env.clone(), def))
+                    (body, header)
                 }
                 (None, Some(m)) => {
-                    let (_, bytes) = modules
-                        .iter()
-                        .find(|(name, _)| name == m)
-                        .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))?;
-                    let header = header_of(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-                    let wasm = Wasm::new(&engine, &linker, bytes, view, &limits).map_err(|e| {
+                    if !compiled.contains_key(m.as_str()) {
+                        let (_, bytes) = modules
+                            .iter()
+                            .find(|(name, _)| name == m)
+                            .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))?;
+                        let header =
+                            header_of(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+                        let module = wasmtime::Module::new(&engine, bytes)
+                            .map_err(|e| LoadError(format!("`{m}`: {e:#}")))?;
+                        compiled.insert(m, (module, Rc::new(header)));
+                    }
+                    let (module, header) = &compiled[m.as_str()];
+                    let wasm = Wasm::new(&engine, &linker, module, view, &limits).map_err(|e| {
                         LoadError(format!("instance `{}` (`{m}`): {e:#}", inst.name))
                     })?;
-                    (Body::Wasm(Box::new(wasm)), header)
+                    (Body::Wasm(Box::new(wasm)), Rc::clone(header))
                 }
                 (None, None) => {
                     return Err(LoadError(format!("instance `{}` has no module", inst.name)));
@@ -298,9 +355,9 @@ impl<'a> Runtime<'a> {
                 name: inst.name.clone(),
                 body,
                 header,
-                serving: HashMap::new(),
-                cancelled: HashSet::new(),
-                dropped: HashSet::new(),
+                serving: IdMap::default(),
+                cancelled: IdSet::default(),
+                dropped: IdSet::default(),
                 next_id: 0,
                 dead: false,
             });
@@ -313,6 +370,7 @@ impl<'a> Runtime<'a> {
             input_ended: false,
             limits,
             failed: false,
+            spare_calls: Vec::new(),
             _ticker: ticker,
         })
     }
@@ -425,10 +483,18 @@ impl<'a> Runtime<'a> {
         }
     }
 
-    /// A request from instance `from` (its needs) for `path`, which led to
-    /// `dest` in its view when it was made.
-    fn route(&mut self, from: usize, req: Serving, path: &str, dest: Option<view::Resolved>) {
-        let Some(segs) = paths::parse(path) else {
+    /// A request from instance `from` (its needs) for `path` (`segs`
+    /// parsed, `None` when malformed), which led to `dest` in its view when
+    /// it was made.
+    fn route(
+        &mut self,
+        from: usize,
+        req: Serving,
+        path: &str,
+        segs: Option<Vec<Seg>>,
+        dest: Option<view::Resolved>,
+    ) {
+        let Some(segs) = segs else {
             return self.fail_to(
                 req.from,
                 req.ticket,
@@ -437,7 +503,7 @@ impl<'a> Runtime<'a> {
             );
         };
         let sender = &self.actors[from];
-        let (model, obj) = &sender.header;
+        let (model, obj) = &*sender.header;
         if !needs_allow(obj, model, req.verb, &segs) {
             let name = sender.name.clone();
             return self.fail_to(
@@ -500,7 +566,7 @@ impl<'a> Runtime<'a> {
             }
             return self.deliver_checked(next, req, there, ro, hops + 1);
         }
-        let (model, obj) = &self.actors[to].header;
+        let (model, obj) = &*self.actors[to].header;
         match serves(obj, model, req.verb, &path) {
             Err(e) => {
                 let (name, at) = (&self.actors[to].name, paths::text(&path));
@@ -757,17 +823,33 @@ impl<'a> Runtime<'a> {
             let why = self.why(&e);
             return self.kill(a, &why);
         }
-        let calls = match &mut self.actors[a].body {
-            Body::Wasm(w) => w.take_calls(),
-            _ => Vec::new(),
-        };
+        let mut calls = std::mem::take(&mut self.spare_calls);
+        if let Body::Wasm(w) = &mut self.actors[a].body {
+            w.swap_calls(&mut calls);
+        }
+        self.act_on(a, &mut calls);
+        calls.clear();
+        self.spare_calls = calls;
+        if self.queue.len() > self.limits.queue {
+            let why = format!(
+                "its requests filled the queue past {} deliveries (`--max-queue`)",
+                self.limits.queue
+            );
+            self.kill(a, &why);
+        }
+    }
+
+    /// Does what instance `a` asked for in one call, in order; stops at a
+    /// call that gets it stopped.
+    fn act_on(&mut self, a: usize, calls: &mut Vec<Call>) {
         let limit = self.limits.payload;
-        for call in calls {
+        for call in calls.drain(..) {
             match call {
                 Call::Request {
                     ticket,
                     verb,
                     path,
+                    segs,
                     dest,
                     payload,
                 } => {
@@ -793,14 +875,18 @@ impl<'a> Runtime<'a> {
                         payload,
                         stream: false,
                     };
-                    self.route(a, req, &path, dest);
+                    self.route(a, req, &path, segs, dest);
                 }
                 Call::Cancel { ticket } => {
                     self.actors[a].dropped.insert(ticket);
                     self.withdraw(Sender::Instance(a), Some(ticket));
                 }
                 Call::Answer { id, done, payload } => {
-                    let Some(s) = self.actors[a].serving.get(&id).cloned() else {
+                    let Some(s) = self.actors[a].serving.get(&id).map(|s| Caller {
+                        from: s.from,
+                        ticket: s.ticket,
+                        stream: s.stream,
+                    }) else {
                         if self.actors[a].cancelled.contains(&id) {
                             continue;
                         }
@@ -857,7 +943,12 @@ impl<'a> Runtime<'a> {
                         desc,
                     });
                 }
-                Call::Forward { id, path, dest } => {
+                Call::Forward {
+                    id,
+                    path,
+                    segs,
+                    dest,
+                } => {
                     let Some(s) = self.actors[a].serving.remove(&id) else {
                         if self.actors[a].cancelled.contains(&id) {
                             continue;
@@ -866,16 +957,9 @@ impl<'a> Runtime<'a> {
                         return self.kill(a, &why);
                     };
                     // Resolved as if `a` had sent it; answered to the original caller.
-                    self.route(a, s, &path, dest);
+                    self.route(a, s, &path, segs, dest);
                 }
             }
-        }
-        if self.queue.len() > self.limits.queue {
-            let why = format!(
-                "its requests filled the queue past {} deliveries (`--max-queue`)",
-                self.limits.queue
-            );
-            self.kill(a, &why);
         }
     }
 
@@ -996,20 +1080,26 @@ fn serves<'m>(
     path: &[Seg],
 ) -> Result<&'m EntryDef, i32> {
     let v = abi::verb_of(verb).ok_or(errno::NOT_SUPPORTED)?;
-    let covering: Vec<&EntryDef> = obj
-        .serves
-        .iter()
-        .map(|e| model.entry(*e))
-        .filter(|e| path_covers(&e.path.segs, path))
-        .collect();
-    if covering.is_empty() {
+    let mut covered = false;
+    let mut best: Option<&EntryDef> = None;
+    for e in obj.serves.iter().map(|e| model.entry(*e)) {
+        if !path_covers(&e.path.segs, path) {
+            continue;
+        }
+        covered = true;
+        if e.verb == v
+            && best.is_none_or(|b| {
+                othc::check::matching::specificity(&e.path.segs)
+                    < othc::check::matching::specificity(&b.path.segs)
+            })
+        {
+            best = Some(e);
+        }
+    }
+    if !covered {
         return Err(errno::NOT_FOUND);
     }
-    covering
-        .into_iter()
-        .filter(|e| e.verb == v)
-        .min_by_key(|e| othc::check::matching::specificity(&e.path.segs))
-        .ok_or(errno::NOT_SUPPORTED)
+    best.ok_or(errno::NOT_SUPPORTED)
 }
 
 /// Runs a bundle on this process's standard streams: console input from

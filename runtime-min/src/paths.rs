@@ -17,9 +17,46 @@ pub fn parse(path: &str) -> Option<Vec<Seg>> {
     Some(segs.into_iter().map(|s| Seg::Lit(s.to_string())).collect())
 }
 
+/// A path as text: `/` and its segments.
 pub fn text(segs: &[Seg]) -> String {
+    if segs.iter().all(|s| matches!(s, Seg::Lit(_))) {
+        let mut out =
+            String::with_capacity(segs.iter().map(|s| seg_len(s) + 1).sum::<usize>().max(1));
+        for s in segs {
+            if let Seg::Lit(l) = s {
+                out.push('/');
+                out.push_str(l);
+            }
+        }
+        if out.is_empty() {
+            out.push('/');
+        }
+        return out;
+    }
     PathPattern {
         segs: segs.to_vec(),
     }
     .to_string()
+}
+
+fn seg_len(s: &Seg) -> usize {
+    match s {
+        Seg::Lit(l) => l.len(),
+        _ => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_parse_and_print_back() {
+        for p in ["/", "/a", "/a/b.txt"] {
+            assert_eq!(text(&parse(p).unwrap()), p);
+        }
+        for bad in ["", "a", "/a/", "//", "/a/../b", "/./a"] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
 }

@@ -1,0 +1,346 @@
+//! `cargo bench -p othismo-runtime --bench roundtrip`
+//!
+//! 1. A request round trip between two wasm instances through the runtime
+//!    (a pinger reads `/pong/x`, the ponger answers one byte of text, the
+//!    pinger's answer handler sends the next request), beside the same two
+//!    modules driven by bare wasmtime calls in the same run: the same
+//!    exports called, the same imports copying the same bytes out, with no
+//!    routing, checks or queue. Both are timed in batches of round trips;
+//!    the median and p99 are of the per-round-trip time of each batch. The
+//!    goal is a ratio within 3×.
+//! 2. The start-up time (load: compile, read headers, instantiate; then run
+//!    to idle) and resident memory of an image of 100 idle instances.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use othismo_runtime::{Io, Limits, Runtime};
+use wasmtime::{Caller, Engine, Instance, Linker, Module, Store, TypedFunc};
+
+const BATCHES: usize = 30;
+const PER_BATCH: u32 = 2000;
+
+const PINGPONG: &str = r#"
+object Pinger {
+  needs /pong/** {
+    /**  read -> text/plain
+  }
+}
+
+object Ponger {
+  serves {
+    /x  read -> text/plain
+  }
+}
+
+image PingPong {
+  instance ponger = Ponger
+  instance pinger = Pinger { mount /pong /ponger }
+}
+"#;
+
+fn pingpong_wat(n: u32) -> String {
+    format!(
+        r#"
+;; object Pinger
+(data (i32.const 256) "/pong/x")
+(global $left (mut i32) (i32.const {n}))
+(func $ping
+  (drop (call $req (i32.const 1) (i32.const 256) (i32.const 7))))
+(func (export "othismo_start") (call $ping))
+(func (export "othismo_answer") (param i32 i32 i32 i32 i32 i32)
+  (global.set $left (i32.sub (global.get $left) (i32.const 1)))
+  (if (i32.gt_s (global.get $left) (i32.const 0)) (then (call $ping))))
+
+;; object Ponger
+(data (i32.const 256) "x")
+(func (export "othismo_serve") (param $id i32) (param i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $answer_text (local.get $id) (i32.const 1) (i32.const 256) (i32.const 1)))
+"#
+    )
+}
+
+fn prelude() -> String {
+    std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat")).unwrap()
+}
+
+fn write_case(name: &str, oth: &str) -> std::path::PathBuf {
+    let dir = common::scratch(&format!("bench_{name}"));
+    let file = dir.join(format!("{name}.oth"));
+    std::fs::write(&file, oth).unwrap();
+    file
+}
+
+fn quiet_run(bundle: &[u8]) -> (Duration, Duration, i32) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let io = Io {
+        input: Box::new(std::iter::empty()),
+        out: &mut out,
+        err: &mut err,
+        trace: None,
+    };
+    let t0 = Instant::now();
+    let rt = Runtime::load(bundle, Limits::default(), io).expect("loads");
+    let loaded = t0.elapsed();
+    let t1 = Instant::now();
+    let status = rt.run();
+    (loaded, t1.elapsed(), status)
+}
+
+/// The per-round-trip time of each batch, sorted.
+fn runtime_batches(bundle: &[u8]) -> Vec<f64> {
+    let mut v: Vec<f64> = (0..BATCHES)
+        .map(|_| {
+            let (_, ran, status) = quiet_run(bundle);
+            assert_eq!(status, 0);
+            ran.as_secs_f64() / PER_BATCH as f64
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// The bare side: what the imports do is copy their bytes out, as the
+/// runtime's do, and keep the last ticket.
+#[derive(Default)]
+struct Bare {
+    copied: Vec<u8>,
+    ticket: i32,
+}
+
+fn copy_out(c: &mut Caller<'_, Bare>, ptr: i32, len: i32) {
+    let mem = c
+        .get_export("memory")
+        .and_then(|e| e.into_memory())
+        .unwrap();
+    let bytes = mem.data(&*c)[ptr as usize..(ptr + len) as usize].to_vec();
+    c.data_mut().copied = bytes;
+}
+
+fn bare_linker(engine: &Engine) -> Linker<Bare> {
+    let mut l = Linker::new(engine);
+    l.func_wrap(
+        "othismo",
+        "request",
+        |mut c: Caller<'_, Bare>, _v: i32, pp: i32, pl: i32, _: i32, _: i32, _: i32, _: i32| {
+            copy_out(&mut c, pp, pl);
+            c.data_mut().ticket += 1;
+            c.data().ticket
+        },
+    )
+    .unwrap();
+    l.func_wrap(
+        "othismo",
+        "answer",
+        |mut c: Caller<'_, Bare>, _id: i32, _d: i32, tp: i32, tl: i32, dp: i32, dl: i32| {
+            copy_out(&mut c, tp, tl);
+            copy_out(&mut c, dp, dl);
+        },
+    )
+    .unwrap();
+    l.func_wrap("othismo", "cancel", |_: i32| {}).unwrap();
+    l.func_wrap(
+        "othismo",
+        "fail",
+        |_: i32, _: i32, _: i32, _: i32, _: i32, _: i32| {},
+    )
+    .unwrap();
+    l.func_wrap("othismo", "forward", |_: i32, _: i32, _: i32| {})
+        .unwrap();
+    l.func_wrap(
+        "othismo",
+        "bind",
+        |_: i32, _: i32, _: i32, _: i32, _: i32| 0,
+    )
+    .unwrap();
+    l.func_wrap("othismo", "unmount", |_: i32, _: i32| 0)
+        .unwrap();
+    l.func_wrap(
+        "othismo",
+        "expose",
+        |_: i32, _: i32, _: i32, _: i32, _: i32| 0,
+    )
+    .unwrap();
+    l
+}
+
+struct Side {
+    store: Store<Bare>,
+    instance: Instance,
+    alloc: TypedFunc<i32, i32>,
+}
+
+impl Side {
+    fn new(engine: &Engine, linker: &Linker<Bare>, bytes: &[u8]) -> Side {
+        let module = Module::new(engine, bytes).unwrap();
+        let mut store = Store::new(engine, Bare::default());
+        let instance = linker.instantiate(&mut store, &module).unwrap();
+        let alloc = instance
+            .get_typed_func(&mut store, "othismo_alloc")
+            .unwrap();
+        Side {
+            store,
+            instance,
+            alloc,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> i32 {
+        let p = self
+            .alloc
+            .call(&mut self.store, bytes.len() as i32)
+            .unwrap();
+        let mem = self.instance.get_memory(&mut self.store, "memory").unwrap();
+        mem.write(&mut self.store, p as usize, bytes).unwrap();
+        p
+    }
+}
+
+/// The same two modules, the same calls per round trip, no runtime.
+fn bare_batches(bundle: &[u8]) -> Vec<f64> {
+    let (_, modules) = othc::bundle::read(bundle).unwrap();
+    let bytes = |n: &str| &modules.iter().find(|(m, _)| m.ends_with(n)).unwrap().1;
+    let engine = Engine::default();
+    let linker = bare_linker(&engine);
+    let mut ping = Side::new(&engine, &linker, bytes("Pinger.wasm"));
+    let mut pong = Side::new(&engine, &linker, bytes("Ponger.wasm"));
+    type Serve = TypedFunc<(i32, i32, i32, i32, i32, i32, i32, i32, i32), ()>;
+    type Six = TypedFunc<(i32, i32, i32, i32, i32, i32), ()>;
+    let serve: Serve = pong
+        .instance
+        .get_typed_func(&mut pong.store, "othismo_serve")
+        .unwrap();
+    let answer: Six = ping
+        .instance
+        .get_typed_func(&mut ping.store, "othismo_answer")
+        .unwrap();
+    let mut v = Vec::new();
+    for _ in 0..BATCHES {
+        let t = Instant::now();
+        for id in 1..=PER_BATCH as i32 {
+            let p = pong.put(b"/x");
+            serve
+                .call(&mut pong.store, (id, 1, 0, p, 2, 0, 0, 0, 0))
+                .unwrap();
+            let tp = ping.put(b"text/plain");
+            let dp = ping.put(b"x");
+            answer
+                .call(&mut ping.store, (id, 1, tp, 10, dp, 1))
+                .unwrap();
+        }
+        v.push(t.elapsed().as_secs_f64() / PER_BATCH as f64);
+    }
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn idle_image(n: usize) -> (String, String) {
+    let mut oth = String::from(
+        "object Idle {\n  serves {\n    /x  read -> text/plain\n  }\n}\n\nimage Idle100 {\n",
+    );
+    for i in 0..n {
+        oth.push_str(&format!("  instance i{i} = Idle\n"));
+    }
+    oth.push_str("}\n");
+    (oth, ";; object Idle\n".into())
+}
+
+fn main() {
+    // `cargo test --benches` runs this with `--bench` absent: do one small
+    // round so the code is exercised, not measured.
+    let measuring = std::env::args().any(|a| a == "--bench");
+    let prelude = prelude();
+
+    let (oth, wat) = idle_image(100);
+    let file = write_case("idle", &oth);
+    let idle = common::wat_bundle(&file, &wat, &prelude, &[]).unwrap();
+    let before = rss_kib();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let io = Io {
+        input: Box::new(std::iter::empty()),
+        out: &mut out,
+        err: &mut err,
+        trace: None,
+    };
+    let t0 = Instant::now();
+    let rt = Runtime::load(&idle, Limits::default(), io).expect("loads");
+    let loaded = t0.elapsed();
+    let held = rss_kib();
+    let t1 = Instant::now();
+    assert_eq!(rt.run(), 0);
+    let ran = t1.elapsed();
+
+    // ROUNDTRIP_PROFILE=N: one run of N round trips and nothing else, to
+    // look at under a profiler.
+    if let Some(n) = std::env::var("ROUNDTRIP_PROFILE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        let file = write_case("pingpong", PINGPONG);
+        let bundle = common::wat_bundle(&file, &pingpong_wat(n), &prelude, &[]).unwrap();
+        let (_, ran, _) = quiet_run(&bundle);
+        println!("{n} round trips in {:.1} ms", ran.as_secs_f64() * 1e3);
+        return;
+    }
+    let n = if measuring { PER_BATCH } else { 10 };
+    let file = write_case("pingpong", PINGPONG);
+    let bundle = common::wat_bundle(&file, &pingpong_wat(n), &prelude, &[]).unwrap();
+    if !measuring {
+        let (_, _, status) = quiet_run(&bundle);
+        assert_eq!(status, 0);
+        println!("roundtrip bench: exercised (run with `cargo bench` to measure)");
+        return;
+    }
+    let rt = runtime_batches(&bundle);
+    let bare = bare_batches(&bundle);
+    let (rm, rp) = (percentile(&rt, 0.5), percentile(&rt, 0.99));
+    let (bm, bp) = (percentile(&bare, 0.5), percentile(&bare, 0.99));
+    println!("request round trip, {BATCHES} batches of {PER_BATCH}, per round trip:");
+    println!(
+        "  runtime   median {:>8.0} ns   p99 {:>8.0} ns   {:>10.0} requests/s",
+        rm * 1e9,
+        rp * 1e9,
+        1.0 / rm
+    );
+    println!(
+        "  bare      median {:>8.0} ns   p99 {:>8.0} ns   {:>10.0} requests/s",
+        bm * 1e9,
+        bp * 1e9,
+        1.0 / bm
+    );
+    println!(
+        "  ratio     median {:>8.2}×      p99 {:>8.2}×   (goal: within 3×)",
+        rm / bm,
+        rp / bp
+    );
+    println!("image of 100 idle instances:");
+    println!(
+        "  load {:.1} ms (compile once, headers, 100 instantiations), run to idle {:.2} ms",
+        loaded.as_secs_f64() * 1e3,
+        ran.as_secs_f64() * 1e3
+    );
+    println!(
+        "  resident memory: +{} KiB while loaded ({:.1} KiB per instance), {} KiB in all",
+        held.saturating_sub(before),
+        held.saturating_sub(before) as f64 / 100.0,
+        held
+    );
+}
