@@ -1,0 +1,289 @@
+//! The guest side of file transfer, for a sandbox whose files live in a
+//! host directory: guest paths mapped under the sandbox's root, and tar
+//! extraction that refuses every entry whose resolved path escapes the
+//! destination (absolute paths, `..`, links pointing outside, writes through
+//! links), answering `WireFilesPutResult`.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use crate::wire::WireFilesPutResult;
+
+/// Why a file request failed: the HTTP status it answers, and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilesError {
+    pub status: u16,
+    pub reason: String,
+}
+
+impl FilesError {
+    pub fn bad(reason: impl Into<String>) -> FilesError {
+        FilesError {
+            status: 400,
+            reason: reason.into(),
+        }
+    }
+
+    pub fn not_found(reason: impl Into<String>) -> FilesError {
+        FilesError {
+            status: 404,
+            reason: reason.into(),
+        }
+    }
+
+    fn io(what: &str, e: std::io::Error) -> FilesError {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            FilesError::not_found(format!("{what}: no such file"))
+        } else {
+            FilesError {
+                status: 500,
+                reason: format!("{what}: {e}"),
+            }
+        }
+    }
+}
+
+/// The relative path a guest path names: absolute, no `..`.
+pub fn guest_relative(path: &str) -> Result<PathBuf, FilesError> {
+    if !path.starts_with('/') {
+        return Err(FilesError::bad(format!(
+            "`{path}` is not an absolute guest path"
+        )));
+    }
+    relative(Path::new(path.trim_start_matches('/')))
+        .ok_or_else(|| FilesError::bad(format!("`{path}` leaves the sandbox")))
+}
+
+/// `p` with `.` dropped; `None` if it is absolute or has `..`.
+fn relative(p: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// `p`, made of normal components, resolved lexically: `None` if it climbs
+/// above its start.
+fn normalize(p: &Path) -> Option<PathBuf> {
+    let mut out: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(out.iter().collect())
+}
+
+/// Creates `rel` under `base` as directories, refusing to pass through a
+/// link or anything that is not a directory.
+fn make_dirs(base: &Path, rel: &Path) -> Result<(), FilesError> {
+    let mut at = base.to_path_buf();
+    for c in rel.components() {
+        at.push(c);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(FilesError::bad(format!(
+                    "`{}` is a link: nothing is written through links",
+                    rel.display()
+                )));
+            }
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(FilesError::bad(format!(
+                    "`{}` is a file, not a directory",
+                    rel.display()
+                )));
+            }
+            Err(_) => {
+                fs::create_dir(&at).map_err(|e| FilesError::io(&rel.display().to_string(), e))?
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads a guest file of the sandbox rooted at `root`; links are followed
+/// only while they stay inside.
+pub fn read_file(root: &Path, path: &str) -> Result<Vec<u8>, FilesError> {
+    let rel = guest_relative(path)?;
+    let root = fs::canonicalize(root).map_err(|e| FilesError::io("the sandbox", e))?;
+    let real = fs::canonicalize(root.join(&rel)).map_err(|e| FilesError::io(path, e))?;
+    if !real.starts_with(&root) {
+        return Err(FilesError::bad(format!(
+            "`{path}` leads outside the sandbox"
+        )));
+    }
+    if real.is_dir() {
+        return Err(FilesError::bad(format!(
+            "`{path}` is a directory: pull one file"
+        )));
+    }
+    fs::read(&real).map_err(|e| FilesError::io(path, e))
+}
+
+/// Extracts the tar archive `tar` beneath guest directory `dest` of the
+/// sandbox rooted at `root`. Every entry is checked first; one that would
+/// land outside `dest` refuses the whole archive before anything is written.
+pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutResult, FilesError> {
+    let dest_rel = guest_relative(dest)?;
+    let root = fs::canonicalize(root).map_err(|e| FilesError::io("the sandbox", e))?;
+    // Pass 1: read and check every entry, lexically.
+    enum Item {
+        Dir(PathBuf),
+        File(PathBuf, Vec<u8>, u32),
+        Symlink(PathBuf, PathBuf),
+        Hardlink(PathBuf, PathBuf),
+    }
+    let mut items = Vec::new();
+    let mut archive = tar::Archive::new(tar);
+    let entries = archive
+        .entries()
+        .map_err(|e| FilesError::bad(format!("not a tar archive: {e}")))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| FilesError::bad(format!("a broken tar entry: {e}")))?;
+        let raw = entry
+            .path()
+            .map_err(|e| FilesError::bad(format!("an entry's name: {e}")))?
+            .into_owned();
+        let shown = raw.display().to_string();
+        let escapes = || FilesError::bad(format!("entry `{shown}` escapes the destination"));
+        let rel = relative(&raw).ok_or_else(escapes)?;
+        if rel.as_os_str().is_empty() {
+            continue; // `./` itself
+        }
+        let kind = entry.header().entry_type();
+        let item = match kind {
+            tar::EntryType::Directory => Item::Dir(rel),
+            tar::EntryType::Regular | tar::EntryType::Continuous | tar::EntryType::GNUSparse => {
+                let mut data = Vec::new();
+                entry
+                    .read_to_end(&mut data)
+                    .map_err(|e| FilesError::bad(format!("entry `{shown}`: {e}")))?;
+                let mode = entry.header().mode().unwrap_or(0o644) & 0o777;
+                Item::File(rel, data, mode)
+            }
+            tar::EntryType::Symlink => {
+                let target = entry
+                    .link_name()
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| FilesError::bad(format!("link `{shown}` has no target")))?
+                    .into_owned();
+                // Where the link points, from its own directory: inside, or refused.
+                let from = rel.parent().unwrap_or(Path::new(""));
+                if target.is_absolute() || normalize(&from.join(&target)).is_none() {
+                    return Err(FilesError::bad(format!(
+                        "link `{shown}` points outside the destination (to `{}`)",
+                        target.display()
+                    )));
+                }
+                Item::Symlink(rel, target)
+            }
+            tar::EntryType::Link => {
+                let target = entry
+                    .link_name()
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| FilesError::bad(format!("link `{shown}` has no target")))?
+                    .into_owned();
+                let target = relative(&target).ok_or_else(|| {
+                    FilesError::bad(format!(
+                        "hard link `{shown}` points outside the destination (to `{}`)",
+                        target.display()
+                    ))
+                })?;
+                Item::Hardlink(rel, target)
+            }
+            other => {
+                return Err(FilesError::bad(format!(
+                    "entry `{shown}` is a {other:?}: only files, directories and links are taken"
+                )));
+            }
+        };
+        items.push(item);
+    }
+    // Pass 2: write, resolving what is on disk (links from earlier entries
+    // or already there) and refusing to write through any link.
+    make_dirs(&root, &dest_rel)?;
+    let base = root.join(&dest_rel);
+    let mut result = WireFilesPutResult { files: 0, bytes: 0 };
+    let parent_of = |rel: &Path| -> Result<(), FilesError> {
+        make_dirs(&base, rel.parent().unwrap_or(Path::new("")))
+    };
+    let not_a_link = |at: &Path, rel: &Path| -> Result<(), FilesError> {
+        match fs::symlink_metadata(at) {
+            Ok(m) if m.file_type().is_symlink() => Err(FilesError::bad(format!(
+                "`{}` is a link: nothing is written through links",
+                rel.display()
+            ))),
+            _ => Ok(()),
+        }
+    };
+    for item in items {
+        match item {
+            Item::Dir(rel) => make_dirs(&base, &rel)?,
+            Item::File(rel, data, mode) => {
+                parent_of(&rel)?;
+                let at = base.join(&rel);
+                not_a_link(&at, &rel)?;
+                fs::write(&at, &data).map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    let _ = fs::set_permissions(&at, fs::Permissions::from_mode(mode.max(0o400)));
+                }
+                #[cfg(not(unix))]
+                let _ = mode;
+                result.files += 1;
+                result.bytes += data.len() as u64;
+            }
+            Item::Symlink(rel, target) => {
+                parent_of(&rel)?;
+                let at = base.join(&rel);
+                if fs::symlink_metadata(&at).is_ok() {
+                    return Err(FilesError::bad(format!(
+                        "link `{}`: something is already there",
+                        rel.display()
+                    )));
+                }
+                #[cfg(unix)]
+                std::os::unix::fs::symlink(&target, &at)
+                    .map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
+                #[cfg(not(unix))]
+                return Err(FilesError::bad(format!(
+                    "links are not supported here: {}",
+                    target.display()
+                )));
+            }
+            Item::Hardlink(rel, target) => {
+                parent_of(&rel)?;
+                let at = base.join(&rel);
+                not_a_link(&at, &rel)?;
+                let source = fs::canonicalize(base.join(&target))
+                    .map_err(|e| FilesError::io(&target.display().to_string(), e))?;
+                let base_real = fs::canonicalize(&base).map_err(|e| FilesError::io(dest, e))?;
+                if !source.starts_with(&base_real) {
+                    return Err(FilesError::bad(format!(
+                        "hard link `{}` points outside the destination",
+                        rel.display()
+                    )));
+                }
+                fs::hard_link(&source, &at)
+                    .map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
+                result.files += 1;
+            }
+        }
+    }
+    Ok(result)
+}

@@ -1,0 +1,423 @@
+//! Client ↔ daemon over loopback, the local backend running real commands:
+//! every transport, every close code, every error path.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crucible::client::{Client, ClientError, Collected, Transport, collect_within};
+use crucible::daemon::{self, Config};
+use crucible::guest::FilesError;
+use crucible::sandbox::{Backend, LocalBackend, Process, Sandbox};
+use crucible::wire::{ExecRequest, ExecResult, WireFilesPutResult};
+
+const KEY: &str = "sesame";
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("crucible")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A sandbox whose guest cannot be reached.
+struct Unreachable;
+
+impl Sandbox for Unreachable {
+    fn exec(&self, _: &ExecRequest, _: bool) -> Result<Process, String> {
+        Err("agent unreachable".into())
+    }
+    fn put_files(&self, _: &str, _: &[u8]) -> Result<WireFilesPutResult, FilesError> {
+        Err(FilesError::bad("agent unreachable"))
+    }
+    fn get_file(&self, _: &str) -> Result<Vec<u8>, FilesError> {
+        Err(FilesError::bad("agent unreachable"))
+    }
+}
+
+struct Both {
+    local: LocalBackend,
+}
+
+impl Backend for Both {
+    fn sandbox(&self, id: &str) -> Option<Arc<dyn Sandbox>> {
+        if id == "down" {
+            return Some(Arc::new(Unreachable));
+        }
+        self.local.sandbox(id)
+    }
+}
+
+async fn daemon(name: &str, config: Config) -> (SocketAddr, PathBuf) {
+    let root = scratch(name);
+    let local = LocalBackend::new(root.join("sandboxes"));
+    local.create("box").unwrap();
+    let at = daemon::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Both { local }),
+        config,
+    )
+    .await
+    .unwrap();
+    (at, root)
+}
+
+fn keyed() -> Config {
+    Config {
+        key: Some(KEY.into()),
+        ..Config::default()
+    }
+}
+
+fn client(at: SocketAddr) -> Client {
+    Client::new(&format!("http://{at}"), Some(KEY.into()))
+}
+
+fn sh(script: &str) -> ExecRequest {
+    ExecRequest::new(["sh", "-c", script])
+}
+
+async fn run(
+    c: &Client,
+    t: Transport,
+    req: &ExecRequest,
+    stdin: &[u8],
+) -> Result<Collected, ClientError> {
+    let mut s = c.exec("box", req, t).await?;
+    if t != Transport::Post {
+        s.stdin(stdin).await?;
+        s.close_stdin().await?;
+    }
+    collect_within(s, LIMIT).await
+}
+
+#[tokio::test]
+async fn echo_cat_exit_3_through_every_transport() {
+    let (at, _) = daemon("every_transport", keyed()).await;
+    let c = client(at);
+    let req = sh("echo hi; cat; echo oops >&2; exit 3");
+    for t in [Transport::Hijack, Transport::Websocket] {
+        let got = run(&c, t, &req, b"typed\nlines\n").await.unwrap();
+        assert_eq!(got.stdout, b"hi\ntyped\nlines\n", "{t:?}");
+        assert_eq!(got.stderr, b"oops\n", "{t:?}");
+        assert_eq!(got.result, Some(ExecResult::code(3)), "{t:?}");
+    }
+    // One-shot: no stdin, so `cat` reads nothing.
+    let got = run(&c, Transport::Post, &req, b"").await.unwrap();
+    assert_eq!(got.stdout, b"hi\n");
+    assert_eq!(got.result, Some(ExecResult::code(3)));
+}
+
+#[tokio::test]
+async fn big_output_is_chunked_and_arrives_whole() {
+    let (at, _) = daemon("big_output", keyed()).await;
+    let c = client(at);
+    // 300000 bytes: several frames of at most 65536.
+    let req = sh("head -c 300000 /dev/zero | tr '\\0' x");
+    for t in [Transport::Post, Transport::Hijack, Transport::Websocket] {
+        let got = run(&c, t, &req, b"").await.unwrap();
+        assert_eq!(got.stdout.len(), 300000, "{t:?}");
+        assert!(got.stdout.iter().all(|b| *b == b'x'));
+        assert_eq!(got.result, Some(ExecResult::code(0)));
+    }
+}
+
+#[tokio::test]
+async fn env_cwd_and_timeout_are_kept() {
+    let (at, root) = daemon("env_cwd", keyed()).await;
+    std::fs::create_dir_all(root.join("sandboxes/box/work")).unwrap();
+    let c = client(at);
+    let mut req = sh("printf '%s ' \"$GREETING\"; basename \"$PWD\"");
+    req.env.insert("GREETING".into(), "hello".into());
+    req.cwd = Some("/work".into());
+    let got = run(&c, Transport::Post, &req, b"").await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&got.stdout), "hello work\n");
+    let mut slow = sh("sleep 5");
+    slow.timeout_s = Some(1);
+    let got = run(&c, Transport::Post, &slow, b"").await.unwrap();
+    let r = got.result.unwrap();
+    assert_eq!(r.exit_code, -1);
+    assert!(r.error.unwrap().contains("timeout"));
+}
+
+#[tokio::test]
+async fn a_missing_or_wrong_key_is_401_everywhere() {
+    let (at, _) = daemon("auth", keyed()).await;
+    let req = sh("true");
+    for key in [None, Some("wrong".to_string())] {
+        let c = Client::new(&at.to_string(), key.clone());
+        for t in [Transport::Post, Transport::Hijack, Transport::Websocket] {
+            match c.exec("box", &req, t).await {
+                Err(ClientError::Http { status: 401, .. }) => {}
+                Err(e) => panic!("{t:?} {key:?}: {e}"),
+                Ok(_) => panic!("{t:?} {key:?}: let in"),
+            }
+        }
+        assert!(matches!(
+            c.pull("box", "/x").await,
+            Err(ClientError::Http { status: 401, .. })
+        ));
+        assert!(matches!(
+            c.push("box", "/", Vec::new()).await,
+            Err(ClientError::Http { status: 401, .. })
+        ));
+    }
+}
+
+#[tokio::test]
+async fn bad_ids_unknown_sandboxes_and_bad_requests_are_4xx_before_streaming() {
+    let (at, _) = daemon("errors", keyed()).await;
+    let c = client(at);
+    for t in [Transport::Post, Transport::Hijack, Transport::Websocket] {
+        let e = c.exec("no such!", &sh("true"), t).await.err().unwrap();
+        assert!(
+            matches!(e, ClientError::Http { status: 400, .. }),
+            "{t:?}: {e}"
+        );
+        let e = c.exec("nobox", &sh("true"), t).await.err().unwrap();
+        assert!(
+            matches!(e, ClientError::Http { status: 404, .. }),
+            "{t:?}: {e}"
+        );
+    }
+    let empty = ExecRequest::new(Vec::<String>::new());
+    for t in [Transport::Post, Transport::Hijack] {
+        let e = c.exec("box", &empty, t).await.err().unwrap();
+        match e {
+            ClientError::Http { status: 400, error } => assert!(error.contains("cmd"), "{error}"),
+            e => panic!("{t:?}: {e}"),
+        }
+    }
+    // On a WebSocket, a bad ExecRequest closes with 1008 and the reason.
+    let s = c.exec("box", &empty, Transport::Websocket).await.unwrap();
+    match collect_within(s, LIMIT).await {
+        Err(ClientError::Refused(reason)) => assert!(reason.contains("cmd"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_guest_that_cannot_be_reached_is_reported_in_band_or_by_1011() {
+    let (at, _) = daemon("unreachable", keyed()).await;
+    let c = client(at);
+    for t in [Transport::Post, Transport::Hijack] {
+        let s = c.exec("down", &sh("true"), t).await.unwrap();
+        let got = collect_within(s, LIMIT).await.unwrap();
+        assert_eq!(
+            got.result,
+            Some(ExecResult::lost("agent unreachable")),
+            "{t:?}"
+        );
+    }
+    let s = c
+        .exec("down", &sh("true"), Transport::Websocket)
+        .await
+        .unwrap();
+    match collect_within(s, LIMIT).await {
+        Err(ClientError::Unreachable(reason)) => assert_eq!(reason, "agent unreachable"),
+        other => panic!("{other:?}"),
+    }
+    // A program that does not exist: the local guest cannot start it.
+    let s = c
+        .exec(
+            "box",
+            &ExecRequest::new(["no-such-program-here"]),
+            Transport::Post,
+        )
+        .await
+        .unwrap();
+    let r = collect_within(s, LIMIT).await.unwrap().result.unwrap();
+    assert_eq!(r.exit_code, -1);
+    assert!(r.error.unwrap().contains("cannot start"));
+}
+
+/// Whether process `pid` is still there.
+fn alive(pid: &str) -> bool {
+    Path::new("/proc").join(pid.trim()).exists()
+}
+
+async fn wait_for_file(p: &Path) -> String {
+    for _ in 0..200 {
+        if let Ok(s) = std::fs::read_to_string(p)
+            && s.ends_with('\n')
+        {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("{} never appeared", p.display());
+}
+
+#[tokio::test]
+async fn closing_the_connection_kills_the_command() {
+    let (at, root) = daemon("early_close", keyed()).await;
+    let c = client(at);
+    for (i, t) in [Transport::Hijack, Transport::Websocket]
+        .into_iter()
+        .enumerate()
+    {
+        let pidfile = format!("pid{i}");
+        let req = sh(&format!("echo $$ > {pidfile}; exec sleep 30"));
+        let s = c.exec("box", &req, t).await.unwrap();
+        let pid = wait_for_file(&root.join("sandboxes/box").join(&pidfile)).await;
+        assert!(alive(&pid));
+        s.abandon();
+        let mut gone = false;
+        for _ in 0..200 {
+            if !alive(&pid) {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert!(gone, "{t:?}: the command outlived its connection");
+    }
+}
+
+#[tokio::test]
+async fn an_oversize_frame_from_the_client_ends_the_session() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (at, _) = daemon("oversize", keyed()).await;
+    // Transport A, by hand: a header declaring 65537 bytes.
+    let body = serde_json::to_vec(&sh("cat")).unwrap();
+    let mut s = tokio::net::TcpStream::connect(at).await.unwrap();
+    let head = format!(
+        "POST /sandboxes/box/exec?stdin=1 HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {KEY}\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    s.write_all(&body).await.unwrap();
+    s.write_all(&[0, 0, 0, 0, 0, 1, 0, 1]).await.unwrap();
+    let mut all = Vec::new();
+    tokio::time::timeout(LIMIT, s.read_to_end(&mut all))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&all);
+    assert!(text.starts_with("HTTP/1.1 200 OK\r\n\r\n"), "{text}");
+    let frames =
+        crucible::frame::decode_all(&all[19..], crucible::frame::Direction::GuestToHost).unwrap();
+    let r = frames.last().unwrap().exit_result().unwrap();
+    assert_eq!(r.exit_code, -1);
+    assert!(r.error.unwrap().contains("65537"));
+    // Transport B: the same header in a binary message closes with 1008.
+    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
+    let mut req = format!("ws://{at}/sandboxes/box/exec")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("authorization", format!("Bearer {KEY}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    ws.send(Message::Text(
+        serde_json::to_string(&sh("cat")).unwrap().into(),
+    ))
+    .await
+    .unwrap();
+    ws.send(Message::Binary(vec![0, 0, 0, 0, 0, 1, 0, 1].into()))
+        .await
+        .unwrap();
+    let close = loop {
+        match ws.next().await.unwrap().unwrap() {
+            Message::Close(c) => break c.unwrap(),
+            _ => continue,
+        }
+    };
+    assert_eq!(u16::from(close.code), 1008);
+    assert!(close.reason.contains("65537"), "{}", close.reason);
+}
+
+#[tokio::test]
+async fn frames_split_across_and_packed_into_messages_are_one_stream() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
+    let (at, _) = daemon("ws_packing", keyed()).await;
+    let mut req = format!("ws://{at}/sandboxes/box/exec")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("authorization", format!("Bearer {KEY}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    // Binary first message: the daemon parses it either way.
+    ws.send(Message::Binary(
+        serde_json::to_vec(&sh("cat")).unwrap().into(),
+    ))
+    .await
+    .unwrap();
+    let mut bytes = crucible::io::encode(crucible::frame::FrameType::Stdin, b"abc");
+    bytes.extend(crucible::io::encode(
+        crucible::frame::FrameType::Stdin,
+        b"def",
+    ));
+    bytes.extend(crucible::io::encode(
+        crucible::frame::FrameType::StdinClose,
+        b"",
+    ));
+    // Split one frame's header across messages, and pack the rest in one.
+    ws.send(Message::Binary(bytes[..5].to_vec().into()))
+        .await
+        .unwrap();
+    ws.send(Message::Binary(bytes[5..].to_vec().into()))
+        .await
+        .unwrap();
+    let mut stream = Vec::new();
+    let code = loop {
+        match ws.next().await.unwrap().unwrap() {
+            Message::Binary(b) => stream.extend_from_slice(&b),
+            Message::Close(c) => break u16::from(c.unwrap().code),
+            _ => {}
+        }
+    };
+    assert_eq!(code, 1000, "closed with 1000 after the exit frame");
+    let frames =
+        crucible::frame::decode_all(&stream, crucible::frame::Direction::GuestToHost).unwrap();
+    let out = crucible::frame::coalesce(&frames);
+    assert_eq!(out[0].payload, b"abcdef");
+    assert_eq!(
+        frames.last().unwrap().exit_result().unwrap(),
+        ExecResult::code(0)
+    );
+}
+
+#[tokio::test]
+async fn a_plain_get_is_426_and_a_silent_websocket_is_closed_1008() {
+    use futures_util::StreamExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
+    let config = Config {
+        first_message_timeout: Duration::from_millis(300),
+        ..keyed()
+    };
+    let (at, _) = daemon("ws_426", config).await;
+    let mut s = tokio::net::TcpStream::connect(at).await.unwrap();
+    let get = format!(
+        "GET /sandboxes/box/exec HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {KEY}\r\nconnection: close\r\n\r\n"
+    );
+    s.write_all(get.as_bytes()).await.unwrap();
+    let mut all = Vec::new();
+    s.read_to_end(&mut all).await.unwrap();
+    assert!(String::from_utf8_lossy(&all).starts_with("HTTP/1.1 426"));
+    let mut req = format!("ws://{at}/sandboxes/box/exec")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("authorization", format!("Bearer {KEY}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let close = loop {
+        match tokio::time::timeout(LIMIT, ws.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap()
+        {
+            Message::Close(c) => break c.unwrap(),
+            _ => continue,
+        }
+    };
+    assert_eq!(u16::from(close.code), 1008);
+    assert!(close.reason.contains("no ExecRequest"), "{}", close.reason);
+}
