@@ -1,0 +1,232 @@
+//! File transfer: push (a tar archive extracted in the guest) and pull (one
+//! file's bytes), over loopback; and every kind of tar entry that tries to
+//! escape its destination, refused before anything is written.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crucible::client::{Client, ClientError};
+use crucible::daemon::{self, Config};
+use crucible::guest::extract_tar;
+use crucible::sandbox::LocalBackend;
+use crucible::wire::WireFilesPutResult;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("crucible_files")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// One tar entry, its name and link written raw (the `tar` crate refuses to
+/// write `..` itself; attackers do not use it).
+fn entry(b: &mut tar::Builder<Vec<u8>>, name: &str, kind: tar::EntryType, link: &str, data: &[u8]) {
+    let mut h = tar::Header::new_old();
+    h.set_entry_type(kind);
+    h.set_size(data.len() as u64);
+    h.set_mode(0o644);
+    let old = h.as_old_mut();
+    old.name[..name.len()].copy_from_slice(name.as_bytes());
+    old.linkname[..link.len()].copy_from_slice(link.as_bytes());
+    h.set_cksum();
+    b.append(&h, data).unwrap();
+}
+
+/// name, kind, link target, data.
+type Entry<'a> = (&'a str, tar::EntryType, &'a str, &'a [u8]);
+
+fn archive(entries: &[Entry<'_>]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, kind, link, data) in entries {
+        entry(&mut b, name, *kind, link, data);
+    }
+    b.into_inner().unwrap()
+}
+
+use tar::EntryType::{Directory, Link, Regular, Symlink};
+
+/// A sandbox root, with a secret beside it that no push may touch.
+fn sandbox(name: &str) -> (PathBuf, PathBuf) {
+    let at = scratch(name);
+    let root = at.join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(at.join("secret"), "secret").unwrap();
+    (root, at)
+}
+
+fn untouched(at: &Path) {
+    let names: Vec<_> = std::fs::read_dir(at)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut names = names;
+    names.sort();
+    assert_eq!(names, ["root", "secret"], "something was written outside");
+    assert_eq!(
+        std::fs::read_to_string(at.join("secret")).unwrap(),
+        "secret"
+    );
+}
+
+#[test]
+fn a_tar_is_extracted_beneath_its_destination() {
+    let (root, at) = sandbox("ok");
+    let tar = archive(&[
+        ("docs/", Directory, "", b""),
+        ("docs/a.txt", Regular, "", b"alpha"),
+        ("./b.txt", Regular, "", b"beta!"),
+        ("docs/link", Symlink, "a.txt", b""),
+        ("docs/up", Symlink, "../b.txt", b""),
+        ("hard", Link, "docs/a.txt", b""),
+    ]);
+    let r = extract_tar(&root, "/dest/here", &tar).unwrap();
+    assert_eq!(
+        r,
+        WireFilesPutResult {
+            files: 3,
+            bytes: 10
+        }
+    );
+    let base = root.join("dest/here");
+    assert_eq!(
+        std::fs::read_to_string(base.join("docs/a.txt")).unwrap(),
+        "alpha"
+    );
+    assert_eq!(
+        std::fs::read_to_string(base.join("docs/link")).unwrap(),
+        "alpha"
+    );
+    assert_eq!(
+        std::fs::read_to_string(base.join("docs/up")).unwrap(),
+        "beta!"
+    );
+    assert_eq!(std::fs::read_to_string(base.join("hard")).unwrap(), "alpha");
+    untouched(&at);
+}
+
+#[test]
+fn every_escape_is_refused_and_nothing_is_written() {
+    let cases: &[(&str, &[Entry<'_>])] = &[
+        ("absolute path", &[("/etc/evil", Regular, "", b"x")]),
+        ("dot-dot", &[("../../secret", Regular, "", b"x")]),
+        ("dot-dot inside", &[("a/../../secret", Regular, "", b"x")]),
+        ("absolute symlink", &[("l", Symlink, "/etc/passwd", b"")]),
+        ("climbing symlink", &[("l", Symlink, "../../secret", b"")]),
+        (
+            "deep climbing symlink",
+            &[("a/b/l", Symlink, "../../../x", b"")],
+        ),
+        ("hard link out", &[("h", Link, "../../secret", b"")]),
+        ("absolute hard link", &[("h", Link, "/etc/passwd", b"")]),
+        (
+            "write through a link it made",
+            &[("d", Symlink, ".", b""), ("d/../x", Regular, "", b"x")],
+        ),
+        ("a device", &[("dev", tar::EntryType::Char, "", b"")]),
+    ];
+    for (what, entries) in cases {
+        let (root, at) = sandbox(&what.replace(' ', "_"));
+        let err = extract_tar(&root, "/dest", &archive(entries)).expect_err(what);
+        assert_eq!(err.status, 400, "{what}: {err:?}");
+        untouched(&at);
+        assert!(
+            !root.join("dest").exists()
+                || std::fs::read_dir(root.join("dest"))
+                    .unwrap()
+                    .next()
+                    .is_none(),
+            "{what}: entries written before the refusal"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn links_already_in_the_sandbox_are_not_written_through() {
+    let (root, at) = sandbox("existing_link");
+    std::fs::create_dir_all(root.join("dest")).unwrap();
+    std::os::unix::fs::symlink(at.join("secret"), root.join("dest/file")).unwrap();
+    std::os::unix::fs::symlink(&at, root.join("dest/dir")).unwrap();
+    for name in ["file", "dir/new"] {
+        let err =
+            extract_tar(&root, "/dest", &archive(&[(name, Regular, "", b"x")])).expect_err(name);
+        assert!(err.reason.contains("link"), "{name}: {}", err.reason);
+    }
+    // A symlinked destination directory itself.
+    let err = extract_tar(&root, "/dest/dir", &archive(&[("f", Regular, "", b"x")])).unwrap_err();
+    assert!(err.reason.contains("link"), "{}", err.reason);
+    untouched(&at);
+}
+
+#[tokio::test]
+async fn push_and_pull_over_the_daemon() {
+    let at = scratch("daemon");
+    let local = LocalBackend::new(at.join("sandboxes"));
+    let sb = local.create("box").unwrap();
+    std::fs::write(at.join("outside.txt"), "outside").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(at.join("outside.txt"), sb.dir().join("sneaky")).unwrap();
+    let config = Config {
+        key: Some("k".into()),
+        ..Config::default()
+    };
+    let addr = daemon::spawn("127.0.0.1:0".parse().unwrap(), Arc::new(local), config)
+        .await
+        .unwrap();
+    let c = Client::new(&addr.to_string(), Some("k".into()));
+    let tar = archive(&[
+        ("hello.txt", Regular, "", b"hello, sandbox"),
+        ("sub/x.bin", Regular, "", &[0, 1, 2]),
+    ]);
+    let r = c.push("box", "/work dir", tar).await.unwrap();
+    assert_eq!(
+        r,
+        WireFilesPutResult {
+            files: 2,
+            bytes: 17
+        }
+    );
+    assert_eq!(
+        c.pull("box", "/work dir/hello.txt").await.unwrap(),
+        b"hello, sandbox"
+    );
+    assert_eq!(
+        c.pull("box", "/work dir/sub/x.bin").await.unwrap(),
+        [0, 1, 2]
+    );
+    // What is not there, what leads out, what escapes: 4xx with a reason.
+    for (path, status) in [
+        ("/nope.txt", 404),
+        ("/sneaky", 400),
+        ("/../outside.txt", 400),
+        ("relative", 400),
+    ] {
+        match c.pull("box", path).await {
+            Err(ClientError::Http { status: s, error }) => {
+                assert_eq!(s, status, "{path}: {error}")
+            }
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+    let evil = archive(&[("../../outside.txt", Regular, "", b"pwned")]);
+    match c.push("box", "/", evil).await {
+        Err(ClientError::Http { status: 400, error }) => {
+            assert!(error.contains("escapes"), "{error}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        std::fs::read_to_string(at.join("outside.txt")).unwrap(),
+        "outside"
+    );
+    match c
+        .push("box", "/", b"not a tar at all, clearly".to_vec())
+        .await
+    {
+        Err(ClientError::Http { status: 400, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
