@@ -898,7 +898,7 @@ impl<'a> Runtime<'a> {
                     if done {
                         self.actors[a].serving.remove(&id);
                     }
-                    match payload {
+                    let payload = match payload {
                         Carried::TooLarge(n) => {
                             self.actors[a].serving.remove(&id);
                             self.fail_to(
@@ -907,20 +907,17 @@ impl<'a> Runtime<'a> {
                                 errno::TOO_LARGE,
                                 format!("the answer is {n} bytes, over the limit of {limit}"),
                             );
+                            continue;
                         }
-                        Carried::Some(p) => self.queue.push_back(Event::Answer {
-                            to: s.from,
-                            ticket: s.ticket,
-                            done,
-                            payload: Some(p),
-                        }),
-                        Carried::None => self.queue.push_back(Event::Answer {
-                            to: s.from,
-                            ticket: s.ticket,
-                            done,
-                            payload: None,
-                        }),
-                    }
+                        Carried::Some(p) => Some(p),
+                        Carried::None => None,
+                    };
+                    self.queue.push_back(Event::Answer {
+                        to: s.from,
+                        ticket: s.ticket,
+                        done,
+                        payload,
+                    });
                 }
                 Call::Fail {
                     id,

@@ -41,28 +41,34 @@ fn put(links: &mut Vec<Link>, link: Link) {
     links.push(link);
 }
 
+/// A link at `at` to where `from` leads in `view`, read-only if the way
+/// there is or `flags` says so; or the errno of why not.
+fn link_to(view: &[Link], at: &str, from: &str, flags: i32) -> Result<Link, i32> {
+    let (Some(at), Some(from)) = (paths::parse(at), paths::parse(from)) else {
+        return Err(errno::INVALID);
+    };
+    if flags & !READONLY != 0 {
+        return Err(errno::INVALID);
+    }
+    let (target, path, ro) = resolve(view, &from).ok_or(errno::NOT_FOUND)?;
+    Ok(Link {
+        at,
+        target,
+        path,
+        readonly: ro || flags & READONLY != 0,
+    })
+}
+
 /// `bind(new, old, flags)`: what `old` leads to, seen at `new` too. The
 /// result is an errno.
 pub fn bind(view: &mut Vec<Link>, new: &str, old: &str, flags: i32) -> i32 {
-    let (Some(at), Some(from)) = (paths::parse(new), paths::parse(old)) else {
-        return errno::INVALID;
-    };
-    if flags & !READONLY != 0 {
-        return errno::INVALID;
+    match link_to(view, new, old, flags) {
+        Ok(l) => {
+            put(view, l);
+            errno::OK
+        }
+        Err(e) => e,
     }
-    let Some((target, path, ro)) = resolve(view, &from) else {
-        return errno::NOT_FOUND;
-    };
-    put(
-        view,
-        Link {
-            at,
-            target,
-            path,
-            readonly: ro || flags & READONLY != 0,
-        },
-    );
-    errno::OK
 }
 
 /// `unmount(path)`: the links at exactly `path` go.
@@ -82,25 +88,13 @@ pub fn unmount(view: &mut Vec<Link>, path: &str) -> i32 {
 /// `expose(at, view_path, flags)`: requests for `at` in the instance's
 /// served tree go where `view_path` leads in its view.
 pub fn expose(view: &[Link], exposed: &mut Vec<Link>, at: &str, from: &str, flags: i32) -> i32 {
-    let (Some(at), Some(from)) = (paths::parse(at), paths::parse(from)) else {
-        return errno::INVALID;
-    };
-    if flags & !READONLY != 0 {
-        return errno::INVALID;
+    match link_to(view, at, from, flags) {
+        Ok(l) => {
+            put(exposed, l);
+            errno::OK
+        }
+        Err(e) => e,
     }
-    let Some((target, path, ro)) = resolve(view, &from) else {
-        return errno::NOT_FOUND;
-    };
-    put(
-        exposed,
-        Link {
-            at,
-            target,
-            path,
-            readonly: ro || flags & READONLY != 0,
-        },
-    );
-    errno::OK
 }
 
 #[cfg(test)]

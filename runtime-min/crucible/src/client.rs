@@ -167,6 +167,34 @@ fn output_of(kind: FrameType, payload: Vec<u8>) -> Result<Output, ClientError> {
     })
 }
 
+type Events = mpsc::Sender<Result<Output, ClientError>>;
+
+/// Hands every whole frame `reader` holds to the session; false when it
+/// must stop (the session is gone, or the stream is broken).
+async fn pass_on(reader: &mut PushReader, tx: &Events) -> bool {
+    loop {
+        match reader.next_frame() {
+            Ok(Some(f)) => {
+                if tx.send(output_of(f.kind, f.payload)).await.is_err() {
+                    return false;
+                }
+            }
+            Ok(None) => return true,
+            Err(e) => {
+                let _ = tx.send(Err(e.into())).await;
+                return false;
+            }
+        }
+    }
+}
+
+/// The bytes ended: a stream that stopped short is an error.
+async fn finish(reader: &mut PushReader, tx: &Events) {
+    if let Err(e) = reader.end() {
+        let _ = tx.send(Err(e.into())).await;
+    }
+}
+
 fn http_error(status: u16, body: &[u8]) -> ClientError {
     let error = serde_json::from_slice::<ErrorBody>(body)
         .map(|e| e.error)
@@ -201,6 +229,22 @@ impl Client {
         send.send_request(req)
             .await
             .map_err(|e| ClientError::Unexpected(e.to_string()))
+    }
+
+    /// The body of a 200; the daemon's error otherwise.
+    async fn ok_body(&self, req: Request<Full<Bytes>>) -> Result<Bytes, ClientError> {
+        let resp = self.http(req).await?;
+        let status = resp.status().as_u16();
+        let body = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| ClientError::Unexpected(e.to_string()))?
+            .to_bytes();
+        if status != 200 {
+            return Err(http_error(status, &body));
+        }
+        Ok(body)
     }
 
     fn request(&self, method: &str, path: &str, body: Vec<u8>) -> Request<Full<Bytes>> {
@@ -261,31 +305,15 @@ impl Client {
                         if let Ok(data) = f.into_data() {
                             reader.feed(&data);
                         }
-                        loop {
-                            match reader.next_frame() {
-                                Ok(Some(fr)) => {
-                                    if tx.send(output_of(fr.kind, fr.payload)).await.is_err() {
-                                        return;
-                                    }
-                                }
-                                Ok(None) => break,
-                                Err(e) => {
-                                    let _ = tx.send(Err(e.into())).await;
-                                    return;
-                                }
-                            }
+                        if !pass_on(&mut reader, &tx).await {
+                            return;
                         }
                     }
                     Some(Err(e)) => {
                         let _ = tx.send(Err(ClientError::Unexpected(e.to_string()))).await;
                         return;
                     }
-                    None => {
-                        if let Err(e) = reader.end() {
-                            let _ = tx.send(Err(e.into())).await;
-                        }
-                        return;
-                    }
+                    None => return finish(&mut reader, &tx).await,
                 }
             }
         });
@@ -441,19 +469,8 @@ impl Client {
                     msg = ws.next() => match msg {
                         Some(Ok(Message::Binary(b))) => {
                             reader.feed(&b);
-                            loop {
-                                match reader.next_frame() {
-                                    Ok(Some(f)) => {
-                                        if tx.send(output_of(f.kind, f.payload)).await.is_err() {
-                                            return;
-                                        }
-                                    }
-                                    Ok(None) => break,
-                                    Err(e) => {
-                                        let _ = tx.send(Err(e.into())).await;
-                                        return;
-                                    }
-                                }
+                            if !pass_on(&mut reader, &tx).await {
+                                return;
                             }
                         }
                         Some(Ok(Message::Close(frame))) => {
@@ -476,12 +493,7 @@ impl Client {
                             let _ = tx.send(Err(ClientError::Unexpected(e.to_string()))).await;
                             return;
                         }
-                        None => {
-                            if let Err(e) = reader.end() {
-                                let _ = tx.send(Err(e.into())).await;
-                            }
-                            return;
-                        }
+                        None => return finish(&mut reader, &tx).await,
                     }
                 }
             }
@@ -509,17 +521,7 @@ impl Client {
             "content-type",
             "application/x-tar".parse().expect("a header"),
         );
-        let resp = self.http(r).await?;
-        let status = resp.status().as_u16();
-        let body = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| ClientError::Unexpected(e.to_string()))?
-            .to_bytes();
-        if status != 200 {
-            return Err(http_error(status, &body));
-        }
+        let body = self.ok_body(r).await?;
         serde_json::from_slice(&body)
             .map_err(|e| ClientError::Unexpected(format!("not a WireFilesPutResult: {e}")))
     }
@@ -531,18 +533,10 @@ impl Client {
             percent_encode(id),
             percent_encode(path)
         );
-        let resp = self.http(self.request("GET", &p, Vec::new())).await?;
-        let status = resp.status().as_u16();
-        let body = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| ClientError::Unexpected(e.to_string()))?
-            .to_bytes();
-        if status != 200 {
-            return Err(http_error(status, &body));
-        }
-        Ok(body.to_vec())
+        Ok(self
+            .ok_body(self.request("GET", &p, Vec::new()))
+            .await?
+            .to_vec())
     }
 }
 

@@ -132,6 +132,16 @@ pub fn read_file(root: &Path, path: &str) -> Result<Vec<u8>, FilesError> {
     fs::read(&real).map_err(|e| FilesError::io(path, e))
 }
 
+/// Where a link entry points.
+fn link_target<R: Read>(entry: &tar::Entry<'_, R>, shown: &str) -> Result<PathBuf, FilesError> {
+    entry
+        .link_name()
+        .ok()
+        .flatten()
+        .map(|t| t.into_owned())
+        .ok_or_else(|| FilesError::bad(format!("link `{shown}` has no target")))
+}
+
 /// Extracts the tar archive `tar` beneath guest directory `dest` of the
 /// sandbox rooted at `root`. Every entry is checked first; one that would
 /// land outside `dest` refuses the whole archive before anything is written.
@@ -174,12 +184,7 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
                 Item::File(rel, data, mode)
             }
             tar::EntryType::Symlink => {
-                let target = entry
-                    .link_name()
-                    .ok()
-                    .flatten()
-                    .ok_or_else(|| FilesError::bad(format!("link `{shown}` has no target")))?
-                    .into_owned();
+                let target = link_target(&entry, &shown)?;
                 // Where the link points, from its own directory: inside, or refused.
                 let from = rel.parent().unwrap_or(Path::new(""));
                 if target.is_absolute() || normalize(&from.join(&target)).is_none() {
@@ -191,12 +196,7 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
                 Item::Symlink(rel, target)
             }
             tar::EntryType::Link => {
-                let target = entry
-                    .link_name()
-                    .ok()
-                    .flatten()
-                    .ok_or_else(|| FilesError::bad(format!("link `{shown}` has no target")))?
-                    .into_owned();
+                let target = link_target(&entry, &shown)?;
                 let target = relative(&target).ok_or_else(|| {
                     FilesError::bad(format!(
                         "hard link `{shown}` points outside the destination (to `{}`)",
