@@ -203,6 +203,8 @@ pub struct Io<'a> {
 
 pub struct Runtime<'a> {
     actors: Vec<Actor>,
+    /// Each startup request's receiver and path, in order.
+    startup: Vec<(usize, Vec<Seg>)>,
     json: ImageJson,
     queue: VecDeque<Event>,
     io: Io<'a>,
@@ -362,8 +364,30 @@ impl<'a> Runtime<'a> {
                 dead: false,
             });
         }
+        // Each startup request's receiver and path, checked now: a bundle
+        // that names what is not there does not load.
+        let startup = json
+            .startup
+            .iter()
+            .map(|s| {
+                let to = *index.get(s.target.as_str()).ok_or_else(|| {
+                    LoadError(format!(
+                        "a startup request names `{}`, which is no instance",
+                        s.target
+                    ))
+                })?;
+                let path = paths::parse(&s.path).ok_or_else(|| {
+                    LoadError(format!(
+                        "a startup request's path `{}` is malformed",
+                        s.path
+                    ))
+                })?;
+                Ok((to, path))
+            })
+            .collect::<Result<Vec<_>, LoadError>>()?;
         Ok(Runtime {
             actors,
+            startup,
             json,
             queue: VecDeque::new(),
             io,
@@ -388,11 +412,9 @@ impl<'a> Runtime<'a> {
         // image, and what the instances asked for while starting waits
         // behind them (an object cannot otherwise wait for its config).
         let held = std::mem::take(&mut self.queue);
-        let startup = self.json.startup.clone();
-        for (n, s) in startup.iter().enumerate() {
-            let Some(to) = self.actors.iter().position(|x| x.name == s.target) else {
-                continue;
-            };
+        let startup = std::mem::take(&mut self.startup);
+        for (n, (to, path)) in startup.into_iter().enumerate() {
+            let s = &self.json.startup[n];
             let payload = s.payload.as_ref().map(|p| Payload {
                 content_type: p.content_type.clone(),
                 data: p.bytes(),
@@ -405,7 +427,6 @@ impl<'a> Runtime<'a> {
                 payload,
                 stream: false,
             };
-            let path = paths::parse(&s.path).unwrap_or_default();
             self.deliver_checked(to, req, path, false, 0);
         }
         self.queue.extend(held);

@@ -97,3 +97,26 @@ fn a_broken_bundle_is_refused() {
     };
     assert!(Runtime::load(b"not a bundle", Limits::default(), io).is_err());
 }
+
+/// A bundle whose module bytes changed after it was written is refused: the
+/// hash in image.json no longer matches.
+#[test]
+fn a_tampered_module_is_refused() {
+    let mut b = bundle("tampered", "examples/hello", "Hello.oth", &[]);
+    let at = b
+        .windows(4)
+        .position(|w| w == b"\0asm")
+        .expect("a module in the bundle");
+    b[at + 100] ^= 0xff;
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let io = Io {
+        input: Box::new(std::iter::empty()),
+        out: &mut out,
+        err: &mut err,
+        trace: None,
+    };
+    let e = Runtime::load(&b, Limits::default(), io)
+        .err()
+        .expect("refused");
+    assert!(e.0.contains("sha256") || e.0.contains("hash"), "{e}");
+}
