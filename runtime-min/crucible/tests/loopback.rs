@@ -421,3 +421,62 @@ async fn a_plain_get_is_426_and_a_silent_websocket_is_closed_1008() {
     assert_eq!(u16::from(close.code), 1008);
     assert!(close.reason.contains("no ExecRequest"), "{}", close.reason);
 }
+
+/// A server that answers the first request with `answer`, then hangs up.
+async fn misbehaving(answer: Vec<u8>) -> SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut s, _) = l.accept().await.unwrap();
+        let mut buf = vec![0; 4096];
+        let _ = s.read(&mut buf).await;
+        s.write_all(&answer).await.unwrap();
+        s.shutdown().await.unwrap();
+    });
+    at
+}
+
+#[tokio::test]
+async fn a_stream_cut_short_by_the_daemon_is_an_error_not_an_end() {
+    use crucible::frame::{FrameError, FrameType};
+    let stdout = crucible::io::encode(FrameType::Stdout, b"half");
+    // Transport A: output, then the connection closes with no exit frame.
+    let mut a = b"HTTP/1.1 200 OK\r\n\r\n".to_vec();
+    a.extend_from_slice(&stdout);
+    let c = Client::new(&misbehaving(a).await.to_string(), None);
+    let s = c.exec_hijack("box", &sh("true")).await.unwrap();
+    match collect_within(s, LIMIT).await {
+        Err(ClientError::Protocol(FrameError::MissingExit)) => {}
+        other => panic!("{other:?}"),
+    }
+    // One-shot: a body that stops inside a frame.
+    let mut body = stdout.clone();
+    body.truncate(body.len() - 2);
+    let mut p = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    p.extend_from_slice(&body);
+    let c = Client::new(&misbehaving(p).await.to_string(), None);
+    let s = c.exec_post("box", &sh("true")).await.unwrap();
+    match collect_within(s, LIMIT).await {
+        Err(ClientError::Protocol(FrameError::TruncatedPayload { .. })) => {}
+        other => panic!("{other:?}"),
+    }
+    // A JSON error before streaming is the daemon's error, word for word.
+    let e = br#"{"error":"no sandbox `box`"}"#;
+    let mut p = format!(
+        "HTTP/1.1 404 Not Found\r\ncontent-length: {}\r\n\r\n",
+        e.len()
+    )
+    .into_bytes();
+    p.extend_from_slice(e);
+    let c = Client::new(&misbehaving(p).await.to_string(), None);
+    match c.exec_hijack("box", &sh("true")).await {
+        Err(ClientError::Http { status: 404, error }) => assert_eq!(error, "no sandbox `box`"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("accepted"),
+    }
+}
