@@ -159,22 +159,40 @@ impl Flattener<'_> {
 
     /// A path of instance `i`'s view, in frame `f`: mounts and binds followed.
     fn view(&self, f: usize, i: usize, p: &PathPattern, depth: usize) -> Result<Reached, String> {
+        self.view_without(f, i, p, None, depth)
+    }
+
+    /// As `view`, leaving out wire `exclude`: a bind's source is resolved in
+    /// the view without the bind itself, as the checker resolves it
+    /// (`check::image`), so `bind /data /data/sub` means what was at
+    /// `/data/sub` before.
+    fn view_without(
+        &self,
+        f: usize,
+        i: usize,
+        p: &PathPattern,
+        exclude: Option<usize>,
+        depth: usize,
+    ) -> Result<Reached, String> {
         if depth > 64 {
             return Err("the binds of an instance go round in a circle".into());
         }
         let inst = &self.model.image(self.frames[f].img).instances[i];
-        let (w, rest) = inst
+        let (wi, w, rest) = inst
             .wiring
             .iter()
-            .filter_map(|w| {
-                crate::check::matching::strip_prefix(&p.segs, &w.link.at.segs).map(|r| (w, r))
+            .enumerate()
+            .filter(|(wi, _)| Some(*wi) != exclude)
+            .filter_map(|(wi, w)| {
+                crate::check::matching::strip_prefix(&p.segs, &w.link.at.segs).map(|r| (wi, w, r))
             })
-            .max_by_key(|(w, _)| w.link.at.segs.len())
+            // The longest prefix; of equal ones, the last written.
+            .max_by_key(|(wi, w, _)| (w.link.at.segs.len(), *wi))
             .ok_or_else(|| format!("nothing is mounted at `{p}` for `{}`", inst.name))?;
         let from = w.link.from.join(rest);
         let (t, path, ro) = match w.kind {
             WireKind::Mount => self.tree(f, &from, depth + 1)?,
-            WireKind::Bind => self.view(f, i, &from, depth + 1)?,
+            WireKind::Bind => self.view_without(f, i, &from, Some(wi), depth + 1)?,
         };
         Ok((t, path, ro || w.link.readonly))
     }
@@ -264,7 +282,11 @@ pub fn image_json(model: &Model, id: ImageId, built: &[Built]) -> Result<ImageJs
                 None => return Err(format!("instance `{}` names nothing", inst.name)),
             };
             let mut view = Vec::new();
-            for w in &inst.wiring {
+            for (k, w) in inst.wiring.iter().enumerate() {
+                // A later mount or bind at the same place replaces this one.
+                if inst.wiring[k + 1..].iter().any(|x| x.link.at == w.link.at) {
+                    continue;
+                }
                 let (target, path, readonly) = fl.view(f, i, &w.link.at, 0)?;
                 view.push(LinkJson {
                     at: w.link.at.to_string(),

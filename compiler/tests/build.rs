@@ -476,3 +476,58 @@ fn objects_imported_from_modules_are_bundled_as_they_are() {
     let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::E0702]);
 }
+
+/// A bind whose source lies under itself (`bind /data /data/sub`) means
+/// what was at `/data/sub` before the bind, for the checker and the bundle
+/// alike.
+#[test]
+fn a_bind_over_its_own_source_resolves_as_the_checker_says() {
+    let mut l = othc::loader::MemoryLoader::new();
+    l.add(
+        "App.oth",
+        r#"import { Files } from "othismo:env"
+
+object Reader {
+  needs /data {
+    /  read -> */*
+  }
+}
+
+image App {
+  instance fs = Files
+  instance r = Reader {
+    mount /data /fs
+    bind /data /data/sub
+  }
+}
+"#,
+    );
+    let c = othc::compile(&l, &[PathBuf::from("App.oth")], &Default::default()).unwrap();
+    assert!(
+        !c.front.diags.has_errors(),
+        "{}",
+        othc::diagnostics::render::human(&c.front.sources, &c.front.diags, false)
+    );
+    let model = &c.checked.model;
+    let reader = model
+        .objects
+        .iter()
+        .position(|o| o.name == "Reader")
+        .unwrap();
+    let built = [othc::build::Built {
+        object: othc::model::ObjectId(reader as u32),
+        name: "Reader".into(),
+        path: PathBuf::from("Reader.wasm"),
+        sha256: "0".repeat(64),
+        cached: false,
+    }];
+    let json = othc::bundle::image_json(model, othc::model::ImageId(0), &built).unwrap();
+    let r = json.instances.iter().find(|i| i.name == "r").unwrap();
+    let data: Vec<(&str, &str, &str)> = r
+        .view
+        .iter()
+        .map(|v| (v.at.as_str(), v.target.as_str(), v.path.as_str()))
+        .collect();
+    // Before this test, the bundle chased the bind into itself and failed.
+    assert_eq!(data, [("/data", "fs", "/sub")]);
+}
