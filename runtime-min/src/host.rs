@@ -61,8 +61,6 @@ pub struct Host {
     pub exposed: Vec<Link>,
     memory_limit: usize,
     payload_limit: usize,
-    /// Set when the instance tried to grow past its memory limit.
-    pub hit_memory_limit: bool,
     /// The instance's memory, once instantiated (looked up once, not on
     /// every host call).
     memory: Option<Memory>,
@@ -78,7 +76,6 @@ impl ResourceLimiter for Host {
         if desired > self.memory_limit {
             // Trapping, not refusing: a module told "no" would abort anyway,
             // and this way the report names the limit.
-            self.hit_memory_limit = true;
             return Err(wasmtime::Error::msg(format!(
                 "it hit the memory limit of {} MiB (`--max-memory`)",
                 self.memory_limit >> 20
@@ -306,7 +303,6 @@ impl Wasm {
             exposed: Vec::new(),
             memory_limit: limits.memory_bytes(),
             payload_limit: limits.payload,
-            hit_memory_limit: false,
             memory: None,
         };
         let mut store = Store::new(engine, host);
