@@ -46,6 +46,9 @@ pub struct Config {
     pub key: Option<String>,
     /// How long a WebSocket client has to send its ExecRequest.
     pub first_message_timeout: Duration,
+    /// How long a connection has to send its first request's head; one
+    /// that does not is closed.
+    pub head_timeout: Duration,
     /// The largest request body (an ExecRequest, a tar archive).
     pub max_body: usize,
 }
@@ -55,6 +58,7 @@ impl Default for Config {
         Config {
             key: None,
             first_message_timeout: Duration::from_secs(30),
+            head_timeout: Duration::from_secs(30),
             max_body: 256 << 20,
         }
     }
@@ -148,7 +152,9 @@ fn authorize(d: &Daemon, header: Option<&[u8]>) -> Option<Response<Body>> {
 
 /// One connection: transport A if its first request asks for it, else HTTP.
 async fn connection(d: Arc<Daemon>, mut stream: TcpStream) -> std::io::Result<()> {
-    let Some((head_len, read)) = read_head(&mut stream).await? else {
+    // A connection that never sends a whole head is not kept for ever.
+    let head = tokio::time::timeout(d.config.head_timeout, read_head(&mut stream)).await;
+    let Ok(Some((head_len, read))) = head.unwrap_or(Ok(None)) else {
         return Ok(());
     };
     let mut headers = [httparse::EMPTY_HEADER; 64];

@@ -480,3 +480,20 @@ async fn a_stream_cut_short_by_the_daemon_is_an_error_not_an_end() {
         Ok(_) => panic!("accepted"),
     }
 }
+
+#[tokio::test]
+async fn a_connection_that_sends_nothing_is_closed() {
+    use tokio::io::AsyncReadExt;
+    let config = Config {
+        head_timeout: Duration::from_millis(200),
+        ..keyed()
+    };
+    let (at, _) = daemon("silent", config).await;
+    let mut s = tokio::net::TcpStream::connect(at).await.unwrap();
+    let mut buf = [0u8; 16];
+    let n = tokio::time::timeout(LIMIT, s.read(&mut buf))
+        .await
+        .unwrap()
+        .unwrap_or(0);
+    assert_eq!(n, 0, "closed without a word");
+}
