@@ -24,11 +24,7 @@ pub enum Call {
     Request {
         ticket: i32,
         verb: i32,
-        path: String,
-        /// The path parsed (`None`: malformed), and where it led in the
-        /// view when the request was made.
-        segs: Option<Vec<crate::Seg>>,
-        dest: Option<view::Resolved>,
+        aim: view::Aim,
         payload: Carried,
     },
     Cancel {
@@ -47,9 +43,7 @@ pub enum Call {
     },
     Forward {
         id: i32,
-        path: String,
-        segs: Option<Vec<crate::Seg>>,
-        dest: Option<view::Resolved>,
+        aim: view::Aim,
     },
 }
 
@@ -196,14 +190,11 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
             let host = c.data_mut();
             host.next_ticket += 1;
             let ticket = host.next_ticket;
-            let segs = crate::paths::parse(&path);
-            let dest = segs.as_ref().and_then(|s| view::resolve(&host.view, s));
+            let aim = view::Aim::new(&host.view, path);
             host.calls.push(Call::Request {
                 ticket,
                 verb,
-                path,
-                segs,
-                dest,
+                aim,
                 payload,
             });
             ticket
@@ -247,14 +238,8 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
         "forward",
         |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| {
             let path = string(&mut c, pp, pl);
-            let segs = crate::paths::parse(&path);
-            let dest = segs.as_ref().and_then(|s| view::resolve(&c.data().view, s));
-            c.data_mut().calls.push(Call::Forward {
-                id,
-                path,
-                segs,
-                dest,
-            });
+            let aim = view::Aim::new(&c.data().view, path);
+            c.data_mut().calls.push(Call::Forward { id, aim });
         },
     )?;
     // The view is the store's own: rearranging it calls nobody, so it is

@@ -79,11 +79,14 @@ type IdSet = HashSet<i32, BuildHasherDefault<IdHasher>>;
 /// An object's header: the model it was read into, and the object.
 type Header = (Model, ObjectDef);
 
-/// Who waits for the answers of a request being served.
-struct Caller {
-    from: Sender,
-    ticket: i32,
-    stream: bool,
+/// What an answer, failure or forward from a server meets (`Runtime::claim`).
+enum Claim {
+    /// The request it is serving.
+    Serving(Serving),
+    /// A request whose caller cancelled: the late answer is dropped.
+    Late,
+    /// No request it is serving: it has been stopped.
+    Stopped,
 }
 
 /// A request on its way, or being served.
@@ -504,23 +507,14 @@ impl<'a> Runtime<'a> {
         }
     }
 
-    /// A request from instance `from` (its needs) for `path` (`segs`
-    /// parsed, `None` when malformed), which led to `dest` in its view when
-    /// it was made.
-    fn route(
-        &mut self,
-        from: usize,
-        req: Serving,
-        path: &str,
-        segs: Option<Vec<Seg>>,
-        dest: Option<view::Resolved>,
-    ) {
-        let Some(segs) = segs else {
+    /// A request from instance `from` (its needs) aimed by `aim` in its view.
+    fn route(&mut self, from: usize, req: Serving, aim: view::Aim) {
+        let Some(segs) = aim.segs else {
             return self.fail_to(
                 req.from,
                 req.ticket,
                 errno::INVALID,
-                format!("malformed path `{path}`"),
+                format!("malformed path `{}`", aim.path),
             );
         };
         let sender = &self.actors[from];
@@ -538,7 +532,7 @@ impl<'a> Runtime<'a> {
                 ),
             );
         }
-        let Some((to, target, readonly)) = dest else {
+        let Some((to, target, readonly)) = aim.dest else {
             return self.fail_to(
                 req.from,
                 req.ticket,
@@ -869,9 +863,7 @@ impl<'a> Runtime<'a> {
                 Call::Request {
                     ticket,
                     verb,
-                    path,
-                    segs,
-                    dest,
+                    aim,
                     payload,
                 } => {
                     let from = Sender::Instance(a);
@@ -896,32 +888,22 @@ impl<'a> Runtime<'a> {
                         payload,
                         stream: false,
                     };
-                    self.route(a, req, &path, segs, dest);
+                    self.route(a, req, aim);
                 }
                 Call::Cancel { ticket } => {
                     self.actors[a].dropped.insert(ticket);
                     self.withdraw(Sender::Instance(a), Some(ticket));
                 }
                 Call::Answer { id, done, payload } => {
-                    let Some(s) = self.actors[a].serving.get(&id).map(|s| Caller {
-                        from: s.from,
-                        ticket: s.ticket,
-                        stream: s.stream,
-                    }) else {
-                        if self.actors[a].cancelled.contains(&id) {
-                            continue;
-                        }
-                        let why = self.not_serving(a, id, "answered");
-                        return self.kill(a, &why);
+                    let s = match self.claim(a, id, "answered") {
+                        Claim::Serving(s) => s,
+                        Claim::Late => continue,
+                        Claim::Stopped => return,
                     };
                     // A non-stream has one answer: the first finishes it.
                     let done = done || !s.stream;
-                    if done {
-                        self.actors[a].serving.remove(&id);
-                    }
                     let payload = match payload {
                         Carried::TooLarge(n) => {
-                            self.actors[a].serving.remove(&id);
                             self.fail_to(
                                 s.from,
                                 s.ticket,
@@ -939,6 +921,9 @@ impl<'a> Runtime<'a> {
                         done,
                         payload,
                     });
+                    if !done {
+                        self.actors[a].serving.insert(id, s);
+                    }
                 }
                 Call::Fail {
                     id,
@@ -946,12 +931,10 @@ impl<'a> Runtime<'a> {
                     code,
                     desc,
                 } => {
-                    let Some(s) = self.actors[a].serving.remove(&id) else {
-                        if self.actors[a].cancelled.contains(&id) {
-                            continue;
-                        }
-                        let why = self.not_serving(a, id, "failed");
-                        return self.kill(a, &why);
+                    let s = match self.claim(a, id, "failed") {
+                        Claim::Serving(s) => s,
+                        Claim::Late => continue,
+                        Claim::Stopped => return,
                     };
                     self.queue.push_back(Event::Error {
                         to: s.from,
@@ -961,24 +944,32 @@ impl<'a> Runtime<'a> {
                         desc,
                     });
                 }
-                Call::Forward {
-                    id,
-                    path,
-                    segs,
-                    dest,
-                } => {
-                    let Some(s) = self.actors[a].serving.remove(&id) else {
-                        if self.actors[a].cancelled.contains(&id) {
-                            continue;
-                        }
-                        let why = self.not_serving(a, id, "forwarded");
-                        return self.kill(a, &why);
+                Call::Forward { id, aim } => {
+                    let s = match self.claim(a, id, "forwarded") {
+                        Claim::Serving(s) => s,
+                        Claim::Late => continue,
+                        Claim::Stopped => return,
                     };
                     // Resolved as if `a` had sent it; answered to the original caller.
-                    self.route(a, s, &path, segs, dest);
+                    self.route(a, s, aim);
                 }
             }
         }
+    }
+
+    /// Instance `a` answers, fails or forwards (`what`) request `id`: the
+    /// request, taken out of what it serves; a late answer to a cancelled
+    /// one, ignored; or none it is serving, and it is stopped.
+    fn claim(&mut self, a: usize, id: i32, what: &str) -> Claim {
+        if let Some(s) = self.actors[a].serving.remove(&id) {
+            return Claim::Serving(s);
+        }
+        if self.actors[a].cancelled.contains(&id) {
+            return Claim::Late;
+        }
+        let why = self.not_serving(a, id, what);
+        self.kill(a, &why);
+        Claim::Stopped
     }
 
     /// Why instance `a` may not answer request `id`: it never got it, or

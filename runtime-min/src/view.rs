@@ -22,6 +22,26 @@ pub struct Link {
 /// Where a path leads: (target, path there, read-only on the way).
 pub type Resolved = (usize, Vec<Seg>, bool);
 
+/// Where a request's path leads, worked out when the request is made (a
+/// later `unmount` in the same call does not change it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aim {
+    /// The path as the instance wrote it.
+    pub path: String,
+    /// Its segments; `None` when it is malformed.
+    pub segs: Option<Vec<Seg>>,
+    /// Where it led in the view then; `None` when nothing is mounted there.
+    pub dest: Option<Resolved>,
+}
+
+impl Aim {
+    pub fn new(links: &[Link], path: String) -> Aim {
+        let segs = paths::parse(&path);
+        let dest = segs.as_ref().and_then(|s| resolve(links, s));
+        Aim { path, segs, dest }
+    }
+}
+
 /// The longest link whose `at` is a prefix of `segs`, and where it leads.
 pub fn resolve(links: &[Link], segs: &[Seg]) -> Option<Resolved> {
     links
