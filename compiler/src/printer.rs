@@ -128,6 +128,20 @@ impl Printer<'_> {
         self.out
     }
 
+    /// `head {`: what follows is inside the block.
+    fn open(&mut self, head: &str) {
+        self.line(&format!("{head} {{"));
+        self.indent += 1;
+    }
+
+    /// The end of a block `open` began: the comments left before `upto`,
+    /// then `}`.
+    fn close(&mut self, upto: usize) {
+        self.flush_comments(upto);
+        self.indent -= 1;
+        self.line("}");
+    }
+
     fn line(&mut self, s: &str) {
         for _ in 0..self.indent {
             self.out.push_str("  ");
@@ -248,13 +262,10 @@ impl Printer<'_> {
         self.start(s.span, &s.doc, false);
         self.doc(&s.doc);
         let export = if s.export.is_some() { "export " } else { "" };
-        self.line(&format!("{export}schemas {} {{", s.content_type.ct.text));
-        self.indent += 1;
+        self.open(&format!("{export}schemas {}", s.content_type.ct.text));
         self.last_end = Some(s.body_offset);
         self.bson_block(body);
-        self.flush_comments(s.body_offset + s.body.len());
-        self.indent -= 1;
-        self.line("}");
+        self.close(s.body_offset + s.body.len());
         self.end(s.span);
     }
 
@@ -285,8 +296,7 @@ impl Printer<'_> {
         if fields.is_empty() {
             self.line(&format!("message {} {{}}", m.name.name));
         } else {
-            self.line(&format!("message {} {{", m.name.name));
-            self.indent += 1;
+            self.open(&format!("message {}", m.name.name));
             for f in fields {
                 self.start(f.span, &f.doc, true);
                 self.doc(&f.doc);
@@ -294,9 +304,7 @@ impl Printer<'_> {
                 self.line(&format!("{}{opt}: {}", f.name.name, bson_type(&f.ty)));
                 self.end(f.span);
             }
-            self.flush_comments(m.span.end.saturating_sub(1));
-            self.indent -= 1;
-            self.line("}");
+            self.close(m.span.end.saturating_sub(1));
         }
         self.end(m.span);
     }
@@ -307,17 +315,14 @@ impl Printer<'_> {
         if e.values.is_empty() {
             self.line(&format!("enum {} {{}}", e.name.name));
         } else {
-            self.line(&format!("enum {} {{", e.name.name));
-            self.indent += 1;
+            self.open(&format!("enum {}", e.name.name));
             for v in &e.values {
                 self.start(v.span, &v.doc, true);
                 self.doc(&v.doc);
                 self.line(&v.name.name);
                 self.end(v.span);
             }
-            self.flush_comments(e.span.end.saturating_sub(1));
-            self.indent -= 1;
-            self.line("}");
+            self.close(e.span.end.saturating_sub(1));
         }
         self.end(e.span);
     }
@@ -337,8 +342,7 @@ impl Printer<'_> {
             self.end(o.span);
             return;
         }
-        self.line(&format!("{export}{native}object {} {{", o.name.name));
-        self.indent += 1;
+        self.open(&format!("{export}{native}object {}", o.name.name));
         for m in members {
             match m {
                 ObjectMember::Serves(s) => {
@@ -349,9 +353,7 @@ impl Printer<'_> {
                 ObjectMember::Error(_) => {}
             }
         }
-        self.flush_comments(o.span.end.saturating_sub(1));
-        self.indent -= 1;
-        self.line("}");
+        self.close(o.span.end.saturating_sub(1));
         self.end(o.span);
     }
 
@@ -374,8 +376,7 @@ impl Printer<'_> {
             self.end(span);
             return;
         }
-        self.line(&format!("{head} {{"));
-        self.indent += 1;
+        self.open(head);
         let width = entries
             .iter()
             .map(|e| e.path.path.to_string().chars().count())
@@ -387,9 +388,7 @@ impl Printer<'_> {
             self.line(&entry(e, width));
             self.end(e.span);
         }
-        self.flush_comments(span.end.saturating_sub(1));
-        self.indent -= 1;
-        self.line("}");
+        self.close(span.end.saturating_sub(1));
         self.end(span);
     }
 
@@ -407,8 +406,7 @@ impl Printer<'_> {
             self.end(img.span);
             return;
         }
-        self.line(&format!("{export}image {} {{", img.name.name));
-        self.indent += 1;
+        self.open(&format!("{export}image {}", img.name.name));
         for part in parts {
             match part {
                 ImagePart::Slot(s) => {
@@ -448,9 +446,7 @@ impl Printer<'_> {
                 ImagePart::Error(_) => {}
             }
         }
-        self.flush_comments(img.span.end.saturating_sub(1));
-        self.indent -= 1;
-        self.line("}");
+        self.close(img.span.end.saturating_sub(1));
         self.end(img.span);
     }
 
@@ -471,8 +467,7 @@ impl Printer<'_> {
             [] => self.line(&head),
             [(kind, l)] => self.line(&format!("{head} {{ {kind} {} }}", link(l, 0))),
             _ => {
-                self.line(&format!("{head} {{"));
-                self.indent += 1;
+                self.open(&head);
                 let width = wires
                     .iter()
                     .map(|(_, l)| l.to.path.to_string().chars().count())
@@ -484,9 +479,7 @@ impl Printer<'_> {
                     self.line(&format!("{kind:<5} {}", link(l, width)));
                     self.end(l.span);
                 }
-                self.flush_comments(i.span.end.saturating_sub(1));
-                self.indent -= 1;
-                self.line("}");
+                self.close(i.span.end.saturating_sub(1));
             }
         }
         self.end(i.span);

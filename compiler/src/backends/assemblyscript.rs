@@ -268,6 +268,14 @@ fn path_params(path: &PathPattern) -> Vec<String> {
         .collect()
 }
 
+/// The path's parameters declared, `id: string` each, as method parameters.
+fn param_decls(path: &PathPattern) -> Vec<String> {
+    path_params(path)
+        .iter()
+        .map(|p| format!("{p}: string"))
+        .collect()
+}
+
 /// The AS condition that the segments `s` match a pattern.
 fn condition(path: &PathPattern) -> String {
     let rest = path.segs.iter().any(|s| matches!(s, Seg::Rest));
@@ -497,10 +505,7 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
     for &e in &def.serves {
         let entry = model.entry(e);
         let names = asnames::method_names(model, entry);
-        let caps: Vec<String> = path_params(&entry.path)
-            .iter()
-            .map(|p| format!("{p}: string"))
-            .collect();
+        let caps = param_decls(&entry.path);
         let sig = signature(model, entry);
         let params_with = |body: Option<String>| {
             let mut p = vec!["req: Request".to_string()];
@@ -673,10 +678,7 @@ fn client(model: &Model, n: &NeedBlock) -> ClientView {
     for &e in &n.entries {
         let entry = model.entry(e);
         let names = asnames::method_names(model, entry);
-        let caps: Vec<String> = path_params(&entry.path)
-            .iter()
-            .map(|p| format!("{p}: string"))
-            .collect();
+        let caps = param_decls(&entry.path);
         let answers = format!("answers: {} | null", answers_class(model, entry));
         let path = client_path(&entry.path);
         let sig = signature(model, entry);
