@@ -73,7 +73,9 @@ fn write_case(name: &str, oth: &str) -> std::path::PathBuf {
     file
 }
 
-fn quiet_run(bundle: &[u8]) -> (Duration, Duration, i32) {
+/// Loads and runs `bundle` with no input and its output kept, calling
+/// `loaded` in between: (load time, run time, exit status).
+fn quiet_run(bundle: &[u8], loaded: impl FnOnce()) -> (Duration, Duration, i32) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let io = Io {
         input: Box::new(std::iter::empty()),
@@ -83,17 +85,18 @@ fn quiet_run(bundle: &[u8]) -> (Duration, Duration, i32) {
     };
     let t0 = Instant::now();
     let rt = Runtime::load(bundle, Limits::default(), io).expect("loads");
-    let loaded = t0.elapsed();
+    let load_time = t0.elapsed();
+    loaded();
     let t1 = Instant::now();
     let status = rt.run();
-    (loaded, t1.elapsed(), status)
+    (load_time, t1.elapsed(), status)
 }
 
 /// The per-round-trip time of each batch, sorted.
 fn runtime_batches(bundle: &[u8]) -> Vec<f64> {
     let mut v: Vec<f64> = (0..BATCHES)
         .map(|_| {
-            let (_, ran, status) = quiet_run(bundle);
+            let (_, ran, status) = quiet_run(bundle, || {});
             assert_eq!(status, 0);
             ran.as_secs_f64() / PER_BATCH as f64
         })
@@ -273,20 +276,9 @@ fn main() {
     let file = write_case("idle", &oth);
     let idle = common::wat_bundle(&file, &wat, &prelude, &[]).unwrap();
     let before = rss_kib();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let io = Io {
-        input: Box::new(std::iter::empty()),
-        out: &mut out,
-        err: &mut err,
-        trace: None,
-    };
-    let t0 = Instant::now();
-    let rt = Runtime::load(&idle, Limits::default(), io).expect("loads");
-    let loaded = t0.elapsed();
-    let held = rss_kib();
-    let t1 = Instant::now();
-    assert_eq!(rt.run(), 0);
-    let ran = t1.elapsed();
+    let mut held = 0;
+    let (loaded, ran, status) = quiet_run(&idle, || held = rss_kib());
+    assert_eq!(status, 0);
 
     // ROUNDTRIP_PROFILE=N: one run of N round trips and nothing else, to
     // look at under a profiler.
@@ -296,7 +288,7 @@ fn main() {
     {
         let file = write_case("pingpong", PINGPONG);
         let bundle = common::wat_bundle(&file, &pingpong_wat(n), &prelude, &[]).unwrap();
-        let (_, ran, _) = quiet_run(&bundle);
+        let (_, ran, _) = quiet_run(&bundle, || {});
         println!("{n} round trips in {:.1} ms", ran.as_secs_f64() * 1e3);
         return;
     }
@@ -304,7 +296,7 @@ fn main() {
     let file = write_case("pingpong", PINGPONG);
     let bundle = common::wat_bundle(&file, &pingpong_wat(n), &prelude, &[]).unwrap();
     if !measuring {
-        let (_, _, status) = quiet_run(&bundle);
+        let (_, _, status) = quiet_run(&bundle, || {});
         assert_eq!(status, 0);
         println!("roundtrip bench: exercised (run with `cargo bench` to measure)");
         return;

@@ -4,7 +4,6 @@
 mod common;
 
 use common::{bundle, run};
-use othismo_runtime::{Io, Limits, Runtime};
 
 #[test]
 fn hello_greets_and_shouts_exactly_as_the_seed_says() {
@@ -88,14 +87,7 @@ fn a_trapping_instance_is_stopped_and_named() {
 
 #[test]
 fn a_broken_bundle_is_refused() {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let io = Io {
-        input: Box::new(std::iter::empty()),
-        out: &mut out,
-        err: &mut err,
-        trace: None,
-    };
-    assert!(Runtime::load(b"not a bundle", Limits::default(), io).is_err());
+    assert!(common::load_error(b"not a bundle").is_some());
 }
 
 /// A bundle whose module bytes changed after it was written is refused: the
@@ -108,15 +100,6 @@ fn a_tampered_module_is_refused() {
         .position(|w| w == b"\0asm")
         .expect("a module in the bundle");
     b[at + 100] ^= 0xff;
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let io = Io {
-        input: Box::new(std::iter::empty()),
-        out: &mut out,
-        err: &mut err,
-        trace: None,
-    };
-    let e = Runtime::load(&b, Limits::default(), io)
-        .err()
-        .expect("refused");
+    let e = common::load_error(&b).expect("refused");
     assert!(e.0.contains("sha256") || e.0.contains("hash"), "{e}");
 }

@@ -77,6 +77,19 @@ fn client(at: SocketAddr) -> Client {
     Client::new(&format!("http://{at}"), Some(KEY.into()))
 }
 
+/// A WebSocket to sandbox `box`'s exec, with the key, driven by hand.
+async fn raw_websocket(
+    at: SocketAddr,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{at}/sandboxes/box/exec")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("authorization", format!("Bearer {KEY}").parse().unwrap());
+    tokio_tungstenite::connect_async(req).await.unwrap().0
+}
+
 fn sh(script: &str) -> ExecRequest {
     ExecRequest::new(["sh", "-c", script])
 }
@@ -306,13 +319,8 @@ async fn an_oversize_frame_from_the_client_ends_the_session() {
     assert_eq!(r.exit_code, -1);
     assert!(r.error.unwrap().contains("65537"));
     // Transport B: the same header in a binary message closes with 1008.
-    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
-    let mut req = format!("ws://{at}/sandboxes/box/exec")
-        .into_client_request()
-        .unwrap();
-    req.headers_mut()
-        .insert("authorization", format!("Bearer {KEY}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    use tokio_tungstenite::tungstenite::Message;
+    let mut ws = raw_websocket(at).await;
     ws.send(Message::Text(
         serde_json::to_string(&sh("cat")).unwrap().into(),
     ))
@@ -334,14 +342,9 @@ async fn an_oversize_frame_from_the_client_ends_the_session() {
 #[tokio::test]
 async fn frames_split_across_and_packed_into_messages_are_one_stream() {
     use futures_util::{SinkExt, StreamExt};
-    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
+    use tokio_tungstenite::tungstenite::Message;
     let (at, _) = daemon("ws_packing", keyed()).await;
-    let mut req = format!("ws://{at}/sandboxes/box/exec")
-        .into_client_request()
-        .unwrap();
-    req.headers_mut()
-        .insert("authorization", format!("Bearer {KEY}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let mut ws = raw_websocket(at).await;
     // Binary first message: the daemon parses it either way.
     ws.send(Message::Binary(
         serde_json::to_vec(&sh("cat")).unwrap().into(),
@@ -387,7 +390,7 @@ async fn frames_split_across_and_packed_into_messages_are_one_stream() {
 async fn a_plain_get_is_426_and_a_silent_websocket_is_closed_1008() {
     use futures_util::StreamExt;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
+    use tokio_tungstenite::tungstenite::Message;
     let config = Config {
         first_message_timeout: Duration::from_millis(300),
         ..keyed()
@@ -401,12 +404,7 @@ async fn a_plain_get_is_426_and_a_silent_websocket_is_closed_1008() {
     let mut all = Vec::new();
     s.read_to_end(&mut all).await.unwrap();
     assert!(String::from_utf8_lossy(&all).starts_with("HTTP/1.1 426"));
-    let mut req = format!("ws://{at}/sandboxes/box/exec")
-        .into_client_request()
-        .unwrap();
-    req.headers_mut()
-        .insert("authorization", format!("Bearer {KEY}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let mut ws = raw_websocket(at).await;
     let close = loop {
         match tokio::time::timeout(LIMIT, ws.next())
             .await

@@ -10,7 +10,7 @@ use othc::build::{Built, Options, build_images, build_objects, sha256_hex};
 use othc::loader::Loader;
 use othc::model::{FileOrigin, ImageId, ObjectId};
 use othc::toolchain::Profile;
-use othismo_runtime::{Io, Limits, Runtime};
+use othismo_runtime::{Io, Limits, LoadError, Runtime};
 
 pub struct Disk;
 
@@ -182,4 +182,16 @@ pub fn run_with(bundle: &[u8], input: &[&str], limits: Limits) -> Ran {
 pub fn run(bundle: &[u8], input: &[&str]) -> (i32, String, String) {
     let r = run_with(bundle, input, Limits::default());
     (r.status, r.out, r.err)
+}
+
+/// Why `bundle` does not load; `None` when it does.
+pub fn load_error(bundle: &[u8]) -> Option<LoadError> {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let io = Io {
+        input: Box::new(std::iter::empty()),
+        out: &mut out,
+        err: &mut err,
+        trace: None,
+    };
+    Runtime::load(bundle, Limits::default(), io).err()
 }
