@@ -24,6 +24,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `o` exited with `status` and its stderr says `text`.
+fn says(o: &Output, status: i32, text: &str) {
+    assert_eq!(o.status.code(), Some(status), "{}", stderr(o));
+    assert!(stderr(o).contains(text), "{}", stderr(o));
+}
+
 #[test]
 fn clean_files_exit_0_silently() {
     let o = othc(&[
@@ -39,8 +45,7 @@ fn clean_files_exit_0_silently() {
 #[test]
 fn warnings_alone_exit_0() {
     let o = othc(&["check", "fixtures/parse/err/W0003_dangling_doc.oth"]);
-    assert_eq!(o.status.code(), Some(0));
-    assert!(stderr(&o).contains("[W0003] Warning"), "{}", stderr(&o));
+    says(&o, 0, "[W0003] Warning");
     assert!(stderr(&o).ends_with("warning: 1 warning\n"));
 }
 
@@ -149,26 +154,15 @@ fn json_columns_count_unicode_scalars() {
 #[test]
 fn unreadable_roots_exit_2() {
     let o = othc(&["check", "fixtures/does-not-exist.oth"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("cannot read `fixtures/does-not-exist.oth`: no such file"),
-        "{}",
-        stderr(&o)
+    says(
+        &o,
+        2,
+        "cannot read `fixtures/does-not-exist.oth`: no such file",
     );
     let o = othc(&["check", "fixtures/check/lib/latin1.oth"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("not valid UTF-8 (byte 0xe9 at line 1, column 6)"),
-        "{}",
-        stderr(&o)
-    );
+    says(&o, 2, "not valid UTF-8 (byte 0xe9 at line 1, column 6)");
     let o = othc(&["check", "fixtures/check/lib/bare.wasm"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("no `othismo:header` section"),
-        "{}",
-        stderr(&o)
-    );
+    says(&o, 2, "no `othismo:header` section");
     let o = othc(&["check", "fixtures"]);
     assert_eq!(o.status.code(), Some(2));
 }
@@ -255,12 +249,7 @@ fn values_and_set_give_slots_their_values() {
         "--set",
         r#"greting=Greeting { prefix: "Yo, ", excited: true }"#,
     ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("[E0610] Error: no slot `greting`"),
-        "{}",
-        stderr(&o)
-    );
+    says(&o, 1, "[E0610] Error: no slot `greting`");
     assert!(stderr(&o).contains("did you mean `greeting`?"));
     let o = othc(&[
         "check",
@@ -268,8 +257,7 @@ fn values_and_set_give_slots_their_values() {
         "--set",
         r#"greeting=Greeting { prefix: 1, excited: true }"#,
     ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("[E0601]"), "{}", stderr(&o));
+    says(&o, 1, "[E0601]");
     let o = othc(&[
         "check",
         "examples/hello/Hello.oth",
@@ -349,8 +337,7 @@ fn fmt_rewrites_checks_and_never_touches_what_does_not_parse() {
     .unwrap();
     let p = messy.to_string_lossy().into_owned();
     let o = othc(&["fmt", "--check", &p]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("would reformat"), "{}", stderr(&o));
+    says(&o, 1, "would reformat");
     let o = othc(&["fmt", &p]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
@@ -363,8 +350,7 @@ fn fmt_rewrites_checks_and_never_touches_what_does_not_parse() {
     let text = "object A { serves { /a reed } }\n";
     std::fs::write(&broken, text).unwrap();
     let o = othc(&["fmt", &broken.to_string_lossy()]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("[E0103]"), "{}", stderr(&o));
+    says(&o, 1, "[E0103]");
     assert_eq!(
         std::fs::read_to_string(&broken).unwrap(),
         text,
@@ -471,14 +457,8 @@ fn run_the_hello_example_end_to_end() {
     assert_eq!(stdout(&o), "Yo Ada!\nYO ADA!\n");
     // Which image: one that is not there is a usage error.
     let o = othc_with_input(&["run", &hello, "--image", "Nope"], "");
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("has no image `Nope`"), "{}", stderr(&o));
+    says(&o, 2, "has no image `Nope`");
     // A file without images says so.
     let o = othc_with_input(&["run", "fixtures/parse/ok/seed_party_schema.oth"], "");
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("declares no image to run"),
-        "{}",
-        stderr(&o)
-    );
+    says(&o, 2, "declares no image to run");
 }
