@@ -277,15 +277,7 @@ export image FromModules {
          process.stdout.write(Buffer.from(WebAssembly.Module.customSections(m, n)[0]).toString() + '\\u0000')",
         greeter.path
     );
-    let out = Command::new("node")
-        .args(["-e", &script])
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::succeed(Command::new("node").args(["-e", &script]));
     let text = String::from_utf8(out.stdout).unwrap();
     let seen: Vec<&str> = text.split('\0').filter(|s| !s.is_empty()).collect();
     let want: Vec<&str> = from_source.iter().map(|(_, t)| t.as_str()).collect();

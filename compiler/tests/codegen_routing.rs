@@ -125,17 +125,12 @@ fn generated_servers_route_and_answer_errors_themselves() {
         .collect();
     let file = dir.join("requests.json");
     std::fs::write(&file, serde_json::to_string(&requests).unwrap()).unwrap();
-    let out = Command::new("node")
-        .arg(root().join("compiler/tests/as/host.cjs"))
-        .arg(&wasm)
-        .arg("serve")
-        .arg(&file)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::succeed(
+        Command::new("node")
+            .arg(root().join("compiler/tests/as/host.cjs"))
+            .arg(&wasm)
+            .arg("serve")
+            .arg(&file),
     );
     let calls: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()

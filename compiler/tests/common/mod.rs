@@ -50,3 +50,16 @@ pub fn build_with_everything(
     std::fs::write(&path, wasm).unwrap();
     path
 }
+
+/// Runs `cmd`, which must succeed: its output, or its stderr as the failure.
+pub fn succeed(cmd: &mut std::process::Command) -> std::process::Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{:?} does not run: {e}", cmd.get_program()));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
