@@ -90,7 +90,6 @@ enum Claim {
 }
 
 /// A request on its way, or being served.
-#[derive(Clone)]
 struct Serving {
     from: Sender,
     ticket: i32,

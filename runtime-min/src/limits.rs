@@ -4,36 +4,41 @@
 
 use std::time::Duration;
 
+pub const DEFAULT_MEMORY_MIB: u64 = 64;
+pub const DEFAULT_TIME_MS: u64 = 1000;
+pub const DEFAULT_PAYLOAD: usize = 16 << 20;
+pub const DEFAULT_QUEUE: usize = 65536;
+
 /// The limits of a run.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Limits {
     /// Memory per instance, in MiB; an instance that grows past it is stopped
-    #[arg(long = "max-memory", value_name = "MIB", default_value_t = 64)]
+    #[arg(long = "max-memory", value_name = "MIB", default_value_t = DEFAULT_MEMORY_MIB)]
     pub memory_mib: u64,
 
     /// Work per delivery, in milliseconds; an instance that runs longer in
     /// one call (an endless loop) is stopped
-    #[arg(long = "max-time", value_name = "MS", default_value_t = 1000)]
+    #[arg(long = "max-time", value_name = "MS", default_value_t = DEFAULT_TIME_MS)]
     pub time_ms: u64,
 
     /// Payload size, in bytes; a request or answer that carries more is
     /// answered `too_large`
-    #[arg(long = "max-payload", value_name = "BYTES", default_value_t = 16 << 20)]
+    #[arg(long = "max-payload", value_name = "BYTES", default_value_t = DEFAULT_PAYLOAD)]
     pub payload: usize,
 
     /// Deliveries waiting at once; an instance whose requests push the queue
     /// past it is stopped
-    #[arg(long = "max-queue", value_name = "N", default_value_t = 65536)]
+    #[arg(long = "max-queue", value_name = "N", default_value_t = DEFAULT_QUEUE)]
     pub queue: usize,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            memory_mib: 64,
-            time_ms: 1000,
-            payload: 16 << 20,
-            queue: 65536,
+            memory_mib: DEFAULT_MEMORY_MIB,
+            time_ms: DEFAULT_TIME_MS,
+            payload: DEFAULT_PAYLOAD,
+            queue: DEFAULT_QUEUE,
         }
     }
 }

@@ -187,8 +187,10 @@ impl PushReader {
     }
 }
 
-/// The bytes of a logical write: data chunked, control frames whole.
-fn bytes_of(kind: FrameType, data: &[u8]) -> Vec<u8> {
+/// The bytes a write of `kind` puts on the wire: data chunked, control
+/// frames whole (also for transports that carry the bytes themselves, such
+/// as WebSocket messages).
+pub fn encode(kind: FrameType, data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() + 16);
     match kind {
         FrameType::Stdin | FrameType::Stdout | FrameType::Stderr => {
@@ -199,9 +201,9 @@ fn bytes_of(kind: FrameType, data: &[u8]) -> Vec<u8> {
     out
 }
 
-fn exit_bytes(r: &ExecResult) -> Vec<u8> {
-    let f = Frame::exit(r);
-    bytes_of(FrameType::Exit, &f.payload)
+/// The bytes of the exit frame carrying `r`.
+pub fn encode_exit(r: &ExecResult) -> Vec<u8> {
+    encode(FrameType::Exit, &Frame::exit(r).payload)
 }
 
 /// Writes frames to a blocking writer.
@@ -216,17 +218,16 @@ impl<W: Write> FrameWriter<W> {
 
     /// A logical write of `kind` (stdin, stdout, stderr), chunked as it must be.
     pub fn write(&mut self, kind: FrameType, data: &[u8]) -> std::io::Result<()> {
-        self.inner.write_all(&bytes_of(kind, data))
+        self.inner.write_all(&encode(kind, data))
     }
 
     pub fn stdin_close(&mut self) -> std::io::Result<()> {
-        self.inner
-            .write_all(&bytes_of(FrameType::StdinClose, &[]))?;
+        self.inner.write_all(&encode(FrameType::StdinClose, &[]))?;
         self.inner.flush()
     }
 
     pub fn exit(&mut self, r: &ExecResult) -> std::io::Result<()> {
-        self.inner.write_all(&exit_bytes(r))?;
+        self.inner.write_all(&encode_exit(r))?;
         self.inner.flush()
     }
 
@@ -246,33 +247,23 @@ impl<W: AsyncWrite + Unpin> AsyncFrameWriter<W> {
     }
 
     pub async fn write(&mut self, kind: FrameType, data: &[u8]) -> std::io::Result<()> {
-        self.inner.write_all(&bytes_of(kind, data)).await?;
+        self.inner.write_all(&encode(kind, data)).await?;
         self.inner.flush().await
     }
 
     pub async fn stdin_close(&mut self) -> std::io::Result<()> {
         self.inner
-            .write_all(&bytes_of(FrameType::StdinClose, &[]))
+            .write_all(&encode(FrameType::StdinClose, &[]))
             .await?;
         self.inner.flush().await
     }
 
     pub async fn exit(&mut self, r: &ExecResult) -> std::io::Result<()> {
-        self.inner.write_all(&exit_bytes(r)).await?;
+        self.inner.write_all(&encode_exit(r)).await?;
         self.inner.flush().await
     }
 
     pub fn into_inner(self) -> W {
         self.inner
     }
-}
-
-/// The bytes a write of `kind` puts on the wire, for transports that carry
-/// them themselves (WebSocket messages).
-pub fn encode(kind: FrameType, data: &[u8]) -> Vec<u8> {
-    bytes_of(kind, data)
-}
-
-pub fn encode_exit(r: &ExecResult) -> Vec<u8> {
-    exit_bytes(r)
 }
