@@ -290,11 +290,16 @@ impl<'a> Runtime<'a> {
         let engine = wasmtime::Engine::new(&config).map_err(|e| LoadError(e.to_string()))?;
         let ticker = Ticker::start(&engine);
         let linker = host::linker(&engine).map_err(|e| LoadError(e.to_string()))?;
-        let (env, natives) = native_headers().map_err(LoadError)?;
-        let natives: Vec<Rc<Header>> = natives
-            .into_iter()
-            .map(|o| Rc::new((env.clone(), o)))
-            .collect();
+        // The natives' header is compiled only for an image that has natives.
+        let natives: Vec<Rc<Header>> = if json.instances.iter().any(|i| i.native.is_some()) {
+            let (env, natives) = native_headers().map_err(LoadError)?;
+            natives
+                .into_iter()
+                .map(|o| Rc::new((env.clone(), o)))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let index: HashMap<&str, usize> = json
             .instances
             .iter()
