@@ -1,10 +1,11 @@
-//! Does a compiled module keep the host ABI (abi.md §5)? Its exports, their
+//! Does a compiled module keep the host ABI (book: reference/wire.md)? Its exports, their
 //! signatures, and every import (E0702).
 
 use wasmparser::{Parser, Payload, TypeRef, ValType};
 
-/// What the module exports, with the signature each must have (params, results).
-const EXPORTS: &[(&str, usize, usize)] = &[
+/// The host ABI, as one table: what a module exports, with the number of
+/// i32 params and results each must have. The runtime calls exactly these.
+pub const EXPORTS: &[(&str, usize, usize)] = &[
     ("othismo_alloc", 1, 1),
     ("othismo_start", 0, 0),
     ("othismo_serve", 9, 0),
@@ -14,8 +15,10 @@ const EXPORTS: &[(&str, usize, usize)] = &[
     ("_start", 0, 0),
 ];
 
-/// The imports a module may have: module, name, params, results (all i32).
-const IMPORTS: &[(&str, &str, usize, usize)] = &[
+/// The imports a module may have: module, name, params, results (all
+/// i32). The runtime's linker provides exactly these, and the SDK's
+/// `abi.ts` declares exactly the `othismo` ones (both tested).
+pub const IMPORTS: &[(&str, &str, usize, usize)] = &[
     ("othismo", "request", 7, 1),
     ("othismo", "cancel", 1, 0),
     ("othismo", "answer", 6, 0),
@@ -134,5 +137,53 @@ mod tests {
         let junk = problems(b"junk");
         assert_eq!(junk.len(), 1);
         assert!(junk[0].starts_with("it is not a valid module"), "{junk:?}");
+    }
+
+    /// The SDK's `abi.ts` declares exactly the table's `othismo` imports
+    /// (name, number of params, a result or not), and its `exports.ts`
+    /// exports exactly the table's `othismo_*` functions.
+    #[test]
+    fn the_sdk_declares_exactly_the_abi_table() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/assemblyscript");
+        let abi = std::fs::read_to_string(root.join("abi.ts")).expect("abi.ts");
+        let mut declared: Vec<(String, usize, usize)> = Vec::new();
+        let mut lines = abi.lines();
+        while let Some(line) = lines.next() {
+            let Some(rest) = line.strip_prefix("@external(\"othismo\", \"") else {
+                continue;
+            };
+            let name = rest.split('"').next().unwrap_or_default().to_string();
+            let decl = lines.next().unwrap_or_default();
+            let params = decl
+                .split_once('(')
+                .and_then(|(_, r)| r.rsplit_once(')'))
+                .map(|(p, _)| p.split(',').filter(|a| !a.trim().is_empty()).count())
+                .unwrap_or(usize::MAX);
+            let results = usize::from(!decl.trim_end().ends_with(": void"));
+            declared.push((name, params, results));
+        }
+        declared.sort();
+        let mut table: Vec<(String, usize, usize)> = IMPORTS
+            .iter()
+            .filter(|(m, ..)| *m == "othismo")
+            .map(|(_, n, p, r)| (n.to_string(), *p, *r))
+            .collect();
+        table.sort();
+        assert_eq!(declared, table);
+
+        let exports = std::fs::read_to_string(root.join("exports.ts")).expect("exports.ts");
+        let mut named: Vec<&str> = exports
+            .split(['{', '}', ',', '\n'])
+            .map(str::trim)
+            .filter(|w| w.starts_with("othismo_"))
+            .collect();
+        named.sort_unstable();
+        let mut want: Vec<&str> = EXPORTS
+            .iter()
+            .map(|(n, ..)| *n)
+            .filter(|n| n.starts_with("othismo_"))
+            .collect();
+        want.sort_unstable();
+        assert_eq!(named, want);
     }
 }

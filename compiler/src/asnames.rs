@@ -1,4 +1,4 @@
-//! Names in generated AssemblyScript (codegen-as.md), in one place: the
+//! Names in generated AssemblyScript (book: reference/generated-names.md), in one place: the
 //! backend uses these to name methods and clients, and the checker uses the
 //! same functions to report collisions it cannot mangle away (E0404).
 

@@ -1,4 +1,4 @@
-//! `othc build`: compiled modules that describe themselves (abi.md §4).
+//! `othc build`: compiled modules that describe themselves (book: reference/bundles.md).
 //!
 //! For each object a build compiles: its bindings are generated (or found
 //! stale, E0703), its AssemblyScript is compiled with the pinned compiler
@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use crate::Compilation;
 use crate::backends::assemblyscript;
+use crate::bundle::{Built, sha256_hex};
 use crate::check::{
     implementation_path, missing_implementation, objects_to_build, prebuilt_objects,
 };
@@ -39,27 +40,9 @@ impl Options {
     }
 }
 
-/// A module a build produced.
-#[derive(Clone, Debug)]
-pub struct Built {
-    pub object: ObjectId,
-    pub name: String,
-    pub path: PathBuf,
-    pub sha256: String,
-    /// Taken from the cache rather than compiled.
-    pub cached: bool,
-}
-
 /// A module's compiled bytes and whether they came from the cache, or the
 /// compiler's output when it failed.
 type Compiled = Result<(Vec<u8>, bool), String>;
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 /// The hash a generated file's first line carries.
 fn bindings_hash(text: &str) -> Option<&str> {
@@ -375,7 +358,7 @@ fn relative_imports(text: &str) -> Vec<String> {
 }
 
 /// Writes `NAME.othimg` for each image of the root files, from the modules
-/// `built` (abi.md §6). Returns the bundles written.
+/// `built` (book: reference/bundles.md). Returns the bundles written.
 pub fn build_images(
     c: &Compilation,
     built: &[Built],
@@ -397,7 +380,7 @@ pub fn build_images(
             );
             continue;
         }
-        let json = crate::bundle::image_json(model, crate::model::ImageId(i as u32), built)
+        let json = crate::bundle::image_json(&c.checked, crate::model::ImageId(i as u32), built)
             .map_err(|e| format!("cannot bundle image `{}`: {e}", img.name))?;
         let mut modules = Vec::new();
         for inst in &json.instances {

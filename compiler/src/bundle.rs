@@ -1,11 +1,34 @@
-//! Image bundles (abi.md §6): `NAME.othimg`, a deterministic ustar archive
+//! Image bundles (book: reference/bundles.md): `NAME.othimg`, a deterministic ustar archive
 //! (sorted entries, zero times, uid/gid 0) of `image.json` and the modules.
 //! Same inputs, same bytes.
 
-use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 
-use crate::build::Built;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::check::Checked;
 use crate::model::*;
+use crate::namespace::flatten::FlatLink;
+
+/// A module a build produced.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub object: ObjectId,
+    pub name: String,
+    pub path: PathBuf,
+    pub sha256: String,
+    /// Taken from the cache rather than compiled.
+    pub cached: bool,
+}
+
+/// Lower-case hex SHA-256, as bundles and the cache name modules.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 pub const FORMAT: &str = "othismo-image/1";
 
@@ -21,11 +44,17 @@ pub struct ImageJson {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstanceJson {
     pub name: String,
+    /// The object it is an instance of: its module's header must declare it.
+    pub object: String,
     /// `modules/Greeter.wasm`, for a compiled object.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// The SHA-256 of the module's header and schema sections: the header
+    /// the image was checked against (filled in by [`write`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header_sha256: Option<String>,
     /// The runtime's object (`Console`), for a native one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub native: Option<String>,
@@ -83,146 +112,6 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// An image being flattened: nested images' instances become instances of
-/// the bundle, named `outer.inner`.
-struct Frame {
-    img: ImageId,
-    prefix: String,
-    /// The frame holding the instance this image is, and that instance.
-    parent: Option<(usize, usize)>,
-}
-
-struct Flattener<'a> {
-    model: &'a Model,
-    frames: Vec<Frame>,
-}
-
-/// A resolved path: the bundle instance, the path in its served tree, read-only.
-type Reached = (String, PathPattern, bool);
-
-impl Flattener<'_> {
-    /// A concrete path of frame `f`'s image tree.
-    fn tree(&self, f: usize, p: &PathPattern, depth: usize) -> Result<Reached, String> {
-        if depth > 64 {
-            return Err("the image's paths go round in a circle".into());
-        }
-        let frame = &self.frames[f];
-        let img = self.model.image(frame.img);
-        if let Some(Seg::Lit(name)) = p.segs.first()
-            && let Some(i) = img.instances.iter().position(|x| &x.name == name)
-        {
-            let rest = PathPattern {
-                segs: p.segs[1..].to_vec(),
-            };
-            return match img.instances[i].of {
-                Some(Shape::Image(_)) => {
-                    let child = self
-                        .child_frame(f, i)
-                        .ok_or("a nested image was not flattened")?;
-                    self.exports(child, &rest, depth + 1)
-                }
-                _ => Ok((format!("{}{name}", frame.prefix), rest, false)),
-            };
-        }
-        // Under one of the image's needs: whatever the enclosing image mounted there.
-        let need = img
-            .needs
-            .iter()
-            .filter_map(|n| {
-                crate::check::matching::strip_prefix(&p.segs, &n.mount.segs).map(|r| (n, r))
-            })
-            .max_by_key(|(n, _)| n.mount.segs.len());
-        match (need, frame.parent) {
-            (Some((n, rest)), Some((pf, pi))) => self.view(pf, pi, &n.mount.join(rest), depth + 1),
-            (Some((n, _)), None) => Err(format!(
-                "image `{}` needs `{}` of whatever runs it: run it inside another image",
-                img.name, n.mount
-            )),
-            (None, _) => Err(format!("`{p}` names nothing in image `{}`", img.name)),
-        }
-    }
-
-    /// A path of frame `f`'s image's served tree: through its exports.
-    fn exports(&self, f: usize, p: &PathPattern, depth: usize) -> Result<Reached, String> {
-        let img = self.model.image(self.frames[f].img);
-        let (e, rest) = img
-            .exports
-            .iter()
-            .filter_map(|e| {
-                crate::check::matching::strip_prefix(&p.segs, &e.at.segs).map(|r| (e, r))
-            })
-            .max_by_key(|(e, _)| e.at.segs.len())
-            .ok_or_else(|| format!("image `{}` exports nothing at `{p}`", img.name))?;
-        let (t, path, ro) = self.tree(f, &e.from.join(rest), depth + 1)?;
-        Ok((t, path, ro || e.readonly))
-    }
-
-    /// A path of instance `i`'s view, in frame `f`: mounts and binds followed.
-    fn view(&self, f: usize, i: usize, p: &PathPattern, depth: usize) -> Result<Reached, String> {
-        self.view_without(f, i, p, None, depth)
-    }
-
-    /// As `view`, leaving out wire `exclude`: a bind's source is resolved in
-    /// the view without the bind itself, as the checker resolves it
-    /// (`check::image`), so `bind /data /data/sub` means what was at
-    /// `/data/sub` before.
-    fn view_without(
-        &self,
-        f: usize,
-        i: usize,
-        p: &PathPattern,
-        exclude: Option<usize>,
-        depth: usize,
-    ) -> Result<Reached, String> {
-        if depth > 64 {
-            return Err("the binds of an instance go round in a circle".into());
-        }
-        let inst = &self.model.image(self.frames[f].img).instances[i];
-        let (wi, w, rest) = inst
-            .wiring
-            .iter()
-            .enumerate()
-            .filter(|(wi, _)| Some(*wi) != exclude)
-            .filter_map(|(wi, w)| {
-                crate::check::matching::strip_prefix(&p.segs, &w.link.at.segs).map(|r| (wi, w, r))
-            })
-            // The longest prefix; of equal ones, the last written.
-            .max_by_key(|(wi, w, _)| (w.link.at.segs.len(), *wi))
-            .ok_or_else(|| format!("nothing is mounted at `{p}` for `{}`", inst.name))?;
-        let from = w.link.from.join(rest);
-        let (t, path, ro) = match w.kind {
-            WireKind::Mount => self.tree(f, &from, depth + 1)?,
-            WireKind::Bind => self.view_without(f, i, &from, Some(wi), depth + 1)?,
-        };
-        Ok((t, path, ro || w.link.readonly))
-    }
-
-    fn child_frame(&self, f: usize, i: usize) -> Option<usize> {
-        self.frames.iter().position(|fr| fr.parent == Some((f, i)))
-    }
-
-    /// Makes a frame for each nested image, depth first.
-    fn open(&mut self, f: usize, depth: usize) -> Result<(), String> {
-        if depth > 16 {
-            return Err("images nest too deep".into());
-        }
-        let img = self.model.image(self.frames[f].img);
-        for (i, inst) in img.instances.iter().enumerate() {
-            if let Some(Shape::Image(j)) = inst.of {
-                let prefix = format!("{}{}.", self.frames[f].prefix, inst.name);
-                self.frames.push(Frame {
-                    img: j,
-                    prefix,
-                    parent: Some((f, i)),
-                });
-                let child = self.frames.len() - 1;
-                self.open(child, depth + 1)?;
-            }
-        }
-        Ok(())
-    }
-}
-
 fn payload(img: &ImageDef, p: &Option<StartupPayload>) -> Result<Option<PayloadJson>, String> {
     Ok(match p {
         None => None,
@@ -244,109 +133,101 @@ fn payload(img: &ImageDef, p: &Option<StartupPayload>) -> Result<Option<PayloadJ
     })
 }
 
-/// The `image.json` of an image whose objects were built as `built`.
-/// Nested images are flattened: their instances are named `outer.inner`,
-/// and their startup requests run before the enclosing image's.
-pub fn image_json(model: &Model, id: ImageId, built: &[Built]) -> Result<ImageJson, String> {
-    let mut fl = Flattener {
-        model,
-        frames: vec![Frame {
-            img: id,
-            prefix: String::new(),
-            parent: None,
-        }],
+/// The `image.json` of image `id`, as the checker flattened it
+/// (`Checked::namespace`), with the objects built as `built`. Nested
+/// images' instances are named `outer.inner`, and their startup requests
+/// run before the enclosing image's.
+pub fn image_json(checked: &Checked, id: ImageId, built: &[Built]) -> Result<ImageJson, String> {
+    let model = &checked.model;
+    let flat = checked.namespace.flat(id).ok_or_else(|| {
+        if model.image(id).needs.is_empty() {
+            "it did not check".to_string()
+        } else {
+            "it needs what the image it runs in mounts: bundle that image".to_string()
+        }
+    })?;
+    let link = |l: &FlatLink| LinkJson {
+        at: l.at.to_string(),
+        target: l.target.clone(),
+        path: l.path.to_string(),
+        readonly: l.readonly,
     };
-    fl.open(0, 0)?;
     let mut instances = Vec::new();
-    let mut startup = Vec::new();
-    // Inner images first: their startup requests configure what the outer ones use.
-    for f in (0..fl.frames.len()).rev() {
-        let img = model.image(fl.frames[f].img);
-        for (i, inst) in img.instances.iter().enumerate() {
-            let (module, sha256, native) = match inst.of {
-                Some(Shape::Image(_)) => continue,
-                Some(Shape::Object(o)) if model.object(o).native => {
-                    (None, None, Some(model.object(o).name.clone()))
-                }
-                Some(Shape::Object(o)) => {
-                    let b = built
-                        .iter()
-                        .find(|b| b.object == o)
-                        .ok_or_else(|| format!("`{}` was not built", model.object(o).name))?;
-                    (
-                        Some(format!("modules/{}.wasm", b.name)),
-                        Some(b.sha256.clone()),
-                        None,
-                    )
-                }
-                None => return Err(format!("instance `{}` names nothing", inst.name)),
-            };
-            let mut view = Vec::new();
-            for (k, w) in inst.wiring.iter().enumerate() {
-                // A later mount or bind at the same place replaces this one.
-                if inst.wiring[k + 1..].iter().any(|x| x.link.at == w.link.at) {
-                    continue;
-                }
-                let (target, path, readonly) = fl.view(f, i, &w.link.at, 0)?;
-                view.push(LinkJson {
-                    at: w.link.at.to_string(),
-                    target,
-                    path: path.to_string(),
-                    readonly,
-                });
-            }
-            instances.push(InstanceJson {
-                name: format!("{}{}", fl.frames[f].prefix, inst.name),
-                module,
-                sha256,
-                native,
-                view,
-            });
-        }
-        for s in &img.startup {
-            let (target, path, _) = fl.tree(f, &s.path, 0)?;
-            startup.push(StartupJson {
-                verb: s.verb,
-                target,
-                path: path.to_string(),
-                payload: payload(img, &s.payload)?,
-            });
-        }
-    }
-    // Declaration order of the outermost image first, as people read it.
-    instances.sort_by_key(|i: &InstanceJson| {
-        let top = i.name.split('.').next().unwrap_or("").to_string();
-        model
-            .image(id)
-            .instances
-            .iter()
-            .position(|x| x.name == top)
-            .unwrap_or(usize::MAX)
-    });
-    let mut exports = Vec::new();
-    for e in &model.image(id).exports {
-        let (target, path, ro) = fl.tree(0, &e.from, 0)?;
-        exports.push(LinkJson {
-            at: e.at.to_string(),
-            target,
-            path: path.to_string(),
-            readonly: ro || e.readonly,
+    for fi in &flat.instances {
+        let (img, i) = fi.decl;
+        let inst = &model.image(img).instances[i];
+        let Some(Shape::Object(o)) = inst.of else {
+            return Err(format!("instance `{}` names no object", inst.name));
+        };
+        let object = model.object(o);
+        let (module, sha256, native) = if object.native {
+            (None, None, Some(object.name.clone()))
+        } else {
+            let b = built
+                .iter()
+                .find(|b| b.object == o)
+                .ok_or_else(|| format!("`{}` was not built", object.name))?;
+            (
+                Some(format!("modules/{}.wasm", b.name)),
+                Some(b.sha256.clone()),
+                None,
+            )
+        };
+        instances.push(InstanceJson {
+            name: fi.name.clone(),
+            object: object.name.clone(),
+            module,
+            sha256,
+            header_sha256: None,
+            native,
+            view: fi.view.iter().map(link).collect(),
         });
     }
+    let startup = flat
+        .startup
+        .iter()
+        .map(|s| {
+            let (img, si) = s.decl;
+            let def = model.image(img);
+            Ok(StartupJson {
+                verb: def.startup[si].verb,
+                target: s.target.clone(),
+                path: s.path.to_string(),
+                payload: payload(def, &def.startup[si].payload)?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     Ok(ImageJson {
         format: FORMAT.into(),
         image: model.image(id).name.clone(),
         instances,
-        exports,
+        exports: flat.exports.iter().map(link).collect(),
         startup,
     })
 }
 
-/// The bundle's bytes: `image.json`, then `modules/*.wasm` sorted by name.
+/// The SHA-256 of a module's header and schema sections, as the runtime
+/// reads them back.
+pub fn header_sha256(module: &[u8]) -> Result<String, String> {
+    Ok(sha256_hex(crate::wasm::header_source(module)?.as_bytes()))
+}
+
+/// The bundle's bytes: `image.json` (each module's header digest filled
+/// in from `modules`), then `modules/*.wasm` sorted by name.
 pub fn write(json: &ImageJson, modules: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
+    let mut json = json.clone();
+    for inst in &mut json.instances {
+        if let Some(m) = &inst.module {
+            let (_, bytes) = modules
+                .iter()
+                .find(|(n, _)| n == m)
+                .ok_or_else(|| format!("no module `{m}` for instance `{}`", inst.name))?;
+            inst.header_sha256 = Some(header_sha256(bytes).map_err(|e| format!("`{m}`: {e}"))?);
+        }
+    }
     let mut entries: Vec<(String, Vec<u8>)> = vec![(
         "image.json".into(),
-        serde_json::to_vec_pretty(json).map_err(|e| e.to_string())?,
+        serde_json::to_vec_pretty(&json).map_err(|e| e.to_string())?,
     )];
     let mut mods: Vec<(String, Vec<u8>)> = modules.to_vec();
     mods.sort_by(|a, b| a.0.cmp(&b.0));
@@ -406,16 +287,22 @@ pub fn read(bytes: &[u8]) -> Result<(ImageJson, Modules), String> {
     }
     let json = json.ok_or("it has no image.json")?;
     for inst in &json.instances {
-        if let (Some(m), Some(sha)) = (&inst.module, &inst.sha256) {
-            let (_, data) = modules.iter().find(|(n, _)| n == m).ok_or_else(|| {
-                format!(
-                    "instance `{}` names `{m}`, which the bundle does not hold",
-                    inst.name
-                )
-            })?;
-            if crate::build::sha256_hex(data) != *sha {
-                return Err(format!("`{m}` does not have the hash image.json gives it"));
-            }
+        let Some(m) = &inst.module else { continue };
+        let (_, data) = modules.iter().find(|(n, _)| n == m).ok_or_else(|| {
+            format!(
+                "instance `{}` names `{m}`, which the bundle does not hold",
+                inst.name
+            )
+        })?;
+        // A module without its hash is refused like one with a wrong hash.
+        let Some(sha) = &inst.sha256 else {
+            return Err(format!(
+                "instance `{}` gives no sha256 for `{m}`",
+                inst.name
+            ));
+        };
+        if sha256_hex(data) != *sha {
+            return Err(format!("`{m}` does not have the hash image.json gives it"));
         }
     }
     Ok((json, modules))

@@ -140,7 +140,7 @@ pub struct EnumValueDef {
     pub doc: Option<String>,
 }
 
-/// The scalars a schema can name (language.md §3.1).
+/// The scalars a schema can name (book: reference/syntax.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Scalar {
     Bool,
@@ -364,7 +364,7 @@ pub struct ContentType {
     pub params: Vec<(String, String)>,
 }
 
-/// The content type of stat records (abi.md §2), written `Stat` in headers.
+/// The content type of stat records (book: reference/wire.md), written `Stat` in headers.
 pub const STAT_CONTENT_TYPE: &str = "application/x-othismo-stat";
 
 // ---- images -----------------------------------------------------------------

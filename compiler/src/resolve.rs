@@ -13,6 +13,7 @@ use oth_syntax::Span;
 use oth_syntax::Trivia;
 use oth_syntax::ast::{self, Item};
 
+use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label, Severity};
 use crate::formats::{Formats, SchemaBlock, TypeKind};
 use crate::loader::{Loader, decode_source, normalize};
@@ -21,7 +22,7 @@ use crate::wasm;
 
 /// The import path of the runtime's own header.
 pub const ENV_IMPORT: &str = "othismo:env";
-/// The runtime's native objects (runtime.md), embedded so any image anywhere can use them.
+/// The runtime's native objects (book: reference/running.md), embedded so any image anywhere can use them.
 pub const ENV_SOURCE: &str = include_str!("../../sdk/env/Runtime.oth");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -529,31 +530,6 @@ fn quoted_list(names: &[&str]) -> String {
         .join(", ")
 }
 
-/// The candidate nearest to `want`, if it is near enough to be a typo.
-pub fn closest<'a>(want: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let limit = (want.chars().count() / 3).max(1);
-    candidates
-        .iter()
-        .map(|c| (edit_distance(&want.to_lowercase(), &c.to_lowercase()), *c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -650,11 +626,5 @@ mod tests {
             "schemas application/protobuf { message A {} } schemas application/BSON { }",
         );
         assert_eq!(codes(&l, "a.oth"), vec!["E0207"]);
-    }
-
-    #[test]
-    fn edit_distance_suggests_typos_only() {
-        assert_eq!(closest("Greter", &["Greeter", "Shouter"]), Some("Greeter"));
-        assert_eq!(closest("Zzz", &["Greeter"]), None);
     }
 }

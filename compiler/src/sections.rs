@@ -1,4 +1,4 @@
-//! Writing what a compiled module says about itself (abi.md §4): its header
+//! Writing what a compiled module says about itself (book: reference/bundles.md): its header
 //! and its schemas as canonical `.oth` text, printed by the same printer as
 //! `othc fmt`, in custom sections appended with wasm-encoder.
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The pinned compiler (codegen-as.md).
+/// The pinned compiler (book: reference/generated-names.md).
 pub const ASC_VERSION: &str = "0.28.20";
 
 /// The SDK's sources, embedded: (file name, text).
@@ -140,7 +140,7 @@ pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
     Ok(pkgs)
 }
 
-/// How to compile: the flags of codegen-as.md.
+/// How to compile: the flags of book: reference/generated-names.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Profile {
     Release,

@@ -1,4 +1,4 @@
-//! Reading what a compiled module says about itself (abi.md §4).
+//! Reading what a compiled module says about itself (book: reference/bundles.md).
 
 /// The first line of every `othismo:header` section.
 pub const HEADER_MAGIC: &str = "# othismo header 1";

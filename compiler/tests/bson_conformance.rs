@@ -1,6 +1,6 @@
 //! BSON conformance between the Rust `bson` crate and the AssemblyScript
 //! codec (the SDK plus generated classes), both ways, for every type row of
-//! abi.md §3:
+//! book: reference/wire.md:
 //! - documents the `bson` crate writes decode in AS and re-encode to the same
 //!   bytes (fields the classes do not know are skipped; a type with no class
 //!   is kept whole as Unknown);

@@ -51,7 +51,7 @@ fn build(
     root_file: &Path,
     out: &Path,
     cache: &Path,
-) -> (othc::Compilation, Vec<othc::build::Built>, Diagnostics) {
+) -> (othc::Compilation, Vec<othc::bundle::Built>, Diagnostics) {
     let c = othc::compile(&Disk, &[root_file.to_path_buf()], &Default::default()).expect("loads");
     assert!(
         !c.front.diags.has_errors(),
@@ -141,7 +141,7 @@ fn hello_builds_the_same_bytes_twice_and_the_second_time_from_the_cache() {
         assert_eq!(a.sha256, b.sha256);
     }
     // The bundles: the same bytes from both builds, and they read back.
-    let bundle = |out: &str, built: &[othc::build::Built]| {
+    let bundle = |out: &str, built: &[othc::bundle::Built]| {
         let c = othc::compile(&Disk, std::slice::from_ref(&hello), &Default::default()).unwrap();
         let mut opts = Options::new(work.join(out), Profile::Release);
         opts.cache = cache.clone();
@@ -506,14 +506,14 @@ image App {
         .iter()
         .position(|o| o.name == "Reader")
         .unwrap();
-    let built = [othc::build::Built {
+    let built = [othc::bundle::Built {
         object: othc::model::ObjectId(reader as u32),
         name: "Reader".into(),
         path: PathBuf::from("Reader.wasm"),
         sha256: "0".repeat(64),
         cached: false,
     }];
-    let json = othc::bundle::image_json(model, othc::model::ImageId(0), &built).unwrap();
+    let json = othc::bundle::image_json(&c.checked, othc::model::ImageId(0), &built).unwrap();
     let r = json.instances.iter().find(|i| i.name == "r").unwrap();
     let data: Vec<(&str, &str, &str)> = r
         .view

@@ -1,7 +1,7 @@
 //! The checker never panics, whatever the program: every check fixture,
 //! changed many ways at the level of words and lines (so most changes still
 //! parse and reach the checker), must compile to some model and some
-//! diagnostics. Deterministic: a fixed xorshift seed.
+//! diagnostics. Deterministic: a fixed seed.
 
 mod common;
 use common::root;
@@ -9,20 +9,7 @@ use std::path::{Path, PathBuf};
 
 use othc::loader::Loader;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use test_support::Rng;
 
 /// The workspace's files, with one of them replaced.
 struct Overlay {
@@ -119,7 +106,7 @@ fn mutated_programs_never_panic_the_checker() {
         }
     }
     files.sort();
-    let mut rng = Rng(0x5eed_cafe_f00d_1234);
+    let mut rng = Rng::new(0x5eed_cafe_f00d_1234);
     let mut checked = 0;
     for _round in 0..40 {
         for f in &files {

@@ -5,7 +5,7 @@
 //!
 //! and the seed's `Greeter.ts` compiles unchanged against the bindings of its
 //! header, into a module that imports only `othismo.*` and `env.abort` and
-//! exports everything abi.md §5 lists.
+//! exports everything the host ABI lists (book: reference/wire.md).
 
 mod common;
 use common::{RootLoader, root};

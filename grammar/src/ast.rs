@@ -200,6 +200,21 @@ impl Verb {
     pub fn always_streams(self) -> bool {
         matches!(self, Verb::Watch | Verb::List)
     }
+
+    /// The verb's number on the wire and in the host ABI: 1 (read) to 7
+    /// (remove), in the order of [`Verb::ALL`]. Pinned: changing it breaks
+    /// every built module.
+    pub fn wire(self) -> i32 {
+        Verb::ALL.iter().position(|v| *v == self).unwrap_or(0) as i32 + 1
+    }
+
+    /// The verb a wire number stands for.
+    pub fn from_wire(n: i32) -> Option<Verb> {
+        usize::try_from(n.checked_sub(1)?)
+            .ok()
+            .and_then(|i| Verb::ALL.get(i))
+            .copied()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

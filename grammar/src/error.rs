@@ -90,7 +90,7 @@ pub enum PathProblem {
 }
 
 impl SyntaxError {
-    /// The stable code of this error (see `checks.md`).
+    /// The stable code of this error (see the book's reference/checking.md).
     pub fn code(&self) -> &'static str {
         match self {
             SyntaxError::UnexpectedChar { .. } => "E0101",

@@ -1,23 +1,10 @@
 //! The front end never panics, whatever the input: every fixture, corrupted
 //! many ways (bytes replaced, removed, duplicated, truncated), must lex and
-//! parse to some tree and some errors. Deterministic: a fixed xorshift seed.
+//! parse to some tree and some errors. Deterministic: a fixed seed.
 
 use std::path::Path;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use test_support::Rng;
 
 /// Characters that matter to the lexer and grammar, plus multi-byte text.
 const INTERESTING: &[&str] = &[
@@ -91,7 +78,7 @@ fn corrupted_fixtures_never_panic() {
         }
     }
     assert!(sources.len() > 10);
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for round in 0..3000 {
         let src = corrupt(&sources[round % sources.len()], &mut rng);
         let parsed = oth_syntax::parse_file(&src);

@@ -1,4 +1,4 @@
-//! The numbers on the wire (abi.md §1, §2), in one place for the runtime.
+//! The numbers on the wire (book: reference/wire.md), in one place for the runtime.
 
 use othc::model::Verb;
 
@@ -15,28 +15,22 @@ pub const OPERATOR: i32 = 1;
 /// View flag of `bind` and `expose`: only safe verbs pass.
 pub const READONLY: i32 = 1;
 
-/// Whether a verb changes nothing (it passes read-only mounts).
+/// Whether a verb changes nothing (it passes read-only mounts): the
+/// verb's own rule, for a wire number.
 pub fn is_safe(verb: i32) -> bool {
-    (READ..=STAT).contains(&verb)
+    Verb::from_wire(verb).is_some_and(Verb::is_safe)
 }
 
 /// Whether a verb always streams its answers.
 pub fn always_streams(verb: i32) -> bool {
-    verb == WATCH || verb == LIST
-}
-
-pub fn verb_of(v: i32) -> Option<Verb> {
-    usize::try_from(v - 1)
-        .ok()
-        .and_then(|i| Verb::ALL.get(i))
-        .copied()
+    Verb::from_wire(verb).is_some_and(Verb::always_streams)
 }
 
 pub fn verb_name(v: i32) -> &'static str {
-    verb_of(v).map(|v| v.as_str()).unwrap_or("?")
+    Verb::from_wire(v).map(|v| v.as_str()).unwrap_or("?")
 }
 
-/// Errnos (abi.md §1).
+/// Errnos (book: reference/wire.md).
 pub mod errno {
     pub const OK: i32 = 0;
     pub const NOT_FOUND: i32 = 1;
@@ -77,7 +71,7 @@ pub const STAT_TYPE: &str = "application/x-othismo-stat";
 pub const KIND_FILE: u8 = 0;
 pub const KIND_DIRECTORY: u8 = 1;
 
-/// A stat record (abi.md §2).
+/// A stat record (book: reference/wire.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stat {
     pub name: String,
@@ -150,10 +144,14 @@ mod tests {
             [1, 2, 3, 4, 5, 6, 7]
         );
         for (i, v) in Verb::ALL.iter().enumerate() {
-            assert_eq!(verb_of(i as i32 + 1), Some(*v));
+            assert_eq!(Verb::from_wire(i as i32 + 1), Some(*v));
+            assert_eq!(v.wire(), i as i32 + 1);
         }
         assert_eq!(verb_name(READ), "read");
         assert_eq!(verb_name(REMOVE), "remove");
+        assert_eq!(Verb::from_wire(0), None);
+        assert_eq!(Verb::from_wire(8), None);
+        assert_eq!(Verb::from_wire(i32::MIN), None);
         assert!(is_safe(STAT) && !is_safe(WRITE));
         let codes: Vec<&str> = (1..=10).map(errno::code).collect();
         assert_eq!(

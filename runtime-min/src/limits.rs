@@ -1,4 +1,4 @@
-//! What one instance may use (runtime.md § Limits). Each is configurable on
+//! What one instance may use (book: reference/running.md). Each is configurable on
 //! the command line of `othismo-run` and `othc run`, and reported by name
 //! when an instance hits it.
 

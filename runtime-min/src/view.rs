@@ -1,13 +1,15 @@
 //! An instance's view and its exposures: links from a path it names to a
 //! path in another instance's served tree. The image builds them (mounts,
 //! binds); the instance rearranges its own with `bind`, `unmount` and
-//! `expose` (abi.md §5), only ever with what it can already see.
+//! `expose` (book: reference/wire.md), only ever with what it can
+//! already see. Links resolve by the namespace's one rule
+//! (`othc::namespace::view::longest`), as the checker's do.
 
-use othc::check::matching::strip_prefix;
 use othc::model::Seg;
+use othc::namespace::path::parse_request;
+use othc::namespace::view::longest;
 
 use crate::abi::{READONLY, errno};
-use crate::paths;
 
 /// `at` (in the instance's view, or its served tree for an exposure) leads
 /// to `path` in the served tree of instance `target`.
@@ -36,7 +38,7 @@ pub struct Aim {
 
 impl Aim {
     pub fn new(links: &[Link], path: String) -> Aim {
-        let segs = paths::parse(&path);
+        let segs = parse_request(&path);
         let dest = segs.as_ref().and_then(|s| resolve(links, s));
         Aim { path, segs, dest }
     }
@@ -44,15 +46,12 @@ impl Aim {
 
 /// The longest link whose `at` is a prefix of `segs`, and where it leads.
 pub fn resolve(links: &[Link], segs: &[Seg]) -> Option<Resolved> {
-    links
-        .iter()
-        .filter_map(|l| strip_prefix(segs, &l.at).map(|rest| (l, rest)))
-        .max_by_key(|(l, _)| l.at.len())
-        .map(|(l, rest)| {
-            let mut path = l.path.clone();
-            path.extend_from_slice(rest);
-            (l.target, path, l.readonly)
-        })
+    longest(links.iter().map(|l| (l.at.as_slice(), l)), segs).map(|(l, rest)| {
+        let mut path = Vec::with_capacity(l.path.len() + rest.len());
+        path.extend_from_slice(&l.path);
+        path.extend_from_slice(rest);
+        (l.target, path, l.readonly)
+    })
 }
 
 /// Adds a link, replacing one at the same place.
@@ -64,7 +63,7 @@ fn put(links: &mut Vec<Link>, link: Link) {
 /// A link at `at` to where `from` leads in `view`, read-only if the way
 /// there is or `flags` says so; or the errno of why not.
 fn link_to(view: &[Link], at: &str, from: &str, flags: i32) -> Result<Link, i32> {
-    let (Some(at), Some(from)) = (paths::parse(at), paths::parse(from)) else {
+    let (Some(at), Some(from)) = (parse_request(at), parse_request(from)) else {
         return Err(errno::INVALID);
     };
     if flags & !READONLY != 0 {
@@ -93,7 +92,7 @@ pub fn bind(view: &mut Vec<Link>, new: &str, old: &str, flags: i32) -> i32 {
 
 /// `unmount(path)`: the links at exactly `path` go.
 pub fn unmount(view: &mut Vec<Link>, path: &str) -> i32 {
-    let Some(at) = paths::parse(path) else {
+    let Some(at) = parse_request(path) else {
         return errno::INVALID;
     };
     let before = view.len();
@@ -122,7 +121,7 @@ mod tests {
     use super::*;
 
     fn segs(p: &str) -> Vec<Seg> {
-        paths::parse(p).unwrap()
+        parse_request(p).unwrap()
     }
 
     fn link(at: &str, target: usize, path: &str, readonly: bool) -> Link {

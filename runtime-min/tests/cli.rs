@@ -1,32 +1,18 @@
 //! `othismo-run` as users run it: piped standard input, exact standard
 //! output, exit statuses.
 
-use std::io::Write;
 use std::path::Path;
 
 mod common;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn run(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("othismo-run starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out = test_support::run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_othismo-run")).args(args),
+        stdin.as_bytes(),
+    );
+    let (o, e) = test_support::texts(&out);
+    (out.status.code(), o, e)
 }
 
 #[test]

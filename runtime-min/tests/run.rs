@@ -103,3 +103,88 @@ fn a_tampered_module_is_refused() {
     let e = common::load_error(&b).expect("refused");
     assert!(e.0.contains("sha256") || e.0.contains("hash"), "{e}");
 }
+
+/// The bundle's entries written back as a plain archive, exactly as given
+/// (unlike `othc::bundle::write`, which fills in header digests).
+fn rewrite(json: &othc::bundle::ImageJson, modules: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    let mut entries = vec![("image.json".to_string(), serde_json::to_vec(json).unwrap())];
+    entries.extend(modules.iter().cloned());
+    for (name, data) in &entries {
+        let mut h = tar::Header::new_ustar();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, name, data.as_slice()).unwrap();
+    }
+    b.into_inner().unwrap()
+}
+
+/// Another object's module put in place of Shouter's, with its hash (and
+/// even its header digest) updated in image.json, is refused: the module
+/// must be the object the image was checked with.
+#[test]
+fn a_swapped_module_is_refused_naming_the_instance() {
+    let b = bundle("swapped", "examples/hello", "Hello.oth", &[]);
+    let (json, modules) = othc::bundle::read(&b).unwrap();
+    let greeter = modules
+        .iter()
+        .find(|(n, _)| n.ends_with("Greeter.wasm"))
+        .unwrap()
+        .1
+        .clone();
+    let swapped: Vec<(String, Vec<u8>)> = modules
+        .iter()
+        .map(|(n, d)| {
+            let d = if n.ends_with("Shouter.wasm") {
+                greeter.clone()
+            } else {
+                d.clone()
+            };
+            (n.clone(), d)
+        })
+        .collect();
+    let mut j = json.clone();
+    for inst in &mut j.instances {
+        if inst.module.as_deref() == Some("modules/Shouter.wasm") {
+            inst.sha256 = Some(othc::bundle::sha256_hex(&greeter));
+        }
+    }
+    let e = common::load_error(&rewrite(&j, &swapped)).expect("refused");
+    assert!(
+        e.0.contains("`loud`") && e.0.contains("declares `Greeter`"),
+        "{e}"
+    );
+    // With the header digest updated too, the object's name still tells.
+    for inst in &mut j.instances {
+        if inst.module.as_deref() == Some("modules/Shouter.wasm") {
+            inst.header_sha256 = Some(othc::bundle::header_sha256(&greeter).unwrap());
+        }
+    }
+    let e = common::load_error(&rewrite(&j, &swapped)).expect("refused");
+    assert!(e.0.contains("`loud`"), "{e}");
+    // A header changed under the same object name: the digest tells.
+    let mut j = json.clone();
+    for inst in &mut j.instances {
+        if inst.name == "loud" {
+            inst.header_sha256 = Some("0".repeat(64));
+        }
+    }
+    let e = common::load_error(&rewrite(&j, &modules)).expect("refused");
+    assert!(e.0.contains("`loud`") && e.0.contains("header"), "{e}");
+    // The untouched bundle, rewritten the same way, still loads.
+    assert!(common::load_error(&rewrite(&json, &modules)).is_none());
+}
+
+/// A module whose hash was deleted from image.json is refused like one
+/// whose hash is wrong.
+#[test]
+fn a_module_without_its_hash_is_refused() {
+    let b = bundle("unhashed", "examples/hello", "Hello.oth", &[]);
+    let (mut json, modules) = othc::bundle::read(&b).unwrap();
+    for inst in &mut json.instances {
+        inst.sha256 = None;
+    }
+    let e = common::load_error(&rewrite(&json, &modules)).expect("refused");
+    assert!(e.0.contains("sha256"), "{e}");
+}

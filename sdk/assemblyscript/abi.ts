@@ -1,4 +1,4 @@
-// The host ABI of abi.md §5, declared once. Strings and byte runs are
+// The host ABI (book: reference/wire.md), declared once. Strings and byte runs are
 // (pointer, length) in this module's memory; a payload is four arguments
 // (type pointer, type length, data pointer, data length), 0,0,0,0 for none.
 
@@ -26,7 +26,7 @@ export declare function hostUnmount(pathPtr: usize, pathLen: i32): i32
 @external("othismo", "expose")
 export declare function hostExpose(atPtr: usize, atLen: i32, viewPtr: usize, viewLen: i32, flags: i32): i32
 
-/** Verbs (abi.md §1). */
+/** Verbs (book: reference/wire.md). */
 export namespace Verb {
   export const Read: i32 = 1
   export const Watch: i32 = 2
@@ -37,7 +37,7 @@ export namespace Verb {
   export const Remove: i32 = 7
 }
 
-/** Request flags (abi.md §1). */
+/** Request flags (book: reference/wire.md). */
 export const FLAG_OPERATOR: i32 = 1
 
 /** View flags for bind and expose. */

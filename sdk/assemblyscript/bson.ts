@@ -1,4 +1,4 @@
-// A small BSON codec (abi.md §3): a writer, a reader that checks every
+// A small BSON codec (book: reference/wire.md): a writer, a reader that checks every
 // length before it reads (malformed input makes it fail, never trap), the
 // Message base class generated messages extend, and Unknown for types this
 // module has no class for.

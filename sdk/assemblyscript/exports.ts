@@ -1,4 +1,4 @@
-// The module's exports (abi.md §5). `othc build` passes this file to the
+// The module's exports (book: reference/wire.md). `othc build` passes this file to the
 // compiler as a second entry file: its exports become the module's, and
 // they come from the package, so there is one copy of the SDK's state.
 export {

@@ -1,4 +1,4 @@
-// The functions behind the module's exports (abi.md §5). `exports.ts`
+// The functions behind the module's exports (book: reference/wire.md). `exports.ts`
 // re-exports them from the package, so they share the SDK's state.
 
 import { takeBuffer, takeString } from "./abi"

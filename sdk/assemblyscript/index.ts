@@ -1,4 +1,4 @@
-// othismo: the module side of the Othismo host ABI (abi.md §5), for
+// othismo: the module side of the Othismo host ABI (book: reference/wire.md), for
 // AssemblyScript. Generated bindings (`othc gen --lang as`) stand on it.
 
 export { Verb, FLAG_OPERATOR, FLAG_READONLY } from "./abi"

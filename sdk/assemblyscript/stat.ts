@@ -1,4 +1,4 @@
-// Stat records (abi.md §2): `name[s] kind[1] length[8] type[s] version[8]`,
+// Stat records (book: reference/wire.md): `name[s] kind[1] length[8] type[s] version[8]`,
 // little-endian, where [s] is a u16 byte length then UTF-8 bytes.
 
 import { Payload } from "./payload"

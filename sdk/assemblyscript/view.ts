@@ -1,4 +1,4 @@
-// Rearranging this object's own view (abi.md §5: bind, unmount, expose).
+// Rearranging this object's own view (book: reference/wire.md: bind, unmount, expose).
 // Each returns 0, or the errno of why not.
 
 import { hostBind, hostExpose, hostUnmount, utf8 } from "./abi"

@@ -1,4 +1,4 @@
-//! AssemblyScript bindings (codegen-as.md): a plain view model built here
+//! AssemblyScript bindings (book: reference/generated-names.md): a plain view model built here
 //! from the checked model, rendered by the handlebars templates of
 //! `templates/as/`. Names come from `asnames`, types from `as_types`; the
 //! templates only loop and test flags.
@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::as_types::{self, Helpers, default_value, field_type, string_literal, type_name};
 use crate::asnames;
-use crate::check::matching::specificity;
 use crate::model::*;
+use crate::namespace::path::specificity;
 
 const TEMPLATE: &str = include_str!("../../../templates/as/bindings.ts.hbs");
 const EXERCISE: &str = include_str!("../../../templates/as/exercise.ts.hbs");

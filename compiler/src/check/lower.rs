@@ -11,10 +11,11 @@ use oth_syntax::Span;
 use oth_syntax::ast::{self, ImagePart, Item, ObjectMember, TypeRef, Wire};
 
 use super::scope::{Scope, Sym};
+use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
 use crate::formats::{Formats, TypeLookup, TypeNames};
 use crate::model::*;
-use crate::resolve::{DeclKind, FrontEnd, ModuleId, Origin, closest};
+use crate::resolve::{DeclKind, FrontEnd, ModuleId, Origin};
 use crate::source::{FileId, FileSpan};
 
 /// The model, and what the later checks need to get back to the source.

@@ -1,8 +1,8 @@
-//! The matching rules of checks.md: which payload types cover which, which
-//! serve patterns cover which need patterns, and which of several covering
-//! patterns a request is routed to.
+//! The payload matching rules: which payload types cover which, for
+//! requests and answers. (Which paths cover which is the namespace's:
+//! `crate::namespace::path`.)
 
-use crate::model::{ContentType, Model, PayloadType, Seg};
+use crate::model::{ContentType, Model, PayloadType};
 
 /// `covers(a, b)`: every payload of type `b` is also of type `a`.
 pub fn covers(model: &Model, a: &PayloadType, b: &PayloadType) -> bool {
@@ -75,63 +75,6 @@ fn content_covers(a: &ContentType, b: &Parsed) -> bool {
         })
 }
 
-/// A serve pattern covers a need pattern: a literal is covered by the same
-/// literal, by `{x}` or by `**`; `{x}` only by `{y}` or `**`; `**` only by `**`.
-pub fn path_covers(serve: &[Seg], need: &[Seg]) -> bool {
-    let mut i = 0;
-    loop {
-        match (serve.get(i), need.get(i)) {
-            (Some(Seg::Rest), _) => return true,
-            (None, None) => return true,
-            (None, Some(_)) | (Some(_), None) => return false,
-            (Some(Seg::Lit(s)), Some(Seg::Lit(n))) if s == n => {}
-            (Some(Seg::Capture(_)), Some(Seg::Lit(_) | Seg::Capture(_))) => {}
-            _ => return false,
-        }
-        i += 1;
-    }
-}
-
-/// Whether a serve pattern can match some path at or under `prefix`: what
-/// a mount or export source needs to point at something.
-pub fn reaches_under(serve: &[Seg], prefix: &[Seg]) -> bool {
-    for (i, p) in prefix.iter().enumerate() {
-        match (serve.get(i), p) {
-            (Some(Seg::Rest), _) => return true,
-            (None, _) => return false,
-            (Some(Seg::Lit(s)), Seg::Lit(n)) if s == n => {}
-            (Some(Seg::Capture(_)), Seg::Lit(_) | Seg::Capture(_)) => {}
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// Segment-by-segment preference: literal over `{name}` over `**`. Lower
-/// sorts first, i.e. is preferred.
-pub fn specificity(pattern: &[Seg]) -> Vec<u8> {
-    pattern
-        .iter()
-        .map(|s| match s {
-            Seg::Lit(_) => 0,
-            Seg::Capture(_) => 1,
-            Seg::Rest => 2,
-        })
-        .collect()
-}
-
-/// Whether `path` has `prefix` as its leading literal segments.
-pub fn strip_prefix<'a>(path: &'a [Seg], prefix: &[Seg]) -> Option<&'a [Seg]> {
-    if prefix.len() > path.len() {
-        return None;
-    }
-    prefix
-        .iter()
-        .zip(path)
-        .all(|(a, b)| matches!((a, b), (Seg::Lit(x), Seg::Lit(y)) if x == y))
-        .then(|| &path[prefix.len()..])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,21 +88,6 @@ mod tests {
             subtype: subtype.into(),
             params: Vec::new(),
         })
-    }
-
-    fn segs(p: &str) -> Vec<Seg> {
-        p.split('/')
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                if s == "**" {
-                    Seg::Rest
-                } else if let Some(c) = s.strip_prefix('{') {
-                    Seg::Capture(c.trim_end_matches('}').into())
-                } else {
-                    Seg::Lit(s.into())
-                }
-            })
-            .collect()
     }
 
     #[test]
@@ -199,23 +127,5 @@ mod tests {
         assert!(request_met(&m, &[], &[]));
         assert!(!request_met(&m, &[ct("text/plain")], &[]));
         assert!(!request_met(&m, &[], &[ct("text/plain")]));
-    }
-
-    #[test]
-    fn paths() {
-        assert!(path_covers(&segs("/a"), &segs("/a")));
-        assert!(path_covers(&segs("/{x}"), &segs("/a")));
-        assert!(path_covers(&segs("/**"), &segs("/a/b")));
-        assert!(path_covers(&segs("/a/**"), &segs("/a")));
-        assert!(path_covers(&segs("/{x}"), &segs("/{y}")));
-        assert!(!path_covers(&segs("/a"), &segs("/{y}")));
-        assert!(!path_covers(&segs("/{x}"), &segs("/**")));
-        assert!(path_covers(&segs("/**"), &segs("/**")));
-        assert!(!path_covers(&segs("/a"), &segs("/a/b")));
-        assert!(!path_covers(&segs("/"), &segs("/a")));
-        assert!(specificity(&segs("/a/{x}")) < specificity(&segs("/a/**")));
-        assert!(reaches_under(&segs("/a/{x}"), &segs("/a")));
-        assert!(!reaches_under(&segs("/b"), &segs("/a")));
-        assert!(reaches_under(&segs("/**"), &segs("/a/b")));
     }
 }

@@ -1,4 +1,4 @@
-//! The checker: proves the rules of checks.md on a loaded program and builds
+//! The checker: proves the rules of book: reference/checking.md on a loaded program and builds
 //! the resolved model the backends share.
 //!
 //! Phases, each reporting into one sink and none stopping the next: lowering
@@ -26,7 +26,7 @@ pub use implementations::{
     check_implementations, implementation_path, missing_implementation, objects_to_build,
     prebuilt_objects,
 };
-pub use matching::{covers, path_covers};
+pub use matching::covers;
 pub use values::{ValueInputs, load_values};
 
 /// What the rule modules share.
@@ -40,6 +40,9 @@ pub struct Cx<'a> {
 pub struct Checked {
     pub model: Model,
     pub spans: Spans,
+    /// Where every path of every image leads, as the checker resolved it:
+    /// the bundle writer writes this, never resolving again.
+    pub namespace: crate::namespace::Namespace,
 }
 
 /// A program loaded and checked: its sources, every diagnostic, the model.
@@ -81,12 +84,11 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
     // What a parse error dropped (an entry, a mount) would show up as unmet
     // needs and unused mounts: images are checked once every file parses.
     let parses = !diags.iter().any(|d| d.code.as_str().starts_with("E01"));
-    let (slot_values, startup_payloads) = if parses {
-        let mut ic = image::ImageChecker::new(front, &lowered, &formats, diags);
-        ic.run(values);
-        (ic.slot_values, ic.startup_payloads)
+    let (slot_values, startup_payloads, namespace) = if parses {
+        let r = image::ImageChecker::new(front, &lowered, &formats, diags).run(values);
+        (r.slot_values, r.startup_payloads, r.namespace)
     } else {
-        (Vec::new(), Vec::new())
+        (Vec::new(), Vec::new(), Default::default())
     };
     diags.merge_repeats(&[Code::E0203, Code::E0303, Code::E0306], "and here");
     unused_imports(front, &lowered, diags);
@@ -108,7 +110,11 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
     for (img, si, p) in startup_payloads {
         model.images[img.index()].startup[si].payload = Some(p);
     }
-    Checked { model, spans }
+    Checked {
+        model,
+        spans,
+        namespace,
+    }
 }
 
 fn unused_imports(front: &FrontEnd, lowered: &lower::Lowered, diags: &mut Diagnostics) {

@@ -1,6 +1,6 @@
 //! The one registry of stable codes: code → slug → summary → book page.
 //!
-//! Codes are an interface (checks.md): a code never changes meaning and is
+//! Codes are an interface (book: reference/checking.md): a code never changes meaning and is
 //! never reused. Each has a page in `book/src/errors/`, embedded here so that
 //! `othc explain CODE` prints exactly what the book says.
 
@@ -79,6 +79,7 @@ codes! {
     E0513 = "E0513", "startup-payload-not-accepted", "startup request payload not accepted";
     E0514 = "E0514", "slot-without-value", "slot has no value";
     E0517 = "E0517", "image-recursion", "image instantiates itself, directly or through other images";
+    E0518 = "E0518", "too-deep", "a path's resolution goes round in a circle or too deep";
     E0601 = "E0601", "literal-wrong-type", "literal of the wrong type";
     E0602 = "E0602", "missing-field", "missing required field";
     E0603 = "E0603", "unknown-field", "unknown field";

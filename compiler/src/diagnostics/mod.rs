@@ -5,6 +5,7 @@
 
 pub mod codes;
 pub mod render;
+pub mod suggest;
 mod syntax;
 
 pub use codes::Code;

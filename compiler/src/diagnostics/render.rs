@@ -1,5 +1,5 @@
 //! Rendering diagnostics: ariadne reports for people, JSON lines for tools
-//! (checks.md § Output). Both write into a buffer; the caller decides where it goes.
+//! (book: reference/checking.md). Both write into a buffer; the caller decides where it goes.
 
 use ariadne::{Config, IndexType, Label as ALabel, Report, ReportKind};
 use serde::Serialize;

@@ -64,7 +64,7 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
                 .filter_map(|e| e.strip_prefix('`').and_then(|e| e.strip_suffix('`')))
                 .filter(|e| e.chars().all(|c| c.is_ascii_lowercase()))
                 .collect();
-            match word.and_then(|w| crate::resolve::closest(w, &keywords)) {
+            match word.and_then(|w| crate::diagnostics::suggest::closest(w, &keywords)) {
                 Some(near) => d.with_help(format!("did you mean `{near}`?")),
                 None if expected.iter().any(|e| e == "`read`") => d.with_help(
                     "an entry is `PATH [operator] VERB [TYPES] [-> TYPE [*]]`; the verbs are read, watch, list, stat, write, create and remove",

@@ -14,9 +14,9 @@ use oth_syntax::ast::bson::{Block, Decl, FieldItem, Type, TypeKind as SynType};
 use super::{
     DeclaredType, Format, LiteralCx, LoweredType, SchemaBlock, TypeKind, TypeLookup, TypeNames,
 };
+use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
 use crate::model::{self, EnumValueDef, FieldDef, FieldType, Model, Scalar, TypeId};
-use crate::resolve::closest;
 use crate::source::FileId;
 
 pub struct Bson;

@@ -1,6 +1,6 @@
 //! BSON literals: checking a value against its expected type (E06xx) and
 //! encoding it, with the `bson` crate, into the bytes the runtime will send
-//! (abi.md §3: `$type` first, then fields in declaration order).
+//! (book: reference/wire.md: `$type` first, then fields in declaration order).
 
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, Document};
@@ -9,9 +9,9 @@ use oth_syntax::ast::{Key, Value, ValueKind};
 
 use super::bson::describe;
 use super::{LiteralCx, TypeLookup};
+use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::{FieldType, Scalar, TypeId, TypeKind};
-use crate::resolve::closest;
 
 /// Checks a top-level literal of message type `ty` and encodes it.
 pub fn encode_payload(cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<Vec<u8>> {

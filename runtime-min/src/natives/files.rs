@@ -1,10 +1,10 @@
 //! `Files`: a host directory tree, served under the configured directory
-//! and never outside it (runtime.md). The operator configures it with
+//! and never outside it (book: reference/running.md). The operator configures it with
 //! `write FilesConfig { dir, readonly? }` to its root; relative directories
 //! are taken from the runtime's working directory.
 //!
 //! Confinement: request paths reach here already parsed (no `.`, `..` or
-//! empty segments; `paths::parse`), and every path that is opened is first
+//! empty segments; `othc::namespace::path::parse_request`), and every path that is opened is first
 //! resolved with symlinks followed (`canonicalize`) and must stay under the
 //! canonical root; a symlink that leads out is refused (`forbidden`), and
 //! listings leave such entries out. Creation resolves the parent and never
@@ -126,7 +126,7 @@ impl Files {
                 _ => return vec![Reply::error(errno::INVALID, "not a file name")],
             }
         }
-        let shown = &crate::paths::text(r.path);
+        let shown = &othc::namespace::path::text(r.path);
         let result = match r.verb {
             abi::READ => self.read(&root, &p, r.limit, shown),
             abi::LIST => return self.list(&root, &p, shown),

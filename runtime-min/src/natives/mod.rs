@@ -1,8 +1,9 @@
-//! The runtime's own objects (runtime.md § Native objects; their header is
+//! The runtime's own objects (book: reference/natives.md; their header is
 //! `sdk/env/Runtime.oth`). Requests reach them checked against that header
 //! like any other: a native sees only verbs and paths it serves.
 
 pub mod clock;
+pub(crate) mod console;
 pub mod files;
 
 use crate::Payload;

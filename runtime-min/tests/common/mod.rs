@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use othc::build::{Built, Options, build_images, build_objects, sha256_hex};
+use othc::build::{Options, build_images, build_objects};
+use othc::bundle::{Built, sha256_hex};
 use othc::loader::Loader;
 use othc::model::{FileOrigin, ImageId, ObjectId};
 use othc::toolchain::Profile;
@@ -116,7 +117,7 @@ pub fn wat_bundle(
         .iter()
         .position(|i| i.file.0 == root_file)
         .ok_or("the file declares no image")?;
-    let json = othc::bundle::image_json(model, ImageId(img as u32), &built)?;
+    let json = othc::bundle::image_json(&c.checked, ImageId(img as u32), &built)?;
     othc::bundle::write(&json, &modules)
 }
 

@@ -1,0 +1,120 @@
+//! The `othc` command line: argument parsing, the disk, the terminal. The
+//! compiler itself is the `othc` library; `othc run` runs images with the
+//! runtime's library (`othismo-runtime`).
+
+mod build;
+mod check;
+mod explain;
+mod fmt;
+mod fs;
+mod generate;
+mod inspect;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Exit statuses (book: reference/checking.md).
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_ERRORS: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "othc",
+    version,
+    about = "The Othismo compiler",
+    long_about = "The Othismo compiler.\n\nothc reads .oth files (object headers, schema blocks and images), proves that \
+every need is met by what is mounted, and reports each problem with a stable code.\n\n\
+Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O failure."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Parse and check .oth files and everything they import
+    ///
+    /// Every independent problem is reported in one run. Imports are followed
+    /// relative to the importing file; `othismo:env` names the runtime's own
+    /// objects.
+    Check(check::CheckArgs),
+    /// Generate bindings for the objects and types of .oth files
+    ///
+    /// `othc gen --lang as Greeter.oth` writes `Greeter.oth.ts` beside it (or
+    /// into `-o DIR`): message classes, a server base class per object, a
+    /// client per need. The file is checked first; errors stop it.
+    Gen(generate::GenArgs),
+    /// Compile the objects of .oth files into modules that carry their header
+    ///
+    /// For each object the files declare or their images use: generate its
+    /// bindings (E0703 when stale), compile its AssemblyScript with the pinned
+    /// compiler (installed into othc's cache on first use), check the result
+    /// against the host ABI, and embed the header and schemas as custom
+    /// sections. Unchanged modules come from the cache.
+    Build(build::BuildArgs),
+    /// Rewrite .oth files in the canonical layout, keeping comments
+    ///
+    /// With --check, change nothing and exit 1 if a file would change. A file
+    /// that does not parse is never rewritten.
+    Fmt(fmt::FmtArgs),
+    /// Build an image and run it: `othc run Hello.oth`
+    ///
+    /// Builds like `othc build` (unchanged modules come from the cache), then
+    /// runs the image in this process: console input from stdin, a line at a
+    /// time whenever the image is idle; console output on stdout. A bundle
+    /// (`NAME.othimg`) runs as it is. Exit status: 0 the image went idle and
+    /// its input ended; 1 errors, an instance stopped (a trap or a limit) or
+    /// a startup request failed; 2 usage, or a bundle that cannot be loaded.
+    Run(run::RunArgs),
+    /// Show what a built module says about itself: its sections, whether it
+    /// keeps the host ABI, and its header and schemas
+    Inspect(inspect::InspectArgs),
+    /// Explain an error or warning code, with a wrong and a fixed example
+    ///
+    /// Prints the code's page of the book. Without a code, lists them all.
+    Explain(explain::ExplainArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, Default)]
+pub enum MessageFormat {
+    /// Reports for people, on stderr
+    #[default]
+    Human,
+    /// One JSON object per diagnostic per line, on stdout
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when stderr is a terminal
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let usage = e.use_stderr();
+            let _ = e.print();
+            // --help and --version are not failures.
+            return ExitCode::from(if usage { EXIT_USAGE } else { EXIT_OK });
+        }
+    };
+    let status = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Gen(args) => generate::run(args),
+        Command::Fmt(args) => fmt::run(args),
+        Command::Build(args) => build::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Explain(args) => explain::run(args),
+    };
+    ExitCode::from(status)
+}

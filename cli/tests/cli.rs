@@ -1,0 +1,453 @@
+//! The `othc` binary as users run it: exit statuses, output streams, formats.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn othc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_othc"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("othc runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `o` exited with `status` and its stderr says `text`.
+fn says(o: &Output, status: i32, text: &str) {
+    assert_eq!(o.status.code(), Some(status), "{}", stderr(o));
+    assert!(stderr(o).contains(text), "{}", stderr(o));
+}
+
+#[test]
+fn clean_files_exit_0_silently() {
+    let o = othc(&[
+        "check",
+        "fixtures/check/ok/nested_images.oth",
+        "fixtures/parse/ok/seed_party_schema.oth",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn warnings_alone_exit_0() {
+    let o = othc(&["check", "fixtures/parse/err/W0003_dangling_doc.oth"]);
+    says(&o, 0, "[W0003] Warning");
+    assert!(stderr(&o).ends_with("warning: 1 warning\n"));
+}
+
+#[test]
+fn errors_exit_1_with_reports_on_stderr_without_colour_when_piped() {
+    let o = othc(&[
+        "check",
+        "fixtures/parse/err/E0103_three_unrelated_errors.oth",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert_eq!(err.matches("[E0103] Error").count(), 3, "{err}");
+    // The fixture also has a redundant `*` (W0401), which the checker notes.
+    assert!(err.ends_with("error: 3 errors, 1 warning\n"), "{err}");
+    assert!(!err.contains('\u{1b}'), "no colour on a pipe");
+    assert_eq!(stdout(&o), "");
+    let o = othc(&[
+        "check",
+        "--color",
+        "always",
+        "fixtures/parse/err/E0103_not_a_verb.oth",
+    ]);
+    assert!(stderr(&o).contains('\u{1b}'), "colour when asked");
+}
+
+#[test]
+fn json_lines_have_every_field_of_checks_md() {
+    let o = othc(&[
+        "check",
+        "--message-format",
+        "json",
+        "fixtures/check/err/E0202_not_exported.oth",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "", "json mode keeps stderr for failures");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1);
+    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut want = vec![
+        "severity",
+        "code",
+        "message",
+        "file",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "labels",
+        "help",
+    ];
+    want.sort();
+    let mut keys_sorted = keys.clone();
+    keys_sorted.sort();
+    assert_eq!(keys_sorted, want);
+    assert_eq!(v["severity"], "error");
+    assert_eq!(v["code"], "E0202");
+    assert_eq!(v["file"], "fixtures/check/err/E0202_not_exported.oth");
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(2), Some(10))
+    );
+    assert_eq!(
+        (v["end_line"].as_u64(), v["end_column"].as_u64()),
+        (Some(2), Some(16))
+    );
+    let label = &v["labels"][0];
+    assert_eq!(label["file"], "fixtures/check/lib/library.oth");
+    assert_eq!(
+        (label["line"].as_u64(), label["column"].as_u64()),
+        (Some(6), Some(8))
+    );
+    assert!(
+        label["message"]
+            .as_str()
+            .unwrap()
+            .contains("without `export`")
+    );
+    assert!(v["help"].as_str().unwrap().contains("export"));
+}
+
+#[test]
+fn json_columns_count_unicode_scalars() {
+    let dir = std::env::temp_dir().join(format!("othc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("u.oth");
+    // `é` is two bytes but one column; the bad token starts at column 14.
+    std::fs::write(
+        &f,
+        "# é\nobject Café { }\nobject B { serves { /é read } }\n",
+    )
+    .unwrap();
+    let o = othc(&["check", "--message-format", "json", f.to_str().unwrap()]);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(first["code"], "E0101");
+    assert_eq!(
+        (first["line"].as_u64(), first["column"].as_u64()),
+        (Some(2), Some(11))
+    );
+    assert_eq!(first["end_column"].as_u64(), Some(12));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unreadable_roots_exit_2() {
+    let o = othc(&["check", "fixtures/does-not-exist.oth"]);
+    says(
+        &o,
+        2,
+        "cannot read `fixtures/does-not-exist.oth`: no such file",
+    );
+    let o = othc(&["check", "fixtures/check/lib/latin1.oth"]);
+    says(&o, 2, "not valid UTF-8 (byte 0xe9 at line 1, column 6)");
+    let o = othc(&["check", "fixtures/check/lib/bare.wasm"]);
+    says(&o, 2, "no `othismo:header` section");
+    let o = othc(&["check", "fixtures"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    assert_eq!(othc(&["check"]).status.code(), Some(2));
+    assert_eq!(othc(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(
+        othc(&["check", "--message-format", "xml", "a.oth"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let o = othc(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("check") && stdout(&o).contains("explain"));
+    let o = othc(&["check", "--help"]);
+    assert!(stdout(&o).contains("--message-format"));
+}
+
+#[test]
+fn explain_prints_the_book_page() {
+    let o = othc(&["explain", "E0205"]);
+    assert_eq!(o.status.code(), Some(0));
+    let page = std::fs::read_to_string(root().join("book/src/errors/E0205.md")).unwrap();
+    assert_eq!(stdout(&o), page);
+    let o = othc(&["explain", "0104"]);
+    assert!(stdout(&o).starts_with("# E0104: unclosed block or bracket"));
+    let o = othc(&["explain"]);
+    assert!(
+        stdout(&o)
+            .lines()
+            .any(|l| l.starts_with("E0101  unexpected-character"))
+    );
+    let o = othc(&["explain", "E9999"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not an othc code"));
+}
+
+/// The seed's hello example beside the checkout (`../shared`), as CI lays it
+/// out. Under CI its absence is a failure; elsewhere the caller skips, saying so.
+fn seed_hello() -> Option<PathBuf> {
+    let dir = root().join("../shared/examples/hello");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").map_or(true, |v| v != "true"),
+        "../shared/examples/hello is missing; CI must lay shared/ beside the checkout"
+    );
+    eprintln!("skipped: no ../shared/examples/hello beside this checkout");
+    None
+}
+
+#[test]
+fn hello_example_is_the_seed_verbatim_and_checks() {
+    let o = othc(&["check", "examples/hello/Hello.oth"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let Some(seed_dir) = seed_hello() else {
+        return;
+    };
+    for f in ["Greeter.oth", "Greeter.ts", "Hello.oth", "Shouter.oth"] {
+        let ours = std::fs::read(root().join("examples/hello").join(f)).unwrap();
+        let seed = std::fs::read(seed_dir.join(f)).unwrap();
+        assert!(ours == seed, "examples/hello/{f} differs from the seed's");
+    }
+}
+
+#[test]
+fn values_and_set_give_slots_their_values() {
+    let o = othc(&[
+        "check",
+        "examples/hello/Hello.oth",
+        "--set",
+        r#"greeting=Greeting { prefix: "Yo, ", excited: true }"#,
+        "--message-format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = othc(&[
+        "check",
+        "examples/hello/Hello.oth",
+        "--set",
+        r#"greting=Greeting { prefix: "Yo, ", excited: true }"#,
+    ]);
+    says(&o, 1, "[E0610] Error: no slot `greting`");
+    assert!(stderr(&o).contains("did you mean `greeting`?"));
+    let o = othc(&[
+        "check",
+        "examples/hello/Hello.oth",
+        "--set",
+        r#"greeting=Greeting { prefix: 1, excited: true }"#,
+    ]);
+    says(&o, 1, "[E0601]");
+    let o = othc(&[
+        "check",
+        "examples/hello/Hello.oth",
+        "--values",
+        "no/such.values",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: cannot read `no/such.values`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn gen_writes_bindings_and_errors_stop_it() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_gen");
+    let _ = std::fs::remove_dir_all(&out);
+    let dir = out.to_string_lossy().into_owned();
+    let o = othc(&[
+        "gen",
+        "--lang",
+        "as",
+        "examples/hello/Greeter.oth",
+        "-o",
+        &dir,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let first =
+        std::fs::read_to_string(out.join("Greeter.oth.ts")).expect("Greeter.oth.ts written");
+    assert!(
+        first.starts_with("// Generated by othc from Greeter.oth (sha256 "),
+        "{first}"
+    );
+    assert!(first.contains("export class GreeterServer extends Server"));
+    assert!(first.contains("export const cons = new ConsClient(\"/dev/cons\")"));
+    assert!(stderr(&o).contains("wrote "), "{}", stderr(&o));
+    // Deterministic: the same bytes again.
+    let o = othc(&[
+        "gen",
+        "--lang",
+        "as",
+        "examples/hello/Greeter.oth",
+        "-o",
+        &dir,
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(out.join("Greeter.oth.ts")).unwrap(),
+        first
+    );
+    // A file with errors gets no bindings.
+    let o = othc(&[
+        "gen",
+        "--lang",
+        "as",
+        "fixtures/check/err/E0303_unknown_field_type.oth",
+        "-o",
+        &dir,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!out.join("E0303_unknown_field_type.oth.ts").exists());
+    let o = othc(&["gen", "examples/hello/Greeter.oth"]);
+    assert_eq!(o.status.code(), Some(2), "--lang is required");
+}
+
+#[test]
+fn fmt_rewrites_checks_and_never_touches_what_does_not_parse() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_fmt");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let messy = dir.join("messy.oth");
+    std::fs::write(
+        &messy,
+        "object A { serves { /a read -> text/plain  # the root\n /bb write */* } }\n",
+    )
+    .unwrap();
+    let p = messy.to_string_lossy().into_owned();
+    let o = othc(&["fmt", "--check", &p]);
+    says(&o, 1, "would reformat");
+    let o = othc(&["fmt", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        "object A {\n  serves {\n    /a   read -> text/plain  # the root\n    /bb  write */*\n  }\n}\n"
+    );
+    let o = othc(&["fmt", "--check", &p]);
+    assert_eq!(o.status.code(), Some(0), "formatted now");
+    let broken = dir.join("broken.oth");
+    let text = "object A { serves { /a reed } }\n";
+    std::fs::write(&broken, text).unwrap();
+    let o = othc(&["fmt", &broken.to_string_lossy()]);
+    says(&o, 1, "[E0103]");
+    assert_eq!(
+        std::fs::read_to_string(&broken).unwrap(),
+        text,
+        "left as it was"
+    );
+}
+
+#[test]
+fn build_and_inspect_the_hello_example() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_build");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("hello")).unwrap();
+    for e in std::fs::read_dir(root().join("examples/hello"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join("hello").join(e.file_name())).unwrap();
+        }
+    }
+    let hello = dir.join("hello/Hello.oth").to_string_lossy().into_owned();
+    let o = othc(&["build", &hello]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("Hello.othimg"), "{err}");
+    assert!(err.contains("built 2 module(s)"), "{err}");
+    let built = dir.join("hello/build");
+    let o = othc(&["inspect", &built.join("Greeter.wasm").to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("# host ABI: kept"), "{out}");
+    assert!(out.contains("export object Greeter {"), "{out}");
+    let o = othc(&["inspect", &built.join("Hello.othimg").to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("greeter = modules/Greeter.wasm"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("write /greeter/greeting (application/bson, 52 bytes)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// `othc` with `stdin` piped in.
+fn othc_with_input(args: &[&str], stdin: &str) -> Output {
+    test_support::run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_othc"))
+            .args(args)
+            .current_dir(root()),
+        stdin.as_bytes(),
+    )
+}
+
+/// The README's main job: `othc run examples/hello/Hello.oth`, as the
+/// example's README says, with and without `--set`, and the bundle it
+/// leaves behind run again.
+#[test]
+fn run_the_hello_example_end_to_end() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_run");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(root().join("examples/hello"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    let hello = dir.join("Hello.oth").to_string_lossy().into_owned();
+    let o = othc_with_input(&["run", &hello], "Ada\nGrace\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n");
+    let set = r#"greeting=Greeting { prefix: "Yo ", excited: true }"#;
+    let o = othc_with_input(&["run", &hello, "--set", set], "Ada\nGrace\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "Yo Ada!\nYO ADA!\nYo Grace!\nYO GRACE!\n");
+    // The second build compiled nothing.
+    assert!(
+        stderr(&o).contains("0 compiled, 2 unchanged"),
+        "{}",
+        stderr(&o)
+    );
+    let bundle = dir
+        .join("build/Hello.othimg")
+        .to_string_lossy()
+        .into_owned();
+    let o = othc_with_input(&["run", &bundle], "Ada\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "Yo Ada!\nYO ADA!\n");
+    // Which image: one that is not there is a usage error.
+    let o = othc_with_input(&["run", &hello, "--image", "Nope"], "");
+    says(&o, 2, "has no image `Nope`");
+    // A file without images says so.
+    let o = othc_with_input(&["run", "fixtures/parse/ok/seed_party_schema.oth"], "");
+    says(&o, 2, "declares no image to run");
+}

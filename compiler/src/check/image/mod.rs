@@ -1,0 +1,261 @@
+//! Image rules: each instance's view is built from its mounts and binds
+//! (by the namespace module), and every need is resolved through it to the
+//! serve that will answer it.
+//!
+//! Codes: E0501–E0514, E0517 and E0518, W0501; literals (E06xx) through the
+//! formats. One file per concern: `recursion` (images inside themselves,
+//! nesting depth), `sources` (what mounts, binds and exports point at),
+//! `needs` (every need of every instance), `exports`, `startup` (startup
+//! requests and their payloads), `slots` (slot values).
+
+mod exports;
+mod needs;
+mod recursion;
+mod slots;
+mod sources;
+mod startup;
+
+use oth_syntax::ast;
+
+use super::lower::Lowered;
+use crate::diagnostics::Diagnostics;
+use crate::formats::Formats;
+use crate::model::*;
+use crate::namespace::serve::Holder;
+use crate::namespace::tree::{Target, Tree};
+use crate::namespace::view::ReadonlyBy;
+use crate::namespace::{NeedCheck, Wires};
+use crate::resolve::FrontEnd;
+use crate::source::{FileId, FileSpan};
+
+/// A value for a slot from outside the image: a value file line or `--set`.
+pub struct SlotValue {
+    pub file: FileId,
+    pub slot: ast::Ident,
+    pub value: ast::Value,
+}
+
+pub struct ImageChecker<'a> {
+    pub front: &'a FrontEnd,
+    pub lowered: &'a Lowered,
+    pub formats: &'a Formats,
+    pub diags: &'a mut Diagnostics,
+    /// Images that instantiate themselves (E0517) or nest too deep (E0518):
+    /// not looked into.
+    broken: Vec<bool>,
+    /// Where each wire leads (filled by `sources`).
+    wires: Wires,
+    /// Results to store in the model: (image, slot, value) and (image, startup, payload).
+    pub slot_values: Vec<(ImageId, usize, Encoded)>,
+    pub startup_payloads: Vec<(ImageId, usize, StartupPayload)>,
+    /// What each need entry reached.
+    pub need_checks: Vec<NeedCheck>,
+}
+
+/// What the image checker hands on.
+pub struct ImageResults {
+    pub slot_values: Vec<(ImageId, usize, Encoded)>,
+    pub startup_payloads: Vec<(ImageId, usize, StartupPayload)>,
+    pub namespace: crate::namespace::Namespace,
+}
+
+fn describe(model: &Model, t: &PayloadType) -> String {
+    match t {
+        PayloadType::Content(c) => c.text.clone(),
+        PayloadType::Message(id) => model.ty(*id).name.clone(),
+        PayloadType::Unknown => "?".into(),
+    }
+}
+
+fn describe_all(model: &Model, ts: &[PayloadType]) -> String {
+    if ts.is_empty() {
+        return "no payload".into();
+    }
+    ts.iter()
+        .map(|t| format!("`{}`", describe(model, t)))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+fn quote_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl<'a> ImageChecker<'a> {
+    pub fn new(
+        front: &'a FrontEnd,
+        lowered: &'a Lowered,
+        formats: &'a Formats,
+        diags: &'a mut Diagnostics,
+    ) -> ImageChecker<'a> {
+        ImageChecker {
+            front,
+            lowered,
+            formats,
+            diags,
+            broken: vec![false; lowered.model.images.len()],
+            wires: Vec::new(),
+            slot_values: Vec::new(),
+            startup_payloads: Vec::new(),
+            need_checks: Vec::new(),
+        }
+    }
+
+    fn model(&self) -> &'a Model {
+        &self.lowered.model
+    }
+
+    fn spans(&self) -> &'a Spans {
+        &self.lowered.spans
+    }
+
+    /// The namespace module's view of the model.
+    fn tree(&self) -> Tree<'a> {
+        Tree::new(self.model(), self.broken.clone())
+    }
+
+    pub fn run(mut self, values: &[SlotValue]) -> ImageResults {
+        self.recursion();
+        let tree = self.tree();
+        self.wires = crate::namespace::resolve_wires(&tree);
+        let n = self.model().images.len();
+
+        for img in 0..n {
+            self.sources(&tree, ImageId(img as u32));
+        }
+        for img in 0..n {
+            let img = ImageId(img as u32);
+            self.needs(&tree, img);
+            self.exports(img);
+            self.startup(&tree, img);
+        }
+        self.slots(values);
+        // The images that can run on their own, flattened as a bundle will
+        // hold them; only once everything checked, so a flattening failure
+        // is never a cascade of another error.
+        let clean = !self.diags.has_errors();
+        let flat = (0..n)
+            .map(|i| {
+                let id = ImageId(i as u32);
+                if !clean || self.broken[i] || !self.model().image(id).needs.is_empty() {
+                    return None;
+                }
+                self.flatten(&tree, id)
+            })
+            .collect();
+        ImageResults {
+            slot_values: self.slot_values,
+            startup_payloads: self.startup_payloads,
+            namespace: crate::namespace::Namespace {
+                wires: self.wires,
+                needs: self.need_checks,
+                flat,
+            },
+        }
+    }
+
+    /// How a target reads in messages, and where its declaration is.
+    fn owner(&self, t: Target) -> (String, FileSpan) {
+        let model = self.model();
+        match t {
+            Target::Instance(img, i) => {
+                let inst = &model.image(img).instances[i];
+                let at = match inst.of {
+                    Some(Shape::Object(o)) => self.spans().objects[o.index()].name,
+                    Some(Shape::Image(j)) => self.spans().images[j.index()].name,
+                    None => self.spans().images[img.index()].instances[i].object,
+                };
+                let of = match inst.of {
+                    Some(Shape::Object(o)) => model.object(o).name.clone(),
+                    Some(Shape::Image(j)) => model.image(j).name.clone(),
+                    None => "?".into(),
+                };
+                (format!("`{}` (a `{of}`)", inst.name), at)
+            }
+            Target::Need(img, n) => (
+                format!(
+                    "the need `{}` of image `{}`",
+                    model.image(img).needs[n].mount,
+                    model.image(img).name
+                ),
+                self.spans().images[img.index()].needs[n],
+            ),
+        }
+    }
+
+    fn target_name(&self, t: Target) -> String {
+        match t {
+            Target::Instance(img, i) => self.model().image(img).instances[i].name.clone(),
+            Target::Need(img, n) => self.model().image(img).needs[n]
+                .mount
+                .to_string()
+                .trim_start_matches('/')
+                .to_string(),
+        }
+    }
+
+    /// Where the entries a lookup looked at are declared.
+    fn holder_at(&self, h: Holder) -> FileSpan {
+        match h {
+            Holder::Object(o) => self.spans().objects[o.index()].name,
+            Holder::Need(img, n) => self.spans().images[img.index()].needs[n],
+            Holder::Image(j) => self.spans().images[j.index()].name,
+        }
+    }
+
+    /// Where a read-only line is: its `readonly` word.
+    fn readonly_at(&self, r: ReadonlyBy) -> Option<FileSpan> {
+        match r {
+            ReadonlyBy::Wire(img, ii, wi) => {
+                self.spans().images[img.index()].instances[ii].wiring[wi].readonly
+            }
+            ReadonlyBy::Export(img, ei) => self.spans().images[img.index()].exports[ei].readonly,
+        }
+    }
+
+    /// The syntax of an image: startup payloads and slot values are
+    /// checked and encoded from it.
+    fn image_ast(&self, img: ImageId) -> (&'a ast::Image, FileId, usize) {
+        let (m, item) = self.lowered.image_src[img.index()];
+        let module = &self.front.program.modules[m.0 as usize];
+        let ast::Item::Image(i) = &module.ast.items[item] else {
+            unreachable!("image_src points at an image item")
+        };
+        (i, module.file, m.0 as usize)
+    }
+
+    /// Image `id` flattened as its bundle will hold it; a flattening that
+    /// goes round in a circle or too deep (through nested images' needs
+    /// and exports) is E0518, at the instance whose view it was following.
+    fn flatten(&mut self, tree: &Tree, id: ImageId) -> Option<crate::namespace::flatten::Flat> {
+        match crate::namespace::flatten::flatten(tree, &self.wires, id) {
+            Ok(flat) => Some(flat),
+            Err(e) => {
+                let (at, label) = match e.at {
+                    Some((img, i)) => (
+                        self.spans().images[img.index()].instances[i].name,
+                        "following this instance's view",
+                    ),
+                    None => (self.spans().images[id.index()].name, "in this image"),
+                };
+                // Anything else that stops a flattening is reported by the
+                // rules above; only the depth limit is new here.
+                if e.too_deep {
+                    self.diags.push(
+                        crate::diagnostics::Diagnostic::new(
+                            crate::diagnostics::Code::E0518,
+                            format!("image `{}`: {}", self.model().image(id).name, e.message),
+                            crate::diagnostics::Label::new(at.file, at.span, label),
+                        )
+                        .with_help("a nested image's need is mounted on its own export: mount something else there"),
+                    );
+                }
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! The namespace rules, in one place: what a path in an instance's view
+//! reaches, which serves entry answers a request, what an object's needs
+//! allow, and how an image with nested images flattens into the instances
+//! a runtime runs.
+//!
+//! Invariant: nothing else in the toolchain decides what a path reaches.
+//! The checker resolves every link with these functions and records the
+//! result ([`crate::check::Checked::namespace`]); the bundle writer writes
+//! what the checker recorded; the runtime routes every request with
+//! [`route::select`], [`needs::allows`] and [`view::longest`]. So what
+//! `othc check` proves is what the runtime enforces.
+//!
+//! Every resolution that can chain (binds through binds, exports of nested
+//! images, needs of nested images through the enclosing view, exposures at
+//! run time) stops at [`MAX_DEPTH`] links, which the checker reports as
+//! E0518 and the runtime answers as `not_found`.
+
+pub mod flatten;
+pub mod needs;
+pub mod path;
+pub mod route;
+pub mod serve;
+pub mod tree;
+pub mod view;
+
+use crate::model::{EntryId, ImageId, Model};
+
+/// How many links one resolution may follow.
+pub const MAX_DEPTH: usize = 32;
+
+/// A resolution went past [`MAX_DEPTH`] links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit;
+
+/// Per image, per instance, per wire: where the wire leads.
+pub type Wires = Vec<Vec<Vec<Result<view::Reached, view::LinkError>>>>;
+
+/// What the checker found out about an image's paths, kept for those who
+/// come after it (the bundle writer, the language server, the tests).
+#[derive(Clone, Debug, Default)]
+pub struct Namespace {
+    /// Where each wire leads, per image, per instance.
+    pub wires: Wires,
+    /// Per checked need entry of an instance, what it reached.
+    pub needs: Vec<NeedCheck>,
+    /// Per image: the image flattened, for an image that can run on its own
+    /// (no needs of its own, and nothing broken in it).
+    pub flat: Vec<Option<flatten::Flat>>,
+}
+
+/// What a need entry of an instance reaches, as the checker resolved it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NeedCheck {
+    pub image: ImageId,
+    pub instance: usize,
+    /// The need's entry.
+    pub need: EntryId,
+    pub outcome: NeedOutcome,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NeedOutcome {
+    /// The serve entry it reaches, and whether the way is read-only.
+    Reached { serve: EntryId, readonly: bool },
+    /// Nothing is mounted at its path.
+    NothingMounted,
+    /// The target serves nothing at the path (`readonly`: the way there is).
+    NothingServed { readonly: bool },
+    /// The target serves the path with other verbs only.
+    OtherVerbs { readonly: bool },
+    /// Something on the way was broken or unknown (reported elsewhere).
+    Unresolved,
+}
+
+impl Namespace {
+    /// The flattened image `id`, if the checker could flatten it.
+    pub fn flat(&self, id: ImageId) -> Option<&flatten::Flat> {
+        self.flat.get(id.index()).and_then(Option::as_ref)
+    }
+}
+
+/// Resolves every wire of every image (`broken` images are skipped).
+pub fn resolve_wires(tree: &tree::Tree) -> Wires {
+    let model: &Model = tree.model;
+    model
+        .images
+        .iter()
+        .enumerate()
+        .map(|(i, img)| {
+            let id = ImageId(i as u32);
+            (0..img.instances.len())
+                .map(|ii| {
+                    if tree.is_broken(id) {
+                        vec![Err(view::LinkError::Broken); img.instances[ii].wiring.len()]
+                    } else {
+                        view::resolve_wires(tree, id, ii)
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}

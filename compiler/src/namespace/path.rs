@@ -1,0 +1,161 @@
+//! Paths and path patterns: how a pattern covers a path, which prefix a
+//! path lies under, and how a request path is read. Every part of the
+//! toolchain that compares paths (the checker, the bundle writer, the
+//! runtime, the generated servers' routing order) calls these.
+
+use crate::model::{PathPattern, Seg};
+
+/// A serve pattern covers a need pattern: a literal is covered by the same
+/// literal, by `{x}` or by `**`; `{x}` only by `{y}` or `**`; `**` only by `**`.
+pub fn path_covers(serve: &[Seg], need: &[Seg]) -> bool {
+    let mut i = 0;
+    loop {
+        match (serve.get(i), need.get(i)) {
+            (Some(Seg::Rest), _) => return true,
+            (None, None) => return true,
+            (None, Some(_)) | (Some(_), None) => return false,
+            (Some(Seg::Lit(s)), Some(Seg::Lit(n))) if s == n => {}
+            (Some(Seg::Capture(_)), Some(Seg::Lit(_) | Seg::Capture(_))) => {}
+            _ => return false,
+        }
+        i += 1;
+    }
+}
+
+/// Whether a serve pattern can match some path at or under `prefix`: what
+/// a mount or export source needs to point at something.
+pub fn reaches_under(serve: &[Seg], prefix: &[Seg]) -> bool {
+    for (i, p) in prefix.iter().enumerate() {
+        match (serve.get(i), p) {
+            (Some(Seg::Rest), _) => return true,
+            (None, _) => return false,
+            (Some(Seg::Lit(s)), Seg::Lit(n)) if s == n => {}
+            (Some(Seg::Capture(_)), Seg::Lit(_) | Seg::Capture(_)) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Segment-by-segment preference: literal over `{name}` over `**`. Lower
+/// sorts first, i.e. is preferred.
+pub fn specificity(pattern: &[Seg]) -> Vec<u8> {
+    pattern
+        .iter()
+        .map(|s| match s {
+            Seg::Lit(_) => 0,
+            Seg::Capture(_) => 1,
+            Seg::Rest => 2,
+        })
+        .collect()
+}
+
+/// Whether `path` has `prefix` as its leading literal segments; what is
+/// left of `path` after them.
+pub fn strip_prefix<'a>(path: &'a [Seg], prefix: &[Seg]) -> Option<&'a [Seg]> {
+    if prefix.len() > path.len() {
+        return None;
+    }
+    prefix
+        .iter()
+        .zip(path)
+        .all(|(a, b)| matches!((a, b), (Seg::Lit(x), Seg::Lit(y)) if x == y))
+        .then(|| &path[prefix.len()..])
+}
+
+/// The segments of a request path as an object sends it; `None` when it
+/// is malformed (not starting with `/`, or with an empty, `.` or `..`
+/// segment). A request path is concrete: `{x}` and `**` in it are plain
+/// names, as the runtime carries them.
+pub fn parse_request(path: &str) -> Option<Vec<Seg>> {
+    let rest = path.strip_prefix('/')?;
+    if rest.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut segs = Vec::with_capacity(rest.bytes().filter(|b| *b == b'/').count() + 1);
+    for s in rest.split('/') {
+        if s.is_empty() || s == "." || s == ".." {
+            return None;
+        }
+        segs.push(Seg::Lit(s.to_string()));
+    }
+    Some(segs)
+}
+
+/// A path as text: `/` and its segments (patterns as written).
+pub fn text(segs: &[Seg]) -> String {
+    if segs.iter().all(|s| matches!(s, Seg::Lit(_))) {
+        let mut out = String::with_capacity(
+            segs.iter()
+                .map(|s| match s {
+                    Seg::Lit(l) => l.len() + 1,
+                    _ => 3,
+                })
+                .sum::<usize>()
+                .max(1),
+        );
+        for s in segs {
+            if let Seg::Lit(l) = s {
+                out.push('/');
+                out.push_str(l);
+            }
+        }
+        if out.is_empty() {
+            out.push('/');
+        }
+        return out;
+    }
+    PathPattern {
+        segs: segs.to_vec(),
+    }
+    .to_string()
+}
+
+#[cfg(test)]
+pub(crate) fn segs(p: &str) -> Vec<Seg> {
+    p.split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if s == "**" {
+                Seg::Rest
+            } else if let Some(c) = s.strip_prefix('{') {
+                Seg::Capture(c.trim_end_matches('}').into())
+            } else {
+                Seg::Lit(s.into())
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_cover_paths() {
+        assert!(path_covers(&segs("/a"), &segs("/a")));
+        assert!(path_covers(&segs("/{x}"), &segs("/a")));
+        assert!(path_covers(&segs("/**"), &segs("/a/b")));
+        assert!(path_covers(&segs("/a/**"), &segs("/a")));
+        assert!(path_covers(&segs("/{x}"), &segs("/{y}")));
+        assert!(!path_covers(&segs("/a"), &segs("/{y}")));
+        assert!(!path_covers(&segs("/{x}"), &segs("/**")));
+        assert!(path_covers(&segs("/**"), &segs("/**")));
+        assert!(!path_covers(&segs("/a"), &segs("/a/b")));
+        assert!(!path_covers(&segs("/"), &segs("/a")));
+        assert!(specificity(&segs("/a/{x}")) < specificity(&segs("/a/**")));
+        assert!(reaches_under(&segs("/a/{x}"), &segs("/a")));
+        assert!(!reaches_under(&segs("/b"), &segs("/a")));
+        assert!(reaches_under(&segs("/**"), &segs("/a/b")));
+    }
+
+    #[test]
+    fn request_paths_parse_and_print_back() {
+        for p in ["/", "/a", "/a/b.txt", "/{x}/**"] {
+            assert_eq!(text(&parse_request(p).unwrap()), p);
+        }
+        for bad in ["", "a", "/a/", "//", "/a/../b", "/./a"] {
+            assert_eq!(parse_request(bad), None, "{bad}");
+        }
+    }
+}

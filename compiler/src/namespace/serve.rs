@@ -1,0 +1,152 @@
+//! What answers a request that has reached a place in an image tree: an
+//! object's serves entry (chosen by `route`), or, for a nested image,
+//! whatever its export at that path leads to. Inside a nested image, its
+//! own needs lead back out through the enclosing instance's view, as they
+//! will at run time; only at the top of the lookup does an image-level need
+//! stand for its declared entries (the contract the image is checked
+//! against on its own).
+
+use super::route::{Route, select};
+use super::tree::{Target, Tree};
+use super::view::{ReadonlyBy, longest, view};
+use super::{Limit, MAX_DEPTH, Wires};
+use crate::model::{EntryId, ImageId, ObjectId, Seg, Shape, Verb};
+
+/// Who holds the entries a lookup looked at (for messages and labels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    Object(ObjectId),
+    /// Image-level need `.1` of image `.0`.
+    Need(ImageId, usize),
+    /// A nested image with no export at the path.
+    Image(ImageId),
+}
+
+/// What answers `verb path` at a target.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Found {
+    Entry {
+        entry: EntryId,
+        /// Read-only exports on the way.
+        readonly: Vec<ReadonlyBy>,
+    },
+    /// Something on the way names nothing known (reported already).
+    Unresolved,
+    /// The path is served, but not with this verb (read-only exports on
+    /// the way last).
+    OtherVerbs(Vec<Verb>, Holder, Vec<ReadonlyBy>),
+    Nothing(Holder, Vec<ReadonlyBy>),
+}
+
+/// Looks up `verb path` at `target`, with the wires the checker resolved.
+pub fn lookup(
+    tree: &Tree,
+    wires: &Wires,
+    target: Target,
+    path: &[Seg],
+    verb: Verb,
+) -> Result<Found, Limit> {
+    let mut ctx = Vec::new();
+    lookup_at(tree, wires, &mut ctx, target, path.to_vec(), verb, 0)
+}
+
+/// `ctx`: the nested images' instances the lookup went into, innermost last.
+fn lookup_at(
+    tree: &Tree,
+    wires: &Wires,
+    ctx: &mut Vec<(ImageId, usize)>,
+    target: Target,
+    path: Vec<Seg>,
+    verb: Verb,
+    depth: usize,
+) -> Result<Found, Limit> {
+    if depth > MAX_DEPTH {
+        return Err(Limit);
+    }
+    let model = tree.model;
+    let holder = match target {
+        Target::Need(img, n) => {
+            if let Some(&(pimg, pi)) = ctx.last()
+                && model.image(pimg).instances[pi].of == Some(Shape::Image(img))
+            {
+                // Out through the enclosing instance's view.
+                let full = model.image(img).needs[n].mount.join(&path);
+                let ats = model.image(pimg).instances[pi]
+                    .wiring
+                    .iter()
+                    .map(|w| w.link.at.segs.as_slice());
+                let Ok(r) = view(ats, &wires[pimg.index()][pi], &full.segs) else {
+                    return Ok(Found::Unresolved);
+                };
+                ctx.pop();
+                let mut found = lookup_at(tree, wires, ctx, r.target, r.path, verb, depth + 1)?;
+                ctx.push((pimg, pi));
+                if let Found::Entry { readonly, .. }
+                | Found::OtherVerbs(_, _, readonly)
+                | Found::Nothing(_, readonly) = &mut found
+                {
+                    readonly.splice(0..0, r.readonly);
+                }
+                return Ok(found);
+            }
+            Holder::Need(img, n)
+        }
+        Target::Instance(img, i) => match model.image(img).instances[i].of {
+            None => return Ok(Found::Unresolved),
+            Some(Shape::Object(o)) => Holder::Object(o),
+            Some(Shape::Image(j)) => {
+                if tree.is_broken(j) {
+                    return Ok(Found::Unresolved);
+                }
+                ctx.push((img, i));
+                let found = exports(tree, wires, ctx, j, &path, verb, depth);
+                ctx.pop();
+                return found;
+            }
+        },
+    };
+    let entries = tree.entries(target).unwrap_or(&[]);
+    Ok(match select(model, entries, verb, &path) {
+        Route::Entry(entry) => Found::Entry {
+            entry,
+            readonly: Vec::new(),
+        },
+        Route::OtherVerbs(vs) => Found::OtherVerbs(vs, holder, Vec::new()),
+        Route::Nothing => Found::Nothing(holder, Vec::new()),
+    })
+}
+
+/// A path of a nested image's served tree: through its exports.
+fn exports(
+    tree: &Tree,
+    wires: &Wires,
+    ctx: &mut Vec<(ImageId, usize)>,
+    j: ImageId,
+    path: &[Seg],
+    verb: Verb,
+    depth: usize,
+) -> Result<Found, Limit> {
+    let def = tree.model.image(j);
+    let links = def
+        .exports
+        .iter()
+        .enumerate()
+        .map(|(ei, e)| (e.at.segs.as_slice(), ei));
+    let Some((ei, rest)) = longest(links, path) else {
+        return Ok(Found::Nothing(Holder::Image(j), Vec::new()));
+    };
+    let e = &def.exports[ei];
+    let Ok((target, mut there)) = tree.resolve(j, &e.from.segs) else {
+        return Ok(Found::Unresolved);
+    };
+    there.extend_from_slice(rest);
+    let mut found = lookup_at(tree, wires, ctx, target, there, verb, depth + 1)?;
+    if e.readonly
+        && let Found::Entry { readonly, .. }
+        | Found::OtherVerbs(_, _, readonly)
+        | Found::Nothing(_, readonly) = &mut found
+    {
+        readonly.push(ReadonlyBy::Export(j, ei));
+    }
+    Ok(found)
+}

@@ -1,0 +1,162 @@
+//! An image's tree: `/INSTANCE/...` for each instance, and each image-level
+//! need's mount point. Mount, export and startup paths name places in it.
+
+use std::collections::HashMap;
+
+use super::path::{reaches_under, strip_prefix};
+use super::{Limit, MAX_DEPTH};
+use crate::model::{EntryId, ImageId, Model, Seg, Shape};
+
+/// What a place in an image tree is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// An instance's served tree: instance `.1` of image `.0`.
+    Instance(ImageId, usize),
+    /// What an image-level `needs` block (`.1`) stands for: whatever the
+    /// enclosing image mounts there.
+    Need(ImageId, usize),
+}
+
+/// Why a path names nothing in an image tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TreeMiss {
+    /// Its first segment is no instance and no need's mount point.
+    Unknown(String),
+    /// `/`: the whole tree, not something in it.
+    Root,
+}
+
+/// The model, with what the namespace rules look up often.
+pub struct Tree<'m> {
+    pub model: &'m Model,
+    /// Per image: its instances by name (the first of a name; E0204 reported the rest).
+    by_name: Vec<HashMap<&'m str, usize>>,
+    /// Images that are not looked into: they instantiate themselves
+    /// (E0517) or nest deeper than the limit.
+    pub broken: Vec<bool>,
+}
+
+impl<'m> Tree<'m> {
+    pub fn new(model: &'m Model, broken: Vec<bool>) -> Tree<'m> {
+        let by_name = model
+            .images
+            .iter()
+            .map(|img| {
+                let mut m = HashMap::with_capacity(img.instances.len());
+                for (i, inst) in img.instances.iter().enumerate() {
+                    m.entry(inst.name.as_str()).or_insert(i);
+                }
+                m
+            })
+            .collect();
+        Tree {
+            model,
+            by_name,
+            broken,
+        }
+    }
+
+    pub fn is_broken(&self, img: ImageId) -> bool {
+        self.broken.get(img.index()).copied().unwrap_or(false)
+    }
+
+    /// Resolves a concrete path of image `img`'s tree: `/INSTANCE/...`, or
+    /// under one of its `needs` mount points (the longest).
+    pub fn resolve(&self, img: ImageId, path: &[Seg]) -> Result<(Target, Vec<Seg>), TreeMiss> {
+        let def = self.model.image(img);
+        if let Some(Seg::Lit(first)) = path.first()
+            && let Some(&i) = self.by_name[img.index()].get(first.as_str())
+        {
+            return Ok((Target::Instance(img, i), path[1..].to_vec()));
+        }
+        let best = def
+            .needs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.mount.segs.is_empty())
+            .filter_map(|(n, b)| {
+                strip_prefix(path, &b.mount.segs).map(|rest| (n, rest, b.mount.segs.len()))
+            })
+            .max_by_key(|(_, _, len)| *len);
+        if let Some((n, rest, _)) = best {
+            return Ok((Target::Need(img, n), rest.to_vec()));
+        }
+        Err(match path.first() {
+            Some(Seg::Lit(first)) => TreeMiss::Unknown(first.clone()),
+            _ => TreeMiss::Root,
+        })
+    }
+
+    /// The names at the top of an image's tree: its instances, and the
+    /// first segments of its needs' mount points.
+    pub fn names(&self, img: ImageId) -> Vec<String> {
+        let def = self.model.image(img);
+        def.instances
+            .iter()
+            .map(|i| i.name.clone())
+            .chain(def.needs.iter().filter_map(|n| match n.mount.segs.first() {
+                Some(Seg::Lit(l)) => Some(l.clone()),
+                _ => None,
+            }))
+            .collect()
+    }
+
+    /// The entries a target answers with, when it is an object or a need
+    /// (`None` for a nested image, which answers through its exports, or an
+    /// instance whose object did not resolve).
+    pub fn entries(&self, t: Target) -> Option<&'m [EntryId]> {
+        let model = self.model;
+        match t {
+            Target::Need(img, n) => Some(&model.image(img).needs[n].entries),
+            Target::Instance(img, i) => match model.image(img).instances[i].of {
+                Some(Shape::Object(o)) => Some(&model.object(o).serves),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether anything is served at or under `rest` of a target: what a
+    /// mount or export source must point at. Unknowns count as served (they
+    /// were reported where they are).
+    pub fn anything_under(
+        &self,
+        target: Target,
+        rest: &[Seg],
+        depth: usize,
+    ) -> Result<bool, Limit> {
+        if depth > MAX_DEPTH {
+            return Err(Limit);
+        }
+        let model = self.model;
+        if let Some(entries) = self.entries(target) {
+            return Ok(entries
+                .iter()
+                .any(|e| reaches_under(&model.entry(*e).path.segs, rest)));
+        }
+        let Target::Instance(img, i) = target else {
+            return Ok(true);
+        };
+        let Some(Shape::Image(j)) = model.image(img).instances[i].of else {
+            return Ok(true);
+        };
+        if self.is_broken(j) {
+            return Ok(true);
+        }
+        for e in &model.image(j).exports {
+            if strip_prefix(&e.at.segs, rest).is_some() {
+                // The export is at or under `rest`.
+                return Ok(true);
+            }
+            if let Some(r) = strip_prefix(rest, &e.at.segs) {
+                let found = match self.resolve(j, &e.from.join(r).segs) {
+                    Ok((t, r2)) => self.anything_under(t, &r2, depth + 1)?,
+                    Err(_) => true,
+                };
+                if found {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+}

@@ -1,0 +1,443 @@
+//! The event loop's work: each delivery made, each host call acted on, in
+//! order; instances that break the rules stopped. What a request may reach
+//! is decided in `route` (with the compiler's namespace rules); this file
+//! only carries it out.
+
+use othc::model::Seg;
+use othc::namespace::path::text;
+
+use crate::abi::{self, errno};
+use crate::host::{Call, Carried};
+use crate::natives::{self, Reply};
+use crate::{Body, Claim, Event, Runtime, Sender, Serving, route, view};
+
+impl Runtime<'_> {
+    fn fail_to(&mut self, to: Sender, ticket: i32, errno: i32, desc: String) {
+        self.queue.push_back(Event::Error {
+            to,
+            ticket,
+            errno,
+            code: errno::code(errno).into(),
+            desc,
+        });
+    }
+
+    /// A request from instance `from` (its needs) aimed by `aim` in its view.
+    fn route(&mut self, from: usize, req: Serving, aim: view::Aim) {
+        let sender = &self.actors[from];
+        let (model, obj) = &*sender.header;
+        match route::admit(&sender.name, model, obj, req.verb, &aim) {
+            Ok((to, path, readonly)) => self.deliver_checked(to, req, path, readonly),
+            Err(r) => self.fail_to(req.from, req.ticket, r.errno, r.desc),
+        }
+    }
+
+    /// The checks of the receiving side (through its exposures, if the path
+    /// is one), then the delivery.
+    pub(crate) fn deliver_checked(
+        &mut self,
+        to: usize,
+        mut req: Serving,
+        path: Vec<Seg>,
+        readonly: bool,
+    ) {
+        let arrival = route::arrive(&|a| self.party(a), to, path, readonly, req.verb, req.flags);
+        match arrival {
+            Ok(a) => {
+                req.stream = a.stream;
+                self.queue.push_back(Event::Serve {
+                    to: a.to,
+                    req,
+                    path: a.path,
+                });
+            }
+            Err(r) => self.fail_to(req.from, req.ticket, r.errno, r.desc),
+        }
+    }
+
+    /// What routing needs to know of instance `a`.
+    fn party(&self, a: usize) -> route::Party<'_> {
+        let actor = &self.actors[a];
+        route::Party {
+            name: &actor.name,
+            model: &actor.header.0,
+            object: &actor.header.1,
+            exposed: match &actor.body {
+                Body::Wasm(w) => &w.host().exposed,
+                _ => &[],
+            },
+            dead: actor.dead,
+        }
+    }
+
+    /// Whether a caller has given up on `ticket` (cancelled, or stopped).
+    fn abandoned(&self, from: Sender, ticket: i32) -> bool {
+        match from {
+            Sender::Instance(c) => self.actors[c].dead || self.actors[c].dropped.contains(&ticket),
+            Sender::Operator(_) => false,
+        }
+    }
+
+    /// What a native object answered, on its way to the caller.
+    fn reply(&mut self, req: &Serving, replies: Vec<Reply>) {
+        for r in replies {
+            match r {
+                Reply::Answer { payload, .. }
+                    if payload
+                        .as_ref()
+                        .is_some_and(|p| p.data.len() > self.limits.payload) =>
+                {
+                    return self.fail_to(
+                        req.from,
+                        req.ticket,
+                        errno::TOO_LARGE,
+                        "the answer is over the payload limit".into(),
+                    );
+                }
+                Reply::Answer { done, payload } => self.queue.push_back(Event::Answer {
+                    to: req.from,
+                    ticket: req.ticket,
+                    done,
+                    payload,
+                }),
+                Reply::Error { errno, desc } => self.fail_to(req.from, req.ticket, errno, desc),
+            }
+        }
+    }
+
+    pub(crate) fn process(&mut self, e: Event) {
+        // What the caller gave up on (cancelled, or stopped) is not delivered.
+        let dropped = match &e {
+            Event::Serve { req, .. } => self.abandoned(req.from, req.ticket),
+            Event::Answer { to, ticket, .. } | Event::Error { to, ticket, .. } => {
+                self.abandoned(*to, *ticket)
+            }
+            Event::Cancel { .. } => false,
+        };
+        if dropped {
+            return;
+        }
+        self.trace(&e);
+        match e {
+            Event::Serve { to, req, path } => {
+                if self.actors[to].dead {
+                    let name = self.actors[to].name.clone();
+                    return self.fail_to(
+                        req.from,
+                        req.ticket,
+                        errno::UNAVAILABLE,
+                        format!("`{name}` has stopped"),
+                    );
+                }
+                let limit = self.limits.payload;
+                let actor = &mut self.actors[to];
+                match &mut actor.body {
+                    Body::Console(console) => {
+                        if let Some(replies) = console.serve(
+                            req.verb,
+                            req.from,
+                            req.ticket,
+                            req.payload.as_ref(),
+                            &mut *self.io.out,
+                        ) {
+                            self.reply(&req, replies);
+                        }
+                    }
+                    Body::Files(files) => {
+                        let replies = files.serve(natives::files::Request {
+                            verb: req.verb,
+                            operator: req.flags & abi::OPERATOR != 0,
+                            path: &path,
+                            payload: req.payload.as_ref(),
+                            limit,
+                        });
+                        self.reply(&req, replies);
+                    }
+                    Body::Clock => {
+                        let r = natives::clock::serve(&path);
+                        self.reply(&req, vec![r]);
+                    }
+                    Body::Wasm(w) => {
+                        actor.next_id += 1;
+                        let id = actor.next_id;
+                        let result = w.serve(id, req.verb, req.flags, &text(&path), &req.payload);
+                        actor.serving.insert(id, req);
+                        self.after_call(to, result);
+                    }
+                }
+            }
+            Event::Answer {
+                to,
+                ticket,
+                done,
+                payload,
+            } => {
+                let Sender::Instance(a) = to else { return };
+                if let Body::Wasm(w) = &mut self.actors[a].body {
+                    let result = w.answer(ticket, done, &payload);
+                    self.after_call(a, result);
+                }
+            }
+            Event::Error {
+                to,
+                ticket,
+                errno,
+                code,
+                desc,
+            } => match to {
+                Sender::Operator(n) => {
+                    let s = &self.json.startup[n];
+                    let _ = writeln!(
+                        self.io.err,
+                        "error: startup request {} {} failed: {errno} {code}: {desc}",
+                        s.verb.as_str(),
+                        othc::bundle::tree_path(&s.target, &s.path)
+                    );
+                    self.failed = true;
+                }
+                Sender::Instance(a) => {
+                    if let Body::Wasm(w) = &mut self.actors[a].body {
+                        let result = w.error(ticket, errno, &code, &desc);
+                        self.after_call(a, result);
+                    }
+                }
+            },
+            Event::Cancel { to, id } => {
+                if self.actors[to].dead {
+                    return;
+                }
+                match &mut self.actors[to].body {
+                    Body::Wasm(w) => {
+                        let result = w.cancel(id);
+                        self.after_call(to, result);
+                    }
+                    Body::Console(_) | Body::Files(_) | Body::Clock => {}
+                }
+            }
+        }
+    }
+
+    /// Ends what `from` asked for (one ticket, or all of them): servers are
+    /// told, console watches end.
+    fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
+        let mine = |s: &Serving| s.from == from && ticket.is_none_or(|t| s.ticket == t);
+        for t in 0..self.actors.len() {
+            let actor = &mut self.actors[t];
+            let ids: Vec<i32> = actor
+                .serving
+                .iter()
+                .filter(|(_, s)| mine(s))
+                .map(|(id, _)| *id)
+                .collect();
+            for id in ids {
+                actor.serving.remove(&id);
+                actor.cancelled.insert(id);
+                self.queue.push_back(Event::Cancel { to: t, id });
+            }
+            if let Body::Console(console) = &mut actor.body {
+                console.withdraw(from, ticket);
+            }
+        }
+    }
+
+    /// After any call into instance `a`: a trap stops it; otherwise what it
+    /// asked for is done, in order.
+    pub(crate) fn after_call(&mut self, a: usize, result: wasmtime::Result<()>) {
+        if let Err(e) = result {
+            let why = self.why(&e);
+            return self.kill(a, &why);
+        }
+        let mut calls = std::mem::take(&mut self.spare_calls);
+        if let Body::Wasm(w) = &mut self.actors[a].body {
+            w.swap_calls(&mut calls);
+        }
+        self.act_on(a, &mut calls);
+        calls.clear();
+        self.spare_calls = calls;
+        if self.queue.len() > self.limits.queue {
+            let why = format!(
+                "its requests filled the queue past {} deliveries (`--max-queue`)",
+                self.limits.queue
+            );
+            self.kill(a, &why);
+        }
+    }
+
+    /// Does what instance `a` asked for in one call, in order; stops at a
+    /// call that gets it stopped.
+    fn act_on(&mut self, a: usize, calls: &mut Vec<Call>) {
+        let limit = self.limits.payload;
+        for call in calls.drain(..) {
+            match call {
+                Call::Request {
+                    ticket,
+                    verb,
+                    aim,
+                    payload,
+                } => {
+                    let from = Sender::Instance(a);
+                    let payload = match payload {
+                        Carried::TooLarge(n) => {
+                            self.fail_to(
+                                from,
+                                ticket,
+                                errno::TOO_LARGE,
+                                format!("the payload is {n} bytes, over the limit of {limit}"),
+                            );
+                            continue;
+                        }
+                        Carried::Some(p) => Some(p),
+                        Carried::None => None,
+                    };
+                    let req = Serving {
+                        from,
+                        ticket,
+                        verb,
+                        flags: 0,
+                        payload,
+                        stream: false,
+                    };
+                    self.route(a, req, aim);
+                }
+                Call::Cancel { ticket } => {
+                    self.actors[a].dropped.insert(ticket);
+                    self.withdraw(Sender::Instance(a), Some(ticket));
+                }
+                Call::Answer { id, done, payload } => {
+                    let s = match self.claim(a, id, "answered") {
+                        Claim::Serving(s) => s,
+                        Claim::Late => continue,
+                        Claim::Stopped => return,
+                    };
+                    // A non-stream has one answer: the first finishes it.
+                    let done = done || !s.stream;
+                    let payload = match payload {
+                        Carried::TooLarge(n) => {
+                            self.fail_to(
+                                s.from,
+                                s.ticket,
+                                errno::TOO_LARGE,
+                                format!("the answer is {n} bytes, over the limit of {limit}"),
+                            );
+                            continue;
+                        }
+                        Carried::Some(p) => Some(p),
+                        Carried::None => None,
+                    };
+                    self.queue.push_back(Event::Answer {
+                        to: s.from,
+                        ticket: s.ticket,
+                        done,
+                        payload,
+                    });
+                    if !done {
+                        self.actors[a].serving.insert(id, s);
+                    }
+                }
+                Call::Fail {
+                    id,
+                    errno,
+                    code,
+                    desc,
+                } => {
+                    let s = match self.claim(a, id, "failed") {
+                        Claim::Serving(s) => s,
+                        Claim::Late => continue,
+                        Claim::Stopped => return,
+                    };
+                    self.queue.push_back(Event::Error {
+                        to: s.from,
+                        ticket: s.ticket,
+                        errno,
+                        code,
+                        desc,
+                    });
+                }
+                Call::Forward { id, aim } => {
+                    let s = match self.claim(a, id, "forwarded") {
+                        Claim::Serving(s) => s,
+                        Claim::Late => continue,
+                        Claim::Stopped => return,
+                    };
+                    // Resolved as if `a` had sent it; answered to the original caller.
+                    self.route(a, s, aim);
+                }
+            }
+        }
+    }
+
+    /// Instance `a` answers, fails or forwards (`what`) request `id`: the
+    /// request, taken out of what it serves; a late answer to a cancelled
+    /// one, ignored; or none it is serving, and it is stopped.
+    fn claim(&mut self, a: usize, id: i32, what: &str) -> Claim {
+        if let Some(s) = self.actors[a].serving.remove(&id) {
+            return Claim::Serving(s);
+        }
+        if self.actors[a].cancelled.contains(&id) {
+            return Claim::Late;
+        }
+        let why = self.not_serving(a, id, what);
+        self.kill(a, &why);
+        Claim::Stopped
+    }
+
+    /// Why instance `a` may not answer request `id`: it never got it, or
+    /// has given its last answer.
+    fn not_serving(&self, a: usize, id: i32, what: &str) -> String {
+        if id >= 1 && id <= self.actors[a].next_id {
+            format!(
+                "it {what} request {id} after its last answer (only a stream answers more than once)"
+            )
+        } else {
+            format!("it {what} request {id}, which it was never sent")
+        }
+    }
+
+    /// A trap, in words: the limit it hit, or what the module did.
+    fn why(&self, e: &wasmtime::Error) -> String {
+        if e.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
+            return format!(
+                "it ran past the time limit of {} ms in one delivery (`--max-time`)",
+                self.limits.time_ms
+            );
+        }
+        // The cause (a limit, an abort, a trap), then where it happened.
+        let mut chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+        let cause = chain.pop().unwrap_or_default();
+        let mut out = cause;
+        for c in chain {
+            for line in c.lines() {
+                out.push_str("\n    ");
+                out.push_str(line.trim());
+            }
+        }
+        out
+    }
+
+    /// Stops an instance: what it was serving is answered `unavailable`,
+    /// what it asked for is cancelled.
+    fn kill(&mut self, a: usize, why: &str) {
+        let actor = &mut self.actors[a];
+        if actor.dead {
+            return;
+        }
+        actor.dead = true;
+        let name = actor.name.clone();
+        let serving: Vec<Serving> = actor.serving.drain().map(|(_, s)| s).collect();
+        let _ = writeln!(self.io.err, "error: instance `{name}` stopped: {why}");
+        self.failed = true;
+        for s in serving {
+            self.fail_to(
+                s.from,
+                s.ticket,
+                errno::UNAVAILABLE,
+                format!("`{name}` has stopped"),
+            );
+        }
+        self.withdraw(Sender::Instance(a), None);
+        // What it asked for and is not yet delivered goes nowhere.
+        let me = Sender::Instance(a);
+        self.queue
+            .retain(|e| !matches!(e, Event::Serve { req, .. } if req.from == me));
+    }
+}

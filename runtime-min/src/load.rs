@@ -1,0 +1,178 @@
+//! Loading a bundle: hashes checked, each module's header read back and
+//! held against what `image.json` says the instance is, modules compiled
+//! once, instances made, views and startup requests resolved.
+
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+use othc::namespace::path::parse_request;
+
+use crate::host::{self, Wasm};
+use crate::natives::console::Console;
+use crate::natives::files::Files;
+use crate::ticker::Ticker;
+use crate::view::Link;
+use crate::{Actor, Body, Header, IdMap, IdSet, Io, Limits, LoadError, Runtime};
+
+pub(crate) fn parse_link(
+    l: &othc::bundle::LinkJson,
+    index: &HashMap<&str, usize>,
+) -> Result<Link, LoadError> {
+    let target = *index
+        .get(l.target.as_str())
+        .ok_or_else(|| LoadError(format!("a view names `{}`, which is no instance", l.target)))?;
+    let (Some(at), Some(path)) = (parse_request(&l.at), parse_request(&l.path)) else {
+        return Err(LoadError(format!(
+            "a view links `{}` to `{}`: not a path",
+            l.at, l.path
+        )));
+    };
+    Ok(Link {
+        at,
+        target,
+        path,
+        readonly: l.readonly,
+    })
+}
+
+impl<'a> Runtime<'a> {
+    /// Loads a bundle: its modules checked against their hashes, read for
+    /// their headers, and instantiated; every view resolved.
+    pub fn load(bundle: &[u8], limits: Limits, io: Io<'a>) -> Result<Runtime<'a>, LoadError> {
+        let (json, modules) = othc::bundle::read(bundle).map_err(LoadError)?;
+        let mut config = wasmtime::Config::new();
+        config.epoch_interruption(true);
+        let engine = wasmtime::Engine::new(&config).map_err(|e| LoadError(e.to_string()))?;
+        let ticker = Ticker::start(&engine);
+        let linker = host::linker(&engine).map_err(|e| LoadError(e.to_string()))?;
+        // The natives' header is compiled only for an image that has natives.
+        let natives: Vec<Rc<Header>> = if json.instances.iter().any(|i| i.native.is_some()) {
+            othc::header::natives()
+                .map_err(LoadError)?
+                .into_iter()
+                .map(|h| Rc::new((h.model, h.object)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let index: HashMap<&str, usize> = json
+            .instances
+            .iter()
+            .enumerate()
+            .map(|(i, inst)| (inst.name.as_str(), i))
+            .collect();
+        // Each module is compiled and its header read once, however many
+        // instances it has.
+        let mut compiled: HashMap<&str, (wasmtime::Module, (Rc<Header>, String))> = HashMap::new();
+        let mut actors = Vec::new();
+        for inst in &json.instances {
+            let view = inst
+                .view
+                .iter()
+                .map(|l| parse_link(l, &index))
+                .collect::<Result<Vec<_>, _>>()?;
+            let (body, header) = match (&inst.native, &inst.module) {
+                (Some(n), _) => {
+                    let body = match n.as_str() {
+                        "Console" => Body::Console(Console::default()),
+                        "Files" => Body::Files(Files::default()),
+                        "Clock" => Body::Clock,
+                        _ => {
+                            return Err(LoadError(format!(
+                                "instance `{}`: the runtime has no native object `{n}`",
+                                inst.name
+                            )));
+                        }
+                    };
+                    let header = natives
+                        .iter()
+                        .find(|h| h.1.name == *n)
+                        .cloned()
+                        .ok_or_else(|| LoadError(format!("no header for native `{n}`")))?;
+                    (body, header)
+                }
+                (None, Some(m)) => {
+                    if !compiled.contains_key(m.as_str()) {
+                        let (_, bytes) = modules
+                            .iter()
+                            .find(|(name, _)| name == m)
+                            .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))?;
+                        let h = othc::header::read(bytes)
+                            .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+                        let digest = othc::bundle::header_sha256(bytes)
+                            .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+                        let header = ((h.model, h.object), digest);
+                        let module = wasmtime::Module::new(&engine, bytes)
+                            .map_err(|e| LoadError(format!("`{m}`: {e:#}")))?;
+                        compiled.insert(m, (module, (Rc::new(header.0), header.1)));
+                    }
+                    let (module, (header, digest)) = &compiled[m.as_str()];
+                    // The module must be the object the image was checked
+                    // with: a module swapped in (its hash updated) is not.
+                    if header.1.name != inst.object {
+                        return Err(LoadError(format!(
+                            "instance `{}` is a `{}`, but `{m}` declares `{}`",
+                            inst.name, inst.object, header.1.name
+                        )));
+                    }
+                    if inst.header_sha256.as_deref() != Some(digest.as_str()) {
+                        return Err(LoadError(format!(
+                            "instance `{}`: the header of `{m}` is not the one the image was checked with",
+                            inst.name
+                        )));
+                    }
+                    let wasm = Wasm::new(&engine, &linker, module, view, &limits).map_err(|e| {
+                        LoadError(format!("instance `{}` (`{m}`): {e:#}", inst.name))
+                    })?;
+                    (Body::Wasm(Box::new(wasm)), Rc::clone(header))
+                }
+                (None, None) => {
+                    return Err(LoadError(format!("instance `{}` has no module", inst.name)));
+                }
+            };
+            actors.push(Actor {
+                name: inst.name.clone(),
+                body,
+                header,
+                serving: IdMap::default(),
+                cancelled: IdSet::default(),
+                dropped: IdSet::default(),
+                next_id: 0,
+                dead: false,
+            });
+        }
+        // Each startup request's receiver and path, checked now: a bundle
+        // that names what is not there does not load.
+        let startup = json
+            .startup
+            .iter()
+            .map(|s| {
+                let to = *index.get(s.target.as_str()).ok_or_else(|| {
+                    LoadError(format!(
+                        "a startup request names `{}`, which is no instance",
+                        s.target
+                    ))
+                })?;
+                let path = parse_request(&s.path).ok_or_else(|| {
+                    LoadError(format!(
+                        "a startup request's path `{}` is malformed",
+                        s.path
+                    ))
+                })?;
+                Ok((to, path))
+            })
+            .collect::<Result<Vec<_>, LoadError>>()?;
+        Ok(Runtime {
+            actors,
+            startup,
+            json,
+            queue: VecDeque::new(),
+            io,
+            input_ended: false,
+            limits,
+            failed: false,
+            spare_calls: Vec::new(),
+            _ticker: ticker,
+        })
+    }
+}

@@ -1,0 +1,215 @@
+//! What a request may reach, decided from headers and views alone (no
+//! wasmtime, no queue), with the compiler's namespace rules: the same
+//! functions `othc check` proved the image with. In order, as a request
+//! travels:
+//!
+//! - the sender's side ([`admit`]): a malformed path is `invalid`; a path
+//!   outside the sender's needs is `forbidden`; nothing mounted there is
+//!   `not_found`;
+//! - the receiver's side ([`arrive`]): an unsafe verb through a read-only
+//!   link is `read_only`; a stopped receiver is `unavailable`; exposures
+//!   are followed (at most `MAX_DEPTH` of them); no serves entry covering
+//!   the path is `not_found`, none with the verb `not_supported`; an
+//!   operator-only entry reached by anyone else is `forbidden`.
+
+use othc::bundle::ImageJson;
+use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
+use othc::namespace::MAX_DEPTH;
+use othc::namespace::needs::allows;
+use othc::namespace::path::text;
+use othc::namespace::route::{Route, select};
+
+use crate::abi::{self, errno, verb_name};
+use crate::view::{self, Aim, Link};
+
+/// Why a request is answered with an error instead of delivered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub errno: i32,
+    pub desc: String,
+}
+
+fn refuse(errno: i32, desc: String) -> Refusal {
+    Refusal { errno, desc }
+}
+
+/// What routing needs to know of an instance.
+pub struct Party<'a> {
+    pub name: &'a str,
+    pub model: &'a Model,
+    pub object: &'a ObjectDef,
+    /// What it serves of its view (`expose`).
+    pub exposed: &'a [Link],
+    pub dead: bool,
+}
+
+/// Where a request is delivered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    pub to: usize,
+    /// The path in the receiver's served tree.
+    pub path: Vec<Seg>,
+    /// The serves entry it reached.
+    pub entry: EntryId,
+    /// Whether the entry it reached answers more than once.
+    pub stream: bool,
+}
+
+/// The sender's side of a request: where it leads in the sender's view
+/// (receiver, path there, read-only on the way).
+pub fn admit(
+    name: &str,
+    model: &Model,
+    object: &ObjectDef,
+    verb: i32,
+    aim: &Aim,
+) -> Result<view::Resolved, Refusal> {
+    let Some(segs) = &aim.segs else {
+        return Err(refuse(
+            errno::INVALID,
+            format!("malformed path `{}`", aim.path),
+        ));
+    };
+    let allowed = Verb::from_wire(verb).is_some_and(|v| allows(model, &object.needs, v, segs));
+    if !allowed {
+        return Err(refuse(
+            errno::FORBIDDEN,
+            format!("`{name}` does not need {} {}", verb_name(verb), text(segs)),
+        ));
+    }
+    aim.dest.clone().ok_or_else(|| {
+        refuse(
+            errno::NOT_FOUND,
+            format!("nothing is mounted at {}", text(segs)),
+        )
+    })
+}
+
+/// The receiver's side: a request on its way to `path` of instance `to`.
+pub fn arrive<'a>(
+    party: &dyn Fn(usize) -> Party<'a>,
+    mut to: usize,
+    mut path: Vec<Seg>,
+    mut readonly: bool,
+    verb: i32,
+    flags: i32,
+) -> Result<Arrival, Refusal> {
+    let mut hops = 0;
+    loop {
+        if readonly && !abi::is_safe(verb) {
+            return Err(refuse(
+                errno::READ_ONLY,
+                format!("{} through a read-only link", verb_name(verb)),
+            ));
+        }
+        let p = party(to);
+        if p.dead {
+            return Err(refuse(
+                errno::UNAVAILABLE,
+                format!("`{}` has stopped", p.name),
+            ));
+        }
+        let Some((next, there, ro)) = view::resolve(p.exposed, &path) else {
+            break;
+        };
+        hops += 1;
+        if hops > MAX_DEPTH {
+            return Err(refuse(
+                errno::NOT_FOUND,
+                format!("exposures lead more than {MAX_DEPTH} deep, or round in a circle"),
+            ));
+        }
+        (to, path, readonly) = (next, there, ro);
+    }
+    let p = party(to);
+    let route = match Verb::from_wire(verb) {
+        Some(v) => select(p.model, &p.object.serves, v, &path),
+        None => Route::OtherVerbs(Vec::new()),
+    };
+    let at = text(&path);
+    match route {
+        Route::Nothing => Err(refuse(
+            errno::NOT_FOUND,
+            format!("`{}` serves nothing at {at}", p.name),
+        )),
+        Route::OtherVerbs(_) => Err(refuse(
+            errno::NOT_SUPPORTED,
+            format!("`{}` serves {at}, but not {}", p.name, verb_name(verb)),
+        )),
+        Route::Entry(e) => {
+            let entry = p.model.entry(e);
+            if entry.operator && flags & abi::OPERATOR == 0 {
+                return Err(refuse(
+                    errno::FORBIDDEN,
+                    format!("only the operator may {} {at}", verb_name(verb)),
+                ));
+            }
+            Ok(Arrival {
+                to,
+                path,
+                entry: e,
+                stream: entry.stream || abi::always_streams(verb),
+            })
+        }
+    }
+}
+
+/// How the runtime would route `verb path` sent by instance `from` of a
+/// bundle's `image.json`, before anything runs (no exposures, nobody
+/// stopped): the receiver's name, the path there and the entry that
+/// answers, or the refusal. Each
+/// instance's header is the object of its name in `model`. The property
+/// tests hold the checker's verdicts against this.
+pub fn probe(
+    json: &ImageJson,
+    model: &Model,
+    from: &str,
+    verb: Verb,
+    path: &str,
+) -> Result<(String, String, EntryId), Refusal> {
+    let index: std::collections::HashMap<&str, usize> = json
+        .instances
+        .iter()
+        .enumerate()
+        .map(|(i, inst)| (inst.name.as_str(), i))
+        .collect();
+    let objects: Vec<&ObjectDef> = json
+        .instances
+        .iter()
+        .map(|i| {
+            model
+                .objects
+                .iter()
+                .find(|o| o.name == i.object)
+                .ok_or_else(|| refuse(0, format!("no object `{}`", i.object)))
+        })
+        .collect::<Result<_, _>>()?;
+    let a = *index
+        .get(from)
+        .ok_or_else(|| refuse(0, format!("no instance `{from}`")))?;
+    let views: Vec<Vec<Link>> = json
+        .instances
+        .iter()
+        .map(|i| {
+            i.view
+                .iter()
+                .map(|l| crate::load::parse_link(l, &index).map_err(|e| refuse(0, e.0)))
+                .collect()
+        })
+        .collect::<Result<_, _>>()?;
+    let aim = Aim::new(&views[a], path.to_string());
+    let (to, there, ro) = admit(from, model, objects[a], verb.wire(), &aim)?;
+    let party = |k: usize| Party {
+        name: &json.instances[k].name,
+        model,
+        object: objects[k],
+        exposed: &[],
+        dead: false,
+    };
+    let arrival = arrive(&party, to, there, ro, verb.wire(), 0)?;
+    Ok((
+        json.instances[arrival.to].name.clone(),
+        text(&arrival.path),
+        arrival.entry,
+    ))
+}

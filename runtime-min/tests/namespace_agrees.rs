@@ -1,0 +1,304 @@
+//! The checker and the runtime agree on what every need reaches.
+//!
+//! Thousands of random images (objects with random serves and needs,
+//! mounts, binds, read-only links, a nested image with its own needs and
+//! read-only exports) are checked; each is then flattened as its bundle
+//! would be, and for every need entry of every instance the checker
+//! resolved, the runtime's own routing (`route::probe`) is asked for the
+//! matching concrete request. The checker's verdict and the runtime's
+//! answer must agree: the same receiver and serves entry when the need is
+//! met, `read_only` through a read-only way for an unsafe verb, `forbidden`
+//! for an operator-only entry, `not_found` or `not_supported` when nothing
+//! or the wrong verb is served there.
+//!
+//! Seeded: a failure prints the seed and the image's source.
+
+use std::path::PathBuf;
+
+use othc::model::{ImageId, Seg, Shape};
+use othc::namespace::NeedOutcome;
+use othismo_runtime::abi::errno;
+use othismo_runtime::route::probe;
+use test_support::Rng;
+
+const SERVE_PATHS: &[&str] = &["/", "/a", "/b", "/a/x", "/{id}", "/**", "/a/{id}", "/a/**"];
+const NEED_PATHS: &[&str] = &["/", "/a", "/b", "/a/x", "/{id}"];
+const VERBS: &[&str] = &["read", "watch", "list", "stat", "write", "create", "remove"];
+/// Most entries use these, so needs and serves meet often enough.
+const COMMON_VERBS: &[&str] = &["read", "write", "stat"];
+const NEED_MOUNTS: &[&str] = &["/n0", "/n1", "/n2"];
+const WIRE_ATS: &[&str] = &["/n0", "/n1", "/n2", "/n0/a", "/n1/a", "/m", "/m/x"];
+
+fn object(rng: &mut Rng, name: &str) -> String {
+    let mut serves: Vec<(String, String, bool)> = Vec::new();
+    for _ in 0..2 + rng.below(5) {
+        let verbs = if rng.chance(70) { COMMON_VERBS } else { VERBS };
+        let (p, v) = (rng.pick(SERVE_PATHS), rng.pick(verbs));
+        if !serves.iter().any(|(q, w, _)| q == p && w == v) {
+            serves.push((p.into(), v.into(), rng.chance(10)));
+        }
+    }
+    let mut needs: Vec<(String, String)> = Vec::new();
+    for _ in 0..1 + rng.below(2) {
+        let verbs = if rng.chance(70) { COMMON_VERBS } else { VERBS };
+        let (p, v) = (rng.pick(NEED_PATHS), rng.pick(verbs));
+        if !needs.iter().any(|(q, w)| q == p && w == v) {
+            needs.push((p.into(), v.into()));
+        }
+    }
+    let serves: String = serves
+        .iter()
+        .map(|(p, v, op)| format!("    {p} {}{v}\n", if *op { "operator " } else { "" }))
+        .collect();
+    let needs: String = needs
+        .iter()
+        .map(|(p, v)| format!("    {p} {v}\n"))
+        .collect();
+    format!(
+        "object {name} {{\n  serves {{\n{serves}  }}\n  needs {} {{\n{needs}  }}\n}}\n",
+        rng.pick(NEED_MOUNTS)
+    )
+}
+
+/// Mounts and binds for one instance; mount sources are drawn from `sources`.
+fn wiring(rng: &mut Rng, sources: &[String]) -> String {
+    let mut out = String::new();
+    for _ in 0..1 + rng.below(4) {
+        let at = if rng.chance(60) {
+            rng.pick(NEED_MOUNTS)
+        } else {
+            rng.pick(WIRE_ATS)
+        };
+        let ro = if rng.chance(25) { " readonly" } else { "" };
+        if rng.chance(20) {
+            let from = rng.pick(WIRE_ATS);
+            if from != at {
+                out.push_str(&format!("    bind {at} {from}{ro}\n"));
+            }
+        } else {
+            let from = &sources[rng.below(sources.len())];
+            out.push_str(&format!("    mount {at} {from}{ro}\n"));
+        }
+    }
+    out
+}
+
+fn image(rng: &mut Rng) -> String {
+    let mut src = String::new();
+    let objects = ["O0", "O1", "O2", "O3"];
+    for o in objects {
+        src.push_str(&object(rng, o));
+    }
+    let nested = rng.chance(50);
+    if nested {
+        // An inner image: one instance wired to the image's own need, and
+        // exports (some read-only) of what it serves.
+        let o = rng.pick(&objects);
+        let need_verb = rng.pick(VERBS);
+        let need_path = rng.pick(NEED_PATHS);
+        src.push_str(&format!(
+            "image Inner {{\n  needs /up {{\n    {need_path} {need_verb}\n  }}\n  instance w = {o} {{\n"
+        ));
+        let inner_sources = ["/up".to_string(), "/w".to_string(), "/w/a".to_string()];
+        src.push_str(&wiring(rng, &inner_sources));
+        src.push_str("  }\n");
+        src.push_str(&format!("  export /e {}\n", rng.pick(&["/w", "/w/a"])));
+        if rng.chance(60) {
+            src.push_str(&format!(
+                "  export /f {} readonly\n",
+                rng.pick(&["/w", "/w/a", "/up"])
+            ));
+        }
+        src.push_str("}\n");
+    }
+    let names: Vec<String> = (0..2 + rng.below(3)).map(|i| format!("i{i}")).collect();
+    let mut sources: Vec<String> = Vec::new();
+    for n in &names {
+        sources.push(format!("/{n}"));
+        sources.push(format!("/{n}/a"));
+        if rng.chance(30) {
+            sources.push(format!("/{n}/a/x"));
+        }
+    }
+    if nested {
+        sources.extend(["/inner/e".to_string(), "/inner/f".to_string()]);
+    }
+    src.push_str("export image Outer {\n");
+    for n in &names {
+        src.push_str(&format!("  instance {n} = {} {{\n", rng.pick(&objects)));
+        src.push_str(&wiring(rng, &sources));
+        src.push_str("  }\n");
+    }
+    if nested {
+        let from = &names[rng.below(names.len())];
+        let ro = if rng.chance(25) { " readonly" } else { "" };
+        src.push_str(&format!(
+            "  instance inner = Inner {{\n    mount /up /{from}{ro}\n  }}\n"
+        ));
+    }
+    src.push_str("}\n");
+    src
+}
+
+/// The concrete request for a need entry: its mount point and its path,
+/// a capture filled with a name no literal in the image uses.
+fn concrete(mount: &[Seg], path: &[Seg]) -> String {
+    let segs: Vec<String> = mount
+        .iter()
+        .chain(path)
+        .map(|s| match s {
+            Seg::Lit(l) => l.clone(),
+            Seg::Capture(_) => "zz".into(),
+            Seg::Rest => "zz".into(),
+        })
+        .collect();
+    format!("/{}", segs.join("/"))
+}
+
+#[derive(Default)]
+struct Tally {
+    images: usize,
+    flattened: usize,
+    compared: usize,
+    met: usize,
+    refused: usize,
+}
+
+fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
+    let mut rng = Rng::new(seed);
+    let src = image(&mut rng);
+    let mut l = othc::loader::MemoryLoader::new();
+    l.add("Image.oth", src.clone());
+    let c = othc::compile(&l, &[PathBuf::from("Image.oth")], &Default::default())
+        .map_err(|e| e.to_string())?;
+    let syntax = c.front.diags.iter().find(|d| {
+        let code = d.code.as_str();
+        code.starts_with("E01") || code.starts_with("E02")
+    });
+    if let Some(d) = syntax {
+        return Err(format!("the generator wrote a broken file: {}", d.message));
+    }
+    tally.images += 1;
+    let model = &c.checked.model;
+    let outer = ImageId(
+        model
+            .images
+            .iter()
+            .position(|i| i.name == "Outer")
+            .ok_or("no Outer")? as u32,
+    );
+    // Flattened as the bundle would be, whatever else the checker said.
+    let tree = othc::namespace::tree::Tree::new(model, vec![false; model.images.len()]);
+    let Ok(flat) = othc::namespace::flatten::flatten(&tree, &c.checked.namespace.wires, outer)
+    else {
+        return Ok(());
+    };
+    tally.flattened += 1;
+    let mut checked = othc::check::Checked {
+        model: model.clone(),
+        spans: c.checked.spans.clone(),
+        namespace: c.checked.namespace.clone(),
+    };
+    checked.namespace.flat = vec![None; model.images.len()];
+    checked.namespace.flat[outer.index()] = Some(flat);
+    let built: Vec<othc::bundle::Built> = (0..model.objects.len())
+        .map(|o| othc::bundle::Built {
+            object: othc::model::ObjectId(o as u32),
+            name: model.objects[o].name.clone(),
+            path: PathBuf::from("unused.wasm"),
+            sha256: String::new(),
+            cached: false,
+        })
+        .collect();
+    let json = othc::bundle::image_json(&checked, outer, &built)?;
+    for nc in &c.checked.namespace.needs {
+        let inst = &model.image(nc.image).instances[nc.instance];
+        if nc.image != outer || !matches!(inst.of, Some(Shape::Object(_))) {
+            continue;
+        }
+        let Some(Shape::Object(o)) = inst.of else {
+            continue;
+        };
+        let need = model.entry(nc.need);
+        let block = model
+            .object(o)
+            .needs
+            .iter()
+            .find(|b| b.entries.contains(&nc.need))
+            .ok_or("a need entry outside its object's needs")?;
+        let path = concrete(&block.mount.segs, &need.path.segs);
+        let got = probe(&json, model, &inst.name, need.verb, &path);
+        let want: Result<Option<othc::model::EntryId>, i32> = match &nc.outcome {
+            NeedOutcome::Unresolved => continue,
+            NeedOutcome::NothingMounted => Err(errno::NOT_FOUND),
+            // A read-only way answers an unsafe verb before the receiver's
+            // serves are looked at (the server never sees it).
+            NeedOutcome::NothingServed { readonly } | NeedOutcome::OtherVerbs { readonly }
+                if *readonly && !need.verb.is_safe() =>
+            {
+                Err(errno::READ_ONLY)
+            }
+            NeedOutcome::NothingServed { .. } => Err(errno::NOT_FOUND),
+            NeedOutcome::OtherVerbs { .. } => Err(errno::NOT_SUPPORTED),
+            NeedOutcome::Reached { serve, readonly } => {
+                if *readonly && !need.verb.is_safe() {
+                    Err(errno::READ_ONLY)
+                } else if model.entry(*serve).operator {
+                    Err(errno::FORBIDDEN)
+                } else {
+                    Ok(Some(*serve))
+                }
+            }
+        };
+        tally.compared += 1;
+        let agree = match (&want, &got) {
+            (Ok(Some(e)), Ok((_, _, got_e))) => e == got_e,
+            (Err(w), Err(r)) => *w == r.errno,
+            _ => false,
+        };
+        if !agree {
+            return Err(format!(
+                "`{}` needs `{} {path}`: the checker says {:?}, the runtime {:?}\n\nimage.json:\n{}",
+                inst.name,
+                need.verb.as_str(),
+                nc.outcome,
+                got,
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            ));
+        }
+        if want.is_ok() {
+            tally.met += 1;
+        } else {
+            tally.refused += 1;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_checker_and_the_runtime_agree_on_every_need() {
+    let cases: u64 = std::env::var("OTH_NAMESPACE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000);
+    let mut tally = Tally::default();
+    for seed in 0..cases {
+        if let Err(e) = one(seed, &mut tally) {
+            let mut rng = Rng::new(seed);
+            panic!("seed {seed}: {e}\n\nthe image:\n{}", image(&mut rng));
+        }
+    }
+    eprintln!(
+        "{} images, {} flattened, {} needs compared ({} met, {} refused)",
+        tally.images, tally.flattened, tally.compared, tally.met, tally.refused
+    );
+    // The generator must exercise both sides, or the test proves nothing.
+    assert!(
+        tally.flattened * 4 >= tally.images,
+        "too few images flatten"
+    );
+    assert!(
+        tally.met >= 400 && tally.refused >= 400,
+        "too few of one kind"
+    );
+}

@@ -1,0 +1,107 @@
+//! What the workspace's tests share, so each helper is written once: a
+//! small seeded generator for property tests, a process run with standard
+//! input fed to it, and a fresh scratch directory per test.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// SplitMix64: small, fast, and the same sequence for the same seed on
+/// every machine, so a failing case is named by its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// One of `items` (which must not be empty).
+    pub fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
+        items[self.below(items.len())]
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
+    }
+}
+
+/// Runs `cmd` with `stdin` written to its standard input (then closed),
+/// collecting its status and output.
+pub fn run_with_input(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", cmd.get_program()));
+    let mut input = child.stdin.take().expect("stdin is piped");
+    // A program may exit without reading all of it: that is its business.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child
+        .wait_with_output()
+        .expect("the process can be waited for")
+}
+
+/// Standard output and error as text (lossy).
+pub fn texts(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// An empty directory `name` under `base` (a test binary's
+/// `CARGO_TARGET_TMPDIR`), whatever a previous run left there.
+pub fn scratch(base: &str, name: &str) -> PathBuf {
+    let dir = Path::new(base).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot make {}: {e}", dir.display()));
+    dir
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generator_is_seeded() {
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        assert_eq!(a, b);
+        assert_ne!(a[0], a[1]);
+        let mut r = Rng::new(1);
+        assert!((0..1000).all(|_| r.below(3) < 3));
+    }
+
+    #[test]
+    fn a_process_gets_its_input() {
+        let o = run_with_input(Command::new("cat").arg("-"), b"fed\n");
+        assert!(o.status.success());
+        assert_eq!(texts(&o).0, "fed\n");
+    }
+}
