@@ -6,8 +6,8 @@ use clap::Args;
 
 use super::check::{ReportArgs, compile_and_report, print_diagnostics};
 use super::{EXIT_ERRORS, EXIT_OK};
-use othc::build::{Options, build_images, build_objects};
-use othc::toolchain::Profile;
+use othc_driver::build::{Options, build_images, build_objects};
+use othc_driver::toolchain::Profile;
 
 #[derive(Args)]
 pub struct BuildArgs {

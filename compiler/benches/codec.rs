@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use bson::{Document, doc};
-use othc::toolchain::Profile;
+use othc_driver::toolchain::Profile;
 
 #[path = "../tests/common/mod.rs"]
 mod common;

@@ -5,7 +5,6 @@
 pub mod abi_check;
 pub mod asnames;
 pub mod backends;
-pub mod build;
 pub mod bundle;
 pub mod check;
 pub mod diagnostics;
@@ -18,7 +17,6 @@ pub mod printer;
 pub mod resolve;
 pub mod sections;
 pub mod source;
-pub mod toolchain;
 pub mod wasm;
 
 pub use check::{Compilation, ValueInputs, compile};

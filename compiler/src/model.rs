@@ -364,6 +364,41 @@ pub struct ContentType {
     pub params: Vec<(String, String)>,
 }
 
+impl ContentType {
+    /// A content type as the lexer read it (already proved well formed, E0107).
+    pub fn from_syntax(ct: &oth_syntax::ast::ContentTypeText) -> ContentType {
+        ContentType {
+            text: ct.text.clone(),
+            ty: ct.ty.clone(),
+            subtype: ct.subtype.clone(),
+            params: ct.params.clone(),
+        }
+    }
+
+    /// A content type the toolchain itself names (`text/plain`, the stat
+    /// records' type, a format's type): read with `mime`, the one parser
+    /// every comparison uses (`check::matching`).
+    pub fn known(text: &str) -> ContentType {
+        match text.parse::<mime::Mime>() {
+            Ok(m) => ContentType {
+                text: text.to_string(),
+                ty: m.type_().as_str().to_string(),
+                subtype: m.subtype().as_str().to_string(),
+                params: m
+                    .params()
+                    .map(|(n, v)| (n.as_str().to_string(), v.as_str().to_string()))
+                    .collect(),
+            },
+            Err(_) => ContentType {
+                text: text.to_string(),
+                ty: text.to_string(),
+                subtype: String::new(),
+                params: Vec::new(),
+            },
+        }
+    }
+}
+
 /// The content type of stat records (book: reference/wire.md), written `Stat` in headers.
 pub const STAT_CONTENT_TYPE: &str = "application/x-othismo-stat";
 

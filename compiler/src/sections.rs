@@ -206,12 +206,15 @@ pub fn schemas_texts(model: &Model, id: ObjectId) -> Vec<(String, String)> {
                 doc: None,
                 export: Some(Span::default()),
                 content_type: ast::ContentType {
-                    ct: ContentTypeText {
-                        text: format.to_string(),
-                        ty: format.split('/').next().unwrap_or_default().to_string(),
-                        subtype: format.split('/').nth(1).unwrap_or_default().to_string(),
-                        params: Vec::new(),
-                        valid: true,
+                    ct: {
+                        let known = ContentType::known(format);
+                        ContentTypeText {
+                            text: known.text,
+                            ty: known.ty,
+                            subtype: known.subtype,
+                            params: known.params,
+                            valid: true,
+                        }
                     },
                     span: Span::default(),
                 },

@@ -18,7 +18,7 @@ use std::process::Command;
 
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, Document, doc};
-use othc::toolchain::Profile;
+use othc_driver::toolchain::Profile;
 
 /// Builds the conformance module once per test process.
 fn module() -> PathBuf {

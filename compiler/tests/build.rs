@@ -15,10 +15,10 @@ use common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use othc::build::{Options, build_images, build_objects};
 use othc::loader::Loader;
-use othc::toolchain::Profile;
 use othc::{Code, Diagnostics};
+use othc_driver::build::{Options, build_images, build_objects};
+use othc_driver::toolchain::Profile;
 
 /// The real disk: builds read the sources and write bindings beside them.
 struct Disk;
@@ -441,7 +441,7 @@ fn objects_imported_from_modules_are_bundled_as_they_are() {
     assert_eq!(again.len(), 2);
     let mut opts = Options::new(uses.join("out"), Profile::Release);
     opts.cache = work.join("cache");
-    let bundles = othc::build::build_images(&c, &again, &opts).unwrap();
+    let bundles = othc_driver::build::build_images(&c, &again, &opts).unwrap();
     let (_, modules) = othc::bundle::read(&std::fs::read(&bundles[0]).unwrap()).unwrap();
     for b in &built {
         let inside = &modules

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use libtest_mimic::{Arguments, Failed, Trial};
 use othc::backends::assemblyscript;
 use othc::model::FileIx;
-use othc::toolchain::{self, Profile};
+use othc_driver::toolchain::{self, Profile};
 
 /// The bindings of a file, and its exerciser.
 fn bindings(rel: &Path) -> Result<(String, String, String), Failed> {

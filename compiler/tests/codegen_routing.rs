@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use bson::doc;
-use othc::toolchain::Profile;
+use othc_driver::toolchain::Profile;
 
 /// (verb, path, payload type, payload bytes) → what the server answers.
 type Case<'a> = (i32, &'a str, Option<&'a str>, Vec<u8>, &'a str);

@@ -80,14 +80,7 @@ mod tests {
     use super::*;
 
     fn ct(text: &str) -> PayloadType {
-        let (ty, rest) = text.split_once('/').unwrap();
-        let subtype = rest.split(';').next().unwrap().trim();
-        PayloadType::Content(ContentType {
-            text: text.into(),
-            ty: ty.into(),
-            subtype: subtype.into(),
-            params: Vec::new(),
-        })
+        PayloadType::Content(ContentType::known(text))
     }
 
     #[test]

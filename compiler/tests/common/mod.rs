@@ -26,7 +26,7 @@ impl Loader for RootLoader {
 pub fn build_with_everything(
     dir: &Path,
     entry: &str,
-    profile: othc::toolchain::Profile,
+    profile: othc_driver::toolchain::Profile,
 ) -> PathBuf {
     let rel = PathBuf::from("fixtures/codegen/everything.oth");
     let c = othc::compile(&RootLoader, std::slice::from_ref(&rel), &Default::default()).unwrap();
@@ -44,7 +44,7 @@ pub fn build_with_everything(
     let name = Path::new(entry).file_name().unwrap();
     let copy = dir.join(name);
     std::fs::copy(root().join(entry), &copy).unwrap();
-    let wasm = othc::toolchain::compile(&copy, &dir.join("build"), profile)
+    let wasm = othc_driver::toolchain::compile(&copy, &dir.join("build"), profile)
         .unwrap_or_else(|e| panic!("asc failed:\n{}", e.output));
     let path = copy.with_extension("wasm");
     std::fs::write(&path, wasm).unwrap();

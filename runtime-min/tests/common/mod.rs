@@ -6,11 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use othc::build::{Options, build_images, build_objects};
 use othc::bundle::{Built, sha256_hex};
 use othc::loader::Loader;
 use othc::model::{FileOrigin, ImageId, ObjectId};
-use othc::toolchain::Profile;
+use othc_driver::build::{Options, build_images, build_objects};
+use othc_driver::toolchain::Profile;
 use othismo_runtime::{Io, Limits, LoadError, Runtime};
 
 pub struct Disk;

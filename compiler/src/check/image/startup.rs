@@ -188,12 +188,7 @@ impl<'a> ImageChecker<'a> {
                     );
                     return (None, None);
                 }
-                let ty = PayloadType::Content(ContentType {
-                    text: ct.ct.text.clone(),
-                    ty: ct.ct.ty.clone(),
-                    subtype: ct.ct.subtype.clone(),
-                    params: ct.ct.params.clone(),
-                });
+                let ty = PayloadType::Content(ContentType::from_syntax(&ct.ct));
                 (
                     Some(Some(ty)),
                     Some(StartupPayload::Literal(Some(Encoded {
@@ -325,10 +320,5 @@ impl<'a> ImageChecker<'a> {
 }
 
 fn text_plain() -> PayloadType {
-    PayloadType::Content(ContentType {
-        text: "text/plain".into(),
-        ty: "text".into(),
-        subtype: "plain".into(),
-        params: Vec::new(),
-    })
+    PayloadType::Content(ContentType::known("text/plain"))
 }

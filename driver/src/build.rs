@@ -11,15 +11,15 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::Compilation;
-use crate::backends::assemblyscript;
-use crate::bundle::{Built, sha256_hex};
-use crate::check::{
+use crate::toolchain::{self, Profile};
+use othc::Compilation;
+use othc::backends::assemblyscript;
+use othc::bundle::{Built, sha256_hex};
+use othc::check::{
     implementation_path, missing_implementation, objects_to_build, prebuilt_objects,
 };
-use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
-use crate::model::{FileIx, ObjectId};
-use crate::toolchain::{self, Profile};
+use othc::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use othc::model::{FileIx, ObjectId};
 
 pub struct Options {
     /// Where modules (and bundles) are written.
@@ -146,7 +146,7 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
                 continue;
             }
         };
-        let problems = crate::abi_check::problems(&wasm);
+        let problems = othc::abi_check::problems(&wasm);
         if !problems.is_empty() {
             diags.push(
                 Diagnostic::new(
@@ -159,7 +159,7 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
             continue;
         }
         let with_sections =
-            match crate::sections::append(&wasm, &crate::sections::sections_of(model, o)) {
+            match othc::sections::append(&wasm, &othc::sections::sections_of(model, o)) {
                 Ok(b) => b,
                 Err(e) => {
                     diags.push(Diagnostic::new(
@@ -231,7 +231,7 @@ fn copy_prebuilt(
             return None;
         }
     };
-    let problems = crate::abi_check::problems(&bytes);
+    let problems = othc::abi_check::problems(&bytes);
     if !problems.is_empty() {
         diags.push(Diagnostic::new(
             Code::E0702,
@@ -380,7 +380,7 @@ pub fn build_images(
             );
             continue;
         }
-        let json = crate::bundle::image_json(&c.checked, crate::model::ImageId(i as u32), built)
+        let json = othc::bundle::image_json(&c.checked, othc::model::ImageId(i as u32), built)
             .map_err(|e| format!("cannot bundle image `{}`: {e}", img.name))?;
         let mut modules = Vec::new();
         for inst in &json.instances {
@@ -394,7 +394,7 @@ pub fn build_images(
                 modules.push((m.clone(), bytes));
             }
         }
-        let bytes = crate::bundle::write(&json, &modules)?;
+        let bytes = othc::bundle::write(&json, &modules)?;
         let path = opts.out.join(format!("{}.othimg", img.name));
         std::fs::write(&path, bytes)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;

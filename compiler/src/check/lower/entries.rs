@@ -1,0 +1,164 @@
+//! Lowering entries: serves and needs entries, need blocks, and the payload
+//! types they name (content types, message types, `Stat`).
+
+use oth_syntax::ast::{self, TypeRef};
+
+use crate::check::scope::Sym;
+use crate::diagnostics::suggest::closest;
+use crate::diagnostics::{Code, Diagnostic, Label};
+use crate::model::*;
+use crate::resolve::DeclKind;
+use crate::source::FileId;
+
+use super::{Lowerer, doc, fs};
+
+impl Lowerer<'_> {
+    pub(super) fn need(&mut self, mi: usize, file: FileId, n: &ast::Needs) -> NeedBlock {
+        let entries = n
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                ast::EntryItem::Entry(e) => Some(self.entry(mi, file, e)),
+                ast::EntryItem::Error(_) => None,
+            })
+            .collect();
+        NeedBlock {
+            mount: PathPattern::from_syntax(&n.mount.path.segments),
+            doc: doc(&n.doc),
+            entries,
+        }
+    }
+
+    pub(super) fn entry(&mut self, mi: usize, file: FileId, e: &ast::Entry) -> EntryId {
+        let request = e
+            .request
+            .iter()
+            .map(|t| self.payload_type(mi, file, t))
+            .collect();
+        let answer = e
+            .answer
+            .as_ref()
+            .map(|a| self.payload_type(mi, file, &a.ty));
+        let stream =
+            e.verb.verb.always_streams() || e.answer.as_ref().is_some_and(|a| a.stream.is_some());
+        let id = EntryId(self.out.model.entries.len() as u32);
+        self.out.model.entries.push(EntryDef {
+            path: PathPattern::from_syntax(&e.path.path.segments),
+            operator: e.operator.is_some(),
+            verb: e.verb.verb,
+            request,
+            answer,
+            stream,
+            star: e.answer.as_ref().is_some_and(|a| a.stream.is_some()),
+            doc: doc(&e.doc),
+        });
+        self.out.spans.entries.push(EntrySpans {
+            whole: fs(file, e.span),
+            path: fs(file, e.path.span),
+            verb: fs(file, e.verb.span),
+            operator: e.operator.map(|s| fs(file, s)),
+            request: e.request.iter().map(|t| fs(file, t.span())).collect(),
+            answer: e.answer.as_ref().map(|a| fs(file, a.ty.span())),
+            stream: e
+                .answer
+                .as_ref()
+                .and_then(|a| a.stream)
+                .map(|s| fs(file, s)),
+        });
+        id
+    }
+
+    /// A type where a payload goes: a content type, a message type, or `Stat`.
+    pub fn payload_type(&mut self, mi: usize, file: FileId, t: &TypeRef) -> PayloadType {
+        match t {
+            TypeRef::ContentType(c) => {
+                if !c.ct.valid {
+                    return PayloadType::Unknown;
+                }
+                if let Some(f) = self.formats.find(&c.ct) {
+                    let examples = self.message_names(mi);
+                    let example = examples.first().map(String::as_str).unwrap_or("Greeting");
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::E0208,
+                            format!("`{}` has a format, so it cannot be written bare", c.ct.text),
+                            Label::new(file, c.span, "which message type?"),
+                        )
+                        .with_help(format!(
+                            "name a message type of the `{}` format (such as `{example}`), or write `*/*` or `application/*` to take any payload",
+                            f.content_type()
+                        )),
+                    );
+                    return PayloadType::Unknown;
+                }
+                PayloadType::Content(ContentType::from_syntax(&c.ct))
+            }
+            TypeRef::Name(n) => match self.out.scopes[mi].get(&n.name) {
+                Some(Sym::Type(id, false)) => PayloadType::Message(id),
+                Some(sym) => {
+                    let what = sym.kind().describe();
+                    let why = if sym.kind() == DeclKind::Enum {
+                        "an enum is not a payload: it is only ever a field of a message"
+                    } else {
+                        "a payload type is a message type, a content type, or `Stat`"
+                    };
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::E0206,
+                            format!(
+                                "`{}` is {} {what}, not a payload type",
+                                n.name,
+                                article(what)
+                            ),
+                            Label::new(
+                                file,
+                                n.span,
+                                format!("this names {} {what}", article(what)),
+                            ),
+                        )
+                        .with_help(why),
+                    );
+                    PayloadType::Unknown
+                }
+                None if n.name == "Stat" => {
+                    PayloadType::Content(ContentType::known(STAT_CONTENT_TYPE))
+                }
+                None => {
+                    let names = self.message_names(mi);
+                    let refs: Vec<&str> =
+                        names.iter().map(String::as_str).chain(["Stat"]).collect();
+                    let mut d = Diagnostic::new(
+                        Code::E0203,
+                        format!("unknown type `{}`", n.name),
+                        Label::new(file, n.span, "no message type of this name is in scope"),
+                    );
+                    d = match closest(&n.name, &refs) {
+                        Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                        None => d.with_help(format!(
+                            "declare it in a schemas block, or import it: `import {{ {} }} from \"file.oth\"`",
+                            n.name
+                        )),
+                    };
+                    self.diags.push(d);
+                    PayloadType::Unknown
+                }
+            },
+        }
+    }
+
+    pub(super) fn message_names(&self, mi: usize) -> Vec<String> {
+        self.out.scopes[mi]
+            .names_of(|s| matches!(s, Sym::Type(_, false)))
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+pub(super) fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}

@@ -1,0 +1,247 @@
+//! Lowering images: slots, instances and their wiring, exports, startup
+//! requests and image-level needs, with the names of the image tree.
+
+use std::collections::HashMap;
+
+use oth_syntax::Span;
+use oth_syntax::ast::{self, ImagePart, Wire};
+
+use crate::check::scope::Sym;
+use crate::diagnostics::suggest::closest;
+use crate::diagnostics::{Code, Diagnostic, Label};
+use crate::model::*;
+use crate::source::{FileId, FileSpan};
+
+use super::entries::article;
+use super::{Lowerer, doc, fs};
+
+impl Lowerer<'_> {
+    pub(super) fn image(&mut self, mi: usize, file: FileId, id: usize, i: &ast::Image) {
+        let mut def_slots = Vec::new();
+        let mut slot_spans = Vec::new();
+        let mut instances = Vec::new();
+        let mut inst_spans = Vec::new();
+        let mut exports = Vec::new();
+        let mut export_spans = Vec::new();
+        let mut startup = Vec::new();
+        let mut startup_spans = Vec::new();
+        let mut needs = Vec::new();
+        let mut need_spans = Vec::new();
+        let mut slot_names: HashMap<String, Span> = HashMap::new();
+        let mut inst_names: HashMap<String, Span> = HashMap::new();
+        for part in &i.parts {
+            match part {
+                ImagePart::Slot(s) => {
+                    if let Some(first) = slot_names.get(&s.name.name) {
+                        self.twice(file, "slot", &s.name, *first);
+                        continue;
+                    }
+                    slot_names.insert(s.name.name.clone(), s.name.span);
+                    let ty = self.payload_type(mi, file, &s.ty);
+                    def_slots.push(SlotDef {
+                        name: s.name.name.clone(),
+                        ty,
+                        doc: doc(&s.doc),
+                        value: None,
+                    });
+                    slot_spans.push(SlotSpans {
+                        name: fs(file, s.name.span),
+                        ty: fs(file, s.ty.span()),
+                    });
+                }
+                ImagePart::Instance(inst) => {
+                    if let Some(first) = inst_names.get(&inst.name.name) {
+                        self.twice(file, "instance", &inst.name, *first);
+                        continue;
+                    }
+                    inst_names.insert(inst.name.name.clone(), inst.name.span);
+                    let of = self.shape(mi, file, &inst.object);
+                    let mut wiring = Vec::new();
+                    let mut wiring_spans = Vec::new();
+                    for w in &inst.wiring {
+                        let (kind, link) = match w {
+                            Wire::Mount(l) => (WireKind::Mount, l),
+                            Wire::Bind(l) => (WireKind::Bind, l),
+                            Wire::Error(_) => continue,
+                        };
+                        wiring.push(WireDef {
+                            kind,
+                            link: link_def(link),
+                        });
+                        wiring_spans.push(link_spans(file, link));
+                    }
+                    instances.push(InstanceDef {
+                        name: inst.name.name.clone(),
+                        of,
+                        doc: doc(&inst.doc),
+                        wiring,
+                    });
+                    inst_spans.push(InstanceSpans {
+                        name: fs(file, inst.name.span),
+                        object: fs(file, inst.object.span),
+                        wiring: wiring_spans,
+                    });
+                }
+                ImagePart::Export(e) => {
+                    exports.push(link_def(&e.link));
+                    export_spans.push(link_spans(file, &e.link));
+                }
+                ImagePart::Startup(s) => {
+                    startup.push(StartupDef {
+                        verb: s.verb.verb,
+                        path: PathPattern::from_syntax(&s.path.path.segments),
+                        payload: None,
+                    });
+                    startup_spans.push(StartupSpans {
+                        whole: fs(file, s.span),
+                        verb: fs(file, s.verb.span),
+                        path: fs(file, s.path.span),
+                        payload: s.payload.as_ref().map(|p| fs(file, payload_span(p))),
+                    });
+                }
+                ImagePart::Needs(n) => {
+                    needs.push(self.need(mi, file, n));
+                    need_spans.push(fs(file, n.mount.span));
+                }
+                ImagePart::Error(_) => {}
+            }
+        }
+        self.tree_names_unique(file, &needs, &need_spans, &inst_names);
+        let def = &mut self.out.model.images[id];
+        def.slots = def_slots;
+        def.instances = instances;
+        def.exports = exports;
+        def.startup = startup;
+        def.needs = needs;
+        let sp = &mut self.out.spans.images[id];
+        sp.slots = slot_spans;
+        sp.instances = inst_spans;
+        sp.exports = export_spans;
+        sp.startup = startup_spans;
+        sp.needs = need_spans;
+    }
+
+    /// The image tree holds `/INSTANCE` for each instance and each `needs`
+    /// mount point: two of them at one name is E0204.
+    pub(super) fn tree_names_unique(
+        &mut self,
+        file: FileId,
+        needs: &[NeedBlock],
+        spans: &[FileSpan],
+        instances: &HashMap<String, Span>,
+    ) {
+        let mut seen: HashMap<String, FileSpan> = HashMap::new();
+        for (n, at) in needs.iter().zip(spans) {
+            let Some(Seg::Lit(first)) = n.mount.segs.first() else {
+                continue;
+            };
+            let clash = instances
+                .get(first)
+                .map(|s| (fs(file, *s), "an instance"))
+                .or_else(|| seen.get(&n.mount.to_string()).map(|s| (*s, "another need")));
+            if let Some((other, what)) = clash {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::E0204,
+                        format!("`/{first}` is two things in this image's tree"),
+                        Label::new(
+                            at.file,
+                            at.span,
+                            "this need is mounted in the image tree here",
+                        ),
+                    )
+                    .with_label(Label::new(
+                        other.file,
+                        other.span,
+                        format!("and so is {what}"),
+                    ))
+                    .with_help("give the need's mount point a name no instance of the image has"),
+                );
+            }
+            seen.entry(n.mount.to_string()).or_insert(*at);
+        }
+    }
+
+    pub(super) fn twice(&mut self, file: FileId, what: &str, name: &ast::Ident, first: Span) {
+        self.diags.push(
+            Diagnostic::new(
+                Code::E0204,
+                format!("{what} `{}` is declared twice in this image", name.name),
+                Label::new(file, name.span, "declared again here"),
+            )
+            .with_label(Label::new(file, first, "first declared here"))
+            .with_help(format!("give each {what} its own name")),
+        );
+    }
+
+    pub(super) fn shape(&mut self, mi: usize, file: FileId, name: &ast::Ident) -> Option<Shape> {
+        match self.out.scopes[mi].get(&name.name) {
+            Some(Sym::Object(o)) => Some(Shape::Object(o)),
+            Some(Sym::Image(i)) => Some(Shape::Image(i)),
+            Some(sym) => {
+                let what = sym.kind().describe();
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::E0206,
+                        format!("`{}` is {} {what}, not an object", name.name, article(what)),
+                        Label::new(
+                            file,
+                            name.span,
+                            "an instance is made of an object or an image",
+                        ),
+                    )
+                    .with_help("name an object or an image here"),
+                );
+                None
+            }
+            None => {
+                let names =
+                    self.out.scopes[mi].names_of(|s| matches!(s, Sym::Object(_) | Sym::Image(_)));
+                let mut d = Diagnostic::new(
+                    Code::E0203,
+                    format!("unknown object `{}`", name.name),
+                    Label::new(
+                        file,
+                        name.span,
+                        "no object or image of this name is in scope",
+                    ),
+                );
+                d = match closest(&name.name, &names) {
+                    Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                    None => d.with_help(format!(
+                        "import it: `import {{ {} }} from \"file.oth\"` (the runtime's objects come from \"othismo:env\")",
+                        name.name
+                    )),
+                };
+                self.diags.push(d);
+                None
+            }
+        }
+    }
+}
+
+fn link_def(l: &ast::Link) -> LinkDef {
+    LinkDef {
+        at: PathPattern::from_syntax(&l.to.path.segments),
+        from: PathPattern::from_syntax(&l.from.path.segments),
+        readonly: l.readonly.is_some(),
+    }
+}
+
+fn link_spans(file: FileId, l: &ast::Link) -> LinkSpans {
+    LinkSpans {
+        whole: fs(file, l.span),
+        at: fs(file, l.to.span),
+        from: fs(file, l.from.span),
+        readonly: l.readonly.map(|r| fs(file, r)),
+    }
+}
+
+pub fn payload_span(p: &ast::Payload) -> Span {
+    match p {
+        ast::Payload::Message(v) => v.span,
+        ast::Payload::Slot(i) => i.span,
+        ast::Payload::Text(s) => s.span,
+        ast::Payload::Typed(c, s) => c.span.to(s.span),
+    }
+}

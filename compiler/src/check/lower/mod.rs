@@ -1,0 +1,329 @@
+//! From syntax trees to the model: every declaration gets an id, every name
+//! is resolved through its file's scope.
+//!
+//! Codes: E0203 (unknown name), E0204 (via [`Scope::bind`]), E0206 (a name of
+//! the wrong kind), E0208 (a content type with a format written bare), and
+//! the format's own block rules (via [`SchemaBlock::lower`]).
+
+mod entries;
+mod images;
+
+use std::collections::HashMap;
+
+use oth_syntax::Span;
+use oth_syntax::ast::{self, ImagePart, Item, ObjectMember};
+
+use super::scope::{Scope, Sym};
+use crate::diagnostics::Diagnostics;
+use crate::formats::{Formats, TypeLookup, TypeNames};
+use crate::model::*;
+use crate::resolve::{FrontEnd, ModuleId, Origin};
+use crate::source::{FileId, FileSpan};
+
+/// The model, and what the later checks need to get back to the source.
+pub struct Lowered {
+    pub model: Model,
+    pub spans: Spans,
+    /// Per file (indexed like `model.files`).
+    pub scopes: Vec<Scope>,
+    /// Per image: the module and item index it came from.
+    pub image_src: Vec<(ModuleId, usize)>,
+}
+
+pub fn lower(front: &FrontEnd, formats: &Formats, diags: &mut Diagnostics) -> Lowered {
+    let mut l = Lowerer {
+        front,
+        formats,
+        out: Lowered {
+            model: Model::default(),
+            spans: Spans::default(),
+            scopes: Vec::new(),
+            image_src: Vec::new(),
+        },
+        locals: Vec::new(),
+        diags,
+    };
+    l.declare();
+    l.import();
+    l.lower_types();
+    l.lower_objects_and_images();
+    l.out
+}
+
+struct Lowerer<'a> {
+    front: &'a FrontEnd,
+    formats: &'a Formats,
+    out: Lowered,
+    /// Per module: its own declarations (what an import of it can name).
+    locals: Vec<HashMap<String, Sym>>,
+    diags: &'a mut Diagnostics,
+}
+
+fn fs(file: FileId, span: Span) -> FileSpan {
+    FileSpan::new(file, span)
+}
+
+fn doc(d: &Option<ast::Doc>) -> Option<String> {
+    d.as_ref().map(|d| d.text.clone())
+}
+
+impl Lowerer<'_> {
+    /// Gives every declaration an id and binds it in its file's scope.
+    fn declare(&mut self) {
+        for (mi, m) in self.front.program.modules.iter().enumerate() {
+            let file = m.file;
+            self.out.model.files.push(FileDef {
+                name: self.front.sources.get(file).name.clone(),
+                origin: match m.origin {
+                    Origin::Source => FileOrigin::Source,
+                    Origin::Env => FileOrigin::Env,
+                    Origin::Wasm => FileOrigin::Wasm,
+                },
+            });
+            let fix = FileIx(mi as u32);
+            let all_exported = m.origin != Origin::Source;
+            let mut scope = Scope::default();
+            let mut locals = HashMap::new();
+            let mut blocks = m.schemas.iter();
+            for (ii, item) in m.ast.items.iter().enumerate() {
+                match item {
+                    Item::Schemas(s) => {
+                        let Some(parsed) = blocks.next().and_then(|p| p.parsed.as_ref()) else {
+                            continue;
+                        };
+                        for t in parsed.block.declared() {
+                            let id = TypeId(self.out.model.types.len() as u32);
+                            let is_enum = t.kind == crate::formats::TypeKind::Enum;
+                            self.out.model.types.push(TypeDef {
+                                name: t.name.clone(),
+                                file: fix,
+                                format: parsed.format.to_string(),
+                                exported: all_exported || s.export.is_some(),
+                                doc: None,
+                                kind: if is_enum {
+                                    TypeKind::Enum { values: Vec::new() }
+                                } else {
+                                    TypeKind::Message { fields: Vec::new() }
+                                },
+                            });
+                            self.out.spans.types.push(TypeSpans {
+                                name: fs(file, t.span),
+                                members: Vec::new(),
+                            });
+                            let sym = Sym::Type(id, is_enum);
+                            scope.bind(&t.name, sym, fs(file, t.span), false, self.diags);
+                            locals.entry(t.name).or_insert(sym);
+                        }
+                    }
+                    Item::Object(o) => {
+                        let id = ObjectId(self.out.model.objects.len() as u32);
+                        self.out.model.objects.push(ObjectDef {
+                            name: o.name.name.clone(),
+                            file: fix,
+                            exported: all_exported || o.export.is_some(),
+                            native: o.native.is_some(),
+                            doc: doc(&o.doc),
+                            serves: Vec::new(),
+                            needs: Vec::new(),
+                        });
+                        self.out.spans.objects.push(ObjectSpans {
+                            name: fs(file, o.name.span),
+                            native: o.native.map(|n| fs(file, n)),
+                            needs: Vec::new(),
+                        });
+                        let sym = Sym::Object(id);
+                        scope.bind(&o.name.name, sym, fs(file, o.name.span), false, self.diags);
+                        locals.entry(o.name.name.clone()).or_insert(sym);
+                    }
+                    Item::Image(i) => {
+                        let id = ImageId(self.out.model.images.len() as u32);
+                        self.out.model.images.push(ImageDef {
+                            name: i.name.name.clone(),
+                            file: fix,
+                            exported: all_exported || i.export.is_some(),
+                            doc: doc(&i.doc),
+                            slots: Vec::new(),
+                            instances: Vec::new(),
+                            exports: Vec::new(),
+                            startup: Vec::new(),
+                            needs: Vec::new(),
+                        });
+                        self.out.spans.images.push(ImageSpans {
+                            name: fs(file, i.name.span),
+                            slots: Vec::new(),
+                            instances: Vec::new(),
+                            exports: Vec::new(),
+                            startup: Vec::new(),
+                            needs: Vec::new(),
+                        });
+                        self.out.image_src.push((ModuleId(mi as u32), ii));
+                        let sym = Sym::Image(id);
+                        scope.bind(&i.name.name, sym, fs(file, i.name.span), false, self.diags);
+                        locals.entry(i.name.name.clone()).or_insert(sym);
+                    }
+                    Item::Import(_) | Item::Error(_) => {}
+                }
+            }
+            self.out.scopes.push(scope);
+            self.locals.push(locals);
+        }
+    }
+
+    /// Binds imported names. Names the target does not export were reported
+    /// by the resolver (E0202) and are left out here.
+    fn import(&mut self) {
+        for (mi, m) in self.front.program.modules.iter().enumerate() {
+            for (imp, target) in m.ast.imports().zip(&m.imports) {
+                let Some(target) = target else { continue };
+                let exported = |sym: Sym, model: &Model| match sym {
+                    Sym::Type(t, _) => model.ty(t).exported,
+                    Sym::Object(o) => model.object(o).exported,
+                    Sym::Image(i) => model.image(i).exported,
+                };
+                for n in &imp.names {
+                    let Some(&sym) = self.locals[target.0 as usize].get(&n.name.name) else {
+                        continue;
+                    };
+                    if !exported(sym, &self.out.model) {
+                        continue;
+                    }
+                    let local = n.local();
+                    self.out.scopes[mi].bind(
+                        &local.name,
+                        sym,
+                        fs(m.file, local.span),
+                        true,
+                        self.diags,
+                    );
+                }
+            }
+        }
+    }
+
+    fn lower_types(&mut self) {
+        let mut next = 0usize;
+        for (mi, m) in self.front.program.modules.iter().enumerate() {
+            for p in &m.schemas {
+                let Some(parsed) = &p.parsed else { continue };
+                let names = ScopeNames {
+                    scope: &self.out.scopes[mi],
+                };
+                let lowered = parsed.block.lower(m.file, &names, self.diags);
+                for t in lowered {
+                    let id = next;
+                    next += 1;
+                    let Some(def) = self.out.model.types.get_mut(id) else {
+                        break;
+                    };
+                    def.kind = t.kind;
+                    def.doc = t.doc;
+                    self.out.spans.types[id].members = t
+                        .members
+                        .into_iter()
+                        .map(|(a, b)| (fs(m.file, a), fs(m.file, b)))
+                        .collect();
+                }
+            }
+        }
+    }
+
+    fn lower_objects_and_images(&mut self) {
+        // Large headers have tens of thousands of entries: size the arenas once.
+        let entries: usize = self
+            .front
+            .program
+            .modules
+            .iter()
+            .flat_map(|m| &m.ast.items)
+            .map(|item| {
+                let count = |n: &ast::Needs| n.entries.len();
+                match item {
+                    Item::Object(o) => o
+                        .members
+                        .iter()
+                        .map(|mem| match mem {
+                            ObjectMember::Serves(s) => s.entries.len(),
+                            ObjectMember::Needs(n) => count(n),
+                            ObjectMember::Error(_) => 0,
+                        })
+                        .sum(),
+                    Item::Image(i) => i
+                        .parts
+                        .iter()
+                        .map(|p| match p {
+                            ImagePart::Needs(n) => count(n),
+                            _ => 0,
+                        })
+                        .sum(),
+                    _ => 0,
+                }
+            })
+            .sum();
+        self.out.model.entries.reserve(entries);
+        self.out.spans.entries.reserve(entries);
+        let (mut next_obj, mut next_img) = (0usize, 0usize);
+        for (mi, m) in self.front.program.modules.iter().enumerate() {
+            for item in &m.ast.items {
+                match item {
+                    Item::Object(o) => {
+                        let id = next_obj;
+                        next_obj += 1;
+                        let mut serves = Vec::new();
+                        let mut needs = Vec::new();
+                        let mut need_spans = Vec::new();
+                        for member in &o.members {
+                            match member {
+                                ObjectMember::Serves(s) => {
+                                    for e in &s.entries {
+                                        if let ast::EntryItem::Entry(e) = e {
+                                            serves.push(self.entry(mi, m.file, e));
+                                        }
+                                    }
+                                }
+                                ObjectMember::Needs(n) => {
+                                    needs.push(self.need(mi, m.file, n));
+                                    need_spans.push(fs(m.file, n.mount.span));
+                                }
+                                ObjectMember::Error(_) => {}
+                            }
+                        }
+                        let def = &mut self.out.model.objects[id];
+                        def.serves = serves;
+                        def.needs = needs;
+                        self.out.spans.objects[id].needs = need_spans;
+                    }
+                    Item::Image(i) => {
+                        let id = next_img;
+                        next_img += 1;
+                        self.image(mi, m.file, id, i);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// A file's scope as a schema block or a literal sees it.
+pub struct ScopeNames<'a> {
+    pub scope: &'a Scope,
+}
+
+impl TypeNames for ScopeNames<'_> {
+    fn lookup(&self, name: &str) -> TypeLookup {
+        match self.scope.get(name) {
+            Some(Sym::Type(id, false)) => TypeLookup::Message(id),
+            Some(Sym::Type(id, true)) => TypeLookup::Enum(id),
+            Some(s) => TypeLookup::NotAType(s.kind()),
+            None => TypeLookup::Missing,
+        }
+    }
+
+    fn candidates(&self) -> Vec<String> {
+        self.scope
+            .names_of(|s| matches!(s, Sym::Type(..)))
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+}
