@@ -12,6 +12,7 @@ mod image;
 mod implementations;
 mod lower;
 pub mod matching;
+mod payloads;
 mod schema;
 mod scope;
 mod values;
@@ -21,12 +22,12 @@ use crate::formats::Formats;
 use crate::model::{Model, Spans};
 use crate::resolve::{FrontEnd, Origin};
 
-pub use image::SlotValue;
 pub use implementations::{
     check_implementations, implementation_path, missing_implementation, objects_to_build,
     prebuilt_objects,
 };
 pub use matching::covers;
+pub use payloads::SlotValue;
 pub use values::{ValueInputs, load_values};
 
 /// What the rule modules share.
@@ -70,7 +71,7 @@ pub fn compile(
 /// files and `--set`, in order of precedence (later wins).
 pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) -> Checked {
     let formats = Formats::default();
-    let lowered = lower::lower(front, &formats, diags);
+    let mut lowered = lower::lower(front, &formats, diags);
     {
         let mut cx = Cx {
             model: &lowered.model,
@@ -84,11 +85,11 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
     // What a parse error dropped (an entry, a mount) would show up as unmet
     // needs and unused mounts: images are checked once every file parses.
     let parses = !diags.iter().any(|d| d.code.as_str().starts_with("E01"));
-    let (slot_values, startup_payloads, namespace) = if parses {
-        let r = image::ImageChecker::new(front, &lowered, &formats, diags).run(values);
-        (r.slot_values, r.startup_payloads, r.namespace)
+    let namespace = if parses {
+        payloads::finish(front, &mut lowered, &formats, values, diags);
+        image::ImageChecker::new(&lowered, diags).run()
     } else {
-        (Vec::new(), Vec::new(), Default::default())
+        Default::default()
     };
     diags.merge_repeats(&[Code::E0203, Code::E0303, Code::E0306], "and here");
     unused_imports(front, &lowered, diags);
@@ -101,15 +102,7 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
         .map(|m| m.file)
         .collect();
     diags.drop_warnings_in(&generated);
-    let lower::Lowered {
-        mut model, spans, ..
-    } = lowered;
-    for (img, slot, enc) in slot_values {
-        model.images[img.index()].slots[slot].value = Some(enc);
-    }
-    for (img, si, p) in startup_payloads {
-        model.images[img.index()].startup[si].payload = Some(p);
-    }
+    let lower::Lowered { model, spans, .. } = lowered;
     Checked {
         model,
         spans,

@@ -5,61 +5,38 @@
 //! Codes: E0501–E0514, E0517 and E0518, W0501; literals (E06xx) through the
 //! formats. One file per concern: `recursion` (images inside themselves,
 //! nesting depth), `sources` (what mounts, binds and exports point at),
-//! `needs` (every need of every instance), `exports`, `startup` (startup
-//! requests and their payloads), `slots` (slot values).
+//! `needs` (every need of every instance), `exports`, `startup` (what
+//! startup requests reach). Literals were checked and encoded when the
+//! model was finished (`check::payloads`): nothing here reads syntax.
 
 mod exports;
 mod needs;
 mod recursion;
-mod slots;
 mod sources;
 mod startup;
 
-use oth_syntax::ast;
-
 use super::lower::Lowered;
 use crate::diagnostics::Diagnostics;
-use crate::formats::Formats;
 use crate::model::*;
 use crate::namespace::serve::Holder;
 use crate::namespace::tree::{Target, Tree};
 use crate::namespace::view::ReadonlyBy;
 use crate::namespace::{NeedCheck, Wires};
-use crate::resolve::FrontEnd;
-use crate::source::{FileId, FileSpan};
-
-/// A value for a slot from outside the image: a value file line or `--set`.
-pub struct SlotValue {
-    pub file: FileId,
-    pub slot: ast::Ident,
-    pub value: ast::Value,
-}
+use crate::source::FileSpan;
 
 pub struct ImageChecker<'a> {
-    pub front: &'a FrontEnd,
     pub lowered: &'a Lowered,
-    pub formats: &'a Formats,
     pub diags: &'a mut Diagnostics,
     /// Images that instantiate themselves (E0517) or nest too deep (E0518):
     /// not looked into.
     broken: Vec<bool>,
     /// Where each wire leads (filled by `sources`).
     wires: Wires,
-    /// Results to store in the model: (image, slot, value) and (image, startup, payload).
-    pub slot_values: Vec<(ImageId, usize, Encoded)>,
-    pub startup_payloads: Vec<(ImageId, usize, StartupPayload)>,
     /// What each need entry reached.
     pub need_checks: Vec<NeedCheck>,
 }
 
-/// What the image checker hands on.
-pub struct ImageResults {
-    pub slot_values: Vec<(ImageId, usize, Encoded)>,
-    pub startup_payloads: Vec<(ImageId, usize, StartupPayload)>,
-    pub namespace: crate::namespace::Namespace,
-}
-
-fn describe(model: &Model, t: &PayloadType) -> String {
+pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
     match t {
         PayloadType::Content(c) => c.text.clone(),
         PayloadType::Message(id) => model.ty(*id).name.clone(),
@@ -77,7 +54,7 @@ fn describe_all(model: &Model, ts: &[PayloadType]) -> String {
         .join(" | ")
 }
 
-fn quote_list(items: &[String]) -> String {
+pub(crate) fn quote_list(items: &[String]) -> String {
     items
         .iter()
         .map(|i| format!("`{i}`"))
@@ -86,21 +63,12 @@ fn quote_list(items: &[String]) -> String {
 }
 
 impl<'a> ImageChecker<'a> {
-    pub fn new(
-        front: &'a FrontEnd,
-        lowered: &'a Lowered,
-        formats: &'a Formats,
-        diags: &'a mut Diagnostics,
-    ) -> ImageChecker<'a> {
+    pub fn new(lowered: &'a Lowered, diags: &'a mut Diagnostics) -> ImageChecker<'a> {
         ImageChecker {
-            front,
             lowered,
-            formats,
             diags,
             broken: vec![false; lowered.model.images.len()],
             wires: Vec::new(),
-            slot_values: Vec::new(),
-            startup_payloads: Vec::new(),
             need_checks: Vec::new(),
         }
     }
@@ -118,7 +86,8 @@ impl<'a> ImageChecker<'a> {
         Tree::new(self.model(), self.broken.clone())
     }
 
-    pub fn run(mut self, values: &[SlotValue]) -> ImageResults {
+    /// Checks every image; returns what the namespace module resolved.
+    pub fn run(mut self) -> crate::namespace::Namespace {
         self.recursion();
         let tree = self.tree();
         self.wires = crate::namespace::resolve_wires(&tree);
@@ -133,7 +102,6 @@ impl<'a> ImageChecker<'a> {
             self.exports(img);
             self.startup(&tree, img);
         }
-        self.slots(values);
         // The images that can run on their own, flattened as a bundle will
         // hold them; only once everything checked, so a flattening failure
         // is never a cascade of another error.
@@ -147,14 +115,10 @@ impl<'a> ImageChecker<'a> {
                 self.flatten(&tree, id)
             })
             .collect();
-        ImageResults {
-            slot_values: self.slot_values,
-            startup_payloads: self.startup_payloads,
-            namespace: crate::namespace::Namespace {
-                wires: self.wires,
-                needs: self.need_checks,
-                flat,
-            },
+        crate::namespace::Namespace {
+            wires: self.wires,
+            needs: self.need_checks,
+            flat,
         }
     }
 
@@ -215,17 +179,6 @@ impl<'a> ImageChecker<'a> {
             }
             ReadonlyBy::Export(img, ei) => self.spans().images[img.index()].exports[ei].readonly,
         }
-    }
-
-    /// The syntax of an image: startup payloads and slot values are
-    /// checked and encoded from it.
-    fn image_ast(&self, img: ImageId) -> (&'a ast::Image, FileId, usize) {
-        let (m, item) = self.lowered.image_src[img.index()];
-        let module = &self.front.program.modules[m.0 as usize];
-        let ast::Item::Image(i) = &module.ast.items[item] else {
-            unreachable!("image_src points at an image item")
-        };
-        (i, module.file, m.0 as usize)
     }
 
     /// Image `id` flattened as its bundle will hold it; a flattening that

@@ -28,6 +28,10 @@ pub struct Lowered {
     pub scopes: Vec<Scope>,
     /// Per image: the module and item index it came from.
     pub image_src: Vec<(ModuleId, usize)>,
+    /// Per image, per startup request: the type of what it sends
+    /// (`Some(None)`: no payload; `None`: a payload that did not check),
+    /// filled in by `check::payloads`.
+    pub startup_types: Vec<Vec<super::payloads::Sent>>,
 }
 
 pub fn lower(front: &FrontEnd, formats: &Formats, diags: &mut Diagnostics) -> Lowered {
@@ -39,6 +43,7 @@ pub fn lower(front: &FrontEnd, formats: &Formats, diags: &mut Diagnostics) -> Lo
             spans: Spans::default(),
             scopes: Vec::new(),
             image_src: Vec::new(),
+            startup_types: Vec::new(),
         },
         locals: Vec::new(),
         diags,

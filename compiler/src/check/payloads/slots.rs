@@ -6,13 +6,14 @@ use std::collections::HashSet;
 
 use oth_syntax::ast::{self, ImagePart};
 
-use super::{ImageChecker, SlotValue, describe, quote_list};
+use super::{PayloadChecker, SlotValue};
+use crate::check::image::{describe, quote_list};
 use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::*;
 use crate::source::FileId;
 
-impl ImageChecker<'_> {
+impl PayloadChecker<'_> {
     pub(super) fn slots(&mut self, values: &[SlotValue]) {
         let model = self.model();
         let roots: HashSet<usize> = self
