@@ -10,6 +10,7 @@
 //! model was finished (`check::payloads`): nothing here reads syntax.
 
 mod exports;
+mod need_errors;
 mod needs;
 mod recursion;
 mod sources;
@@ -124,30 +125,37 @@ impl<'a> ImageChecker<'a> {
 
     /// How a target reads in messages, and where its declaration is.
     fn owner(&self, t: Target) -> (String, FileSpan) {
+        let at = match t {
+            Target::Instance(img, i) => match self.model().image(img).instances[i].of {
+                Some(Shape::Object(o)) => self.spans().objects[o.index()].name,
+                Some(Shape::Image(j)) => self.spans().images[j.index()].name,
+                None => self.spans().images[img.index()].instances[i].object,
+            },
+            Target::Need(img, n) => self.spans().images[img.index()].needs[n],
+        };
+        (self.owner_data(t).to_string(), at)
+    }
+
+    /// What a target is, as data for an error.
+    fn owner_data(&self, t: Target) -> need_errors::Owner {
         let model = self.model();
         match t {
             Target::Instance(img, i) => {
                 let inst = &model.image(img).instances[i];
-                let at = match inst.of {
-                    Some(Shape::Object(o)) => self.spans().objects[o.index()].name,
-                    Some(Shape::Image(j)) => self.spans().images[j.index()].name,
-                    None => self.spans().images[img.index()].instances[i].object,
-                };
                 let of = match inst.of {
                     Some(Shape::Object(o)) => model.object(o).name.clone(),
                     Some(Shape::Image(j)) => model.image(j).name.clone(),
                     None => "?".into(),
                 };
-                (format!("`{}` (a `{of}`)", inst.name), at)
+                need_errors::Owner::Instance {
+                    name: inst.name.clone(),
+                    of,
+                }
             }
-            Target::Need(img, n) => (
-                format!(
-                    "the need `{}` of image `{}`",
-                    model.image(img).needs[n].mount,
-                    model.image(img).name
-                ),
-                self.spans().images[img.index()].needs[n],
-            ),
+            Target::Need(img, n) => need_errors::Owner::Need {
+                mount: model.image(img).needs[n].mount.to_string(),
+                image: model.image(img).name.clone(),
+            },
         }
     }
 
