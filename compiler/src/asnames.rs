@@ -115,7 +115,7 @@ pub fn identifier(s: &str) -> String {
 pub fn method_base(e: &EntryDef) -> String {
     let mut name = e.verb.as_str().to_string();
     for s in &e.path.segs {
-        if let Seg::Lit(l) = s {
+        if let Seg::Literal(l) = s {
             name.push_str(&pascal(l));
         }
     }
@@ -147,11 +147,11 @@ pub fn method_names(model: &Model, e: &EntryDef) -> Vec<String> {
 /// The ready-made client of a concrete need: its mount point's last segment
 /// (`/dev/cons` → `cons`). `None` for a pattern need, or the root.
 pub fn client_instance(mount: &[Seg]) -> Option<String> {
-    if mount.iter().any(|s| !matches!(s, Seg::Lit(_))) {
+    if mount.iter().any(|s| !matches!(s, Seg::Literal(_))) {
         return None;
     }
     match mount.last() {
-        Some(Seg::Lit(l)) => Some(identifier(l)),
+        Some(Seg::Literal(l)) => Some(identifier(l)),
         _ => None,
     }
 }
@@ -160,7 +160,7 @@ pub fn client_instance(mount: &[Seg]) -> Option<String> {
 /// literal segment (`/dev/cons` → `ConsClient`; `/**` → `RootClient`).
 pub fn client_class(mount: &[Seg]) -> String {
     let last = mount.iter().rev().find_map(|s| match s {
-        Seg::Lit(l) => Some(pascal(l)),
+        Seg::Literal(l) => Some(pascal(l)),
         _ => None,
     });
     let name = last
@@ -186,7 +186,7 @@ mod tests {
         assert_eq!(identifier("my-db"), "my_db");
         assert_eq!(identifier("2fa"), "_2fa");
         assert_eq!(identifier("class"), "class_");
-        let lit = |s: &str| Seg::Lit(s.into());
+        let lit = |s: &str| Seg::Literal(s.into());
         assert_eq!(
             client_instance(&[lit("dev"), lit("cons")]).as_deref(),
             Some("cons")

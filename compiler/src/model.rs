@@ -7,7 +7,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::source::FileSpan;
-use oth_syntax::ast::Segment;
 pub use oth_syntax::ast::Verb;
 
 macro_rules! ids {
@@ -259,12 +258,8 @@ pub struct NeedBlock {
     pub entries: Vec<EntryId>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Seg {
-    Lit(String),
-    Capture(String),
-    Rest,
-}
+/// A path segment: the grammar's own type, one representation everywhere.
+pub use oth_syntax::ast::Segment as Seg;
 
 /// A path or path pattern, as segments (`/` is no segment at all).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -273,16 +268,9 @@ pub struct PathPattern {
 }
 
 impl PathPattern {
-    pub fn from_syntax(segments: &[Segment]) -> PathPattern {
+    pub fn from_syntax(segments: &[Seg]) -> PathPattern {
         PathPattern {
-            segs: segments
-                .iter()
-                .map(|s| match s {
-                    Segment::Literal(l) => Seg::Lit(l.clone()),
-                    Segment::Capture(c) => Seg::Capture(c.clone()),
-                    Segment::Rest => Seg::Rest,
-                })
-                .collect(),
+            segs: segments.to_vec(),
         }
     }
 
@@ -292,14 +280,14 @@ impl PathPattern {
         let n = self
             .segs
             .iter()
-            .take_while(|s| matches!(s, Seg::Lit(_)))
+            .take_while(|s| matches!(s, Seg::Literal(_)))
             .count();
         &self.segs[..n]
     }
 
     /// A path of literal segments only.
     pub fn is_concrete(&self) -> bool {
-        self.segs.iter().all(|s| matches!(s, Seg::Lit(_)))
+        self.segs.iter().all(|s| matches!(s, Seg::Literal(_)))
     }
 
     pub fn join(&self, rest: &[Seg]) -> PathPattern {
@@ -316,7 +304,7 @@ impl std::fmt::Display for PathPattern {
         }
         for s in &self.segs {
             match s {
-                Seg::Lit(l) => write!(f, "/{l}")?,
+                Seg::Literal(l) => write!(f, "/{l}")?,
                 Seg::Capture(c) => write!(f, "/{{{c}}}")?,
                 Seg::Rest => f.write_str("/**")?,
             }

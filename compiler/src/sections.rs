@@ -4,7 +4,7 @@
 
 use oth_syntax::Span;
 use oth_syntax::ast::{self, bson};
-use oth_syntax::token::{ContentTypeText, PathText, Segment};
+use oth_syntax::token::{ContentTypeText, PathText};
 
 use crate::model::*;
 use crate::printer::Printer;
@@ -27,15 +27,7 @@ fn doc(d: &Option<String>) -> Option<ast::Doc> {
 fn path(p: &PathPattern) -> ast::Path {
     ast::Path {
         path: PathText {
-            segments: p
-                .segs
-                .iter()
-                .map(|s| match s {
-                    Seg::Lit(l) => Segment::Literal(l.clone()),
-                    Seg::Capture(c) => Segment::Capture(c.clone()),
-                    Seg::Rest => Segment::Rest,
-                })
-                .collect(),
+            segments: p.segs.clone(),
             valid: true,
         },
         span: Span::default(),

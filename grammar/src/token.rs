@@ -19,7 +19,10 @@ pub struct PathText {
     pub valid: bool,
 }
 
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+/// A segment of a path or path pattern: the one representation the
+/// grammar, the checker's model, the namespace rules and the runtime share
+/// (the model calls it `Seg`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Segment {
     Literal(String),
     Capture(String),

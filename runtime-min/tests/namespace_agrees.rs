@@ -147,7 +147,7 @@ fn concrete(mount: &[Seg], path: &[Seg]) -> String {
         .iter()
         .chain(path)
         .map(|s| match s {
-            Seg::Lit(l) => l.clone(),
+            Seg::Literal(l) => l.clone(),
             Seg::Capture(_) => "zz".into(),
             Seg::Rest => "zz".into(),
         })

@@ -263,7 +263,7 @@ fn path_params(path: &PathPattern) -> Vec<String> {
         .filter_map(|s| match s {
             Seg::Capture(c) => Some(asnames::identifier(c)),
             Seg::Rest => Some("rest".to_string()),
-            Seg::Lit(_) => None,
+            Seg::Literal(_) => None,
         })
         .collect()
 }
@@ -286,7 +286,7 @@ fn condition(path: &PathPattern) -> String {
         format!("s.length == {fixed}")
     }];
     for (i, seg) in path.segs.iter().enumerate() {
-        if let Seg::Lit(l) = seg {
+        if let Seg::Literal(l) = seg {
             parts.push(format!("s[{i}] == {}", string_literal(l)));
         }
     }
@@ -301,7 +301,7 @@ fn route_args(path: &PathPattern) -> Vec<String> {
         .filter_map(|(i, s)| match s {
             Seg::Capture(_) => Some(format!("s[{i}]")),
             Seg::Rest => Some(format!("rest(s, {i})")),
-            Seg::Lit(_) => None,
+            Seg::Literal(_) => None,
         })
         .collect()
 }
@@ -315,7 +315,7 @@ fn client_path(path: &PathPattern) -> String {
     let mut lit = String::new();
     for s in &path.segs {
         match s {
-            Seg::Lit(l) => {
+            Seg::Literal(l) => {
                 lit.push('/');
                 lit.push_str(l);
             }

@@ -14,8 +14,8 @@ pub fn path_covers(serve: &[Seg], need: &[Seg]) -> bool {
             (Some(Seg::Rest), _) => return true,
             (None, None) => return true,
             (None, Some(_)) | (Some(_), None) => return false,
-            (Some(Seg::Lit(s)), Some(Seg::Lit(n))) if s == n => {}
-            (Some(Seg::Capture(_)), Some(Seg::Lit(_) | Seg::Capture(_))) => {}
+            (Some(Seg::Literal(s)), Some(Seg::Literal(n))) if s == n => {}
+            (Some(Seg::Capture(_)), Some(Seg::Literal(_) | Seg::Capture(_))) => {}
             _ => return false,
         }
         i += 1;
@@ -29,8 +29,8 @@ pub fn reaches_under(serve: &[Seg], prefix: &[Seg]) -> bool {
         match (serve.get(i), p) {
             (Some(Seg::Rest), _) => return true,
             (None, _) => return false,
-            (Some(Seg::Lit(s)), Seg::Lit(n)) if s == n => {}
-            (Some(Seg::Capture(_)), Seg::Lit(_) | Seg::Capture(_)) => {}
+            (Some(Seg::Literal(s)), Seg::Literal(n)) if s == n => {}
+            (Some(Seg::Capture(_)), Seg::Literal(_) | Seg::Capture(_)) => {}
             _ => return false,
         }
     }
@@ -43,7 +43,7 @@ pub fn specificity(pattern: &[Seg]) -> Vec<u8> {
     pattern
         .iter()
         .map(|s| match s {
-            Seg::Lit(_) => 0,
+            Seg::Literal(_) => 0,
             Seg::Capture(_) => 1,
             Seg::Rest => 2,
         })
@@ -59,7 +59,7 @@ pub fn strip_prefix<'a>(path: &'a [Seg], prefix: &[Seg]) -> Option<&'a [Seg]> {
     prefix
         .iter()
         .zip(path)
-        .all(|(a, b)| matches!((a, b), (Seg::Lit(x), Seg::Lit(y)) if x == y))
+        .all(|(a, b)| matches!((a, b), (Seg::Literal(x), Seg::Literal(y)) if x == y))
         .then(|| &path[prefix.len()..])
 }
 
@@ -77,25 +77,25 @@ pub fn parse_request(path: &str) -> Option<Vec<Seg>> {
         if s.is_empty() || s == "." || s == ".." {
             return None;
         }
-        segs.push(Seg::Lit(s.to_string()));
+        segs.push(Seg::Literal(s.to_string()));
     }
     Some(segs)
 }
 
 /// A path as text: `/` and its segments (patterns as written).
 pub fn text(segs: &[Seg]) -> String {
-    if segs.iter().all(|s| matches!(s, Seg::Lit(_))) {
+    if segs.iter().all(|s| matches!(s, Seg::Literal(_))) {
         let mut out = String::with_capacity(
             segs.iter()
                 .map(|s| match s {
-                    Seg::Lit(l) => l.len() + 1,
+                    Seg::Literal(l) => l.len() + 1,
                     _ => 3,
                 })
                 .sum::<usize>()
                 .max(1),
         );
         for s in segs {
-            if let Seg::Lit(l) = s {
+            if let Seg::Literal(l) = s {
                 out.push('/');
                 out.push_str(l);
             }
@@ -121,7 +121,7 @@ pub(crate) fn segs(p: &str) -> Vec<Seg> {
             } else if let Some(c) = s.strip_prefix('{') {
                 Seg::Capture(c.trim_end_matches('}').into())
             } else {
-                Seg::Lit(s.into())
+                Seg::Literal(s.into())
             }
         })
         .collect()

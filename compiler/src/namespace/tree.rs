@@ -64,7 +64,7 @@ impl<'m> Tree<'m> {
     /// under one of its `needs` mount points (the longest).
     pub fn resolve(&self, img: ImageId, path: &[Seg]) -> Result<(Target, Vec<Seg>), TreeMiss> {
         let def = self.model.image(img);
-        if let Some(Seg::Lit(first)) = path.first()
+        if let Some(Seg::Literal(first)) = path.first()
             && let Some(&i) = self.by_name[img.index()].get(first.as_str())
         {
             return Ok((Target::Instance(img, i), path[1..].to_vec()));
@@ -82,7 +82,7 @@ impl<'m> Tree<'m> {
             return Ok((Target::Need(img, n), rest.to_vec()));
         }
         Err(match path.first() {
-            Some(Seg::Lit(first)) => TreeMiss::Unknown(first.clone()),
+            Some(Seg::Literal(first)) => TreeMiss::Unknown(first.clone()),
             _ => TreeMiss::Root,
         })
     }
@@ -95,7 +95,7 @@ impl<'m> Tree<'m> {
             .iter()
             .map(|i| i.name.clone())
             .chain(def.needs.iter().filter_map(|n| match n.mount.segs.first() {
-                Some(Seg::Lit(l)) => Some(l.clone()),
+                Some(Seg::Literal(l)) => Some(l.clone()),
                 _ => None,
             }))
             .collect()

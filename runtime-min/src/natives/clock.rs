@@ -9,11 +9,13 @@ use crate::abi::errno;
 pub fn serve(path: &[Seg]) -> Reply {
     let now = bson::DateTime::now();
     match path {
-        [Seg::Lit(p)] if p == "now" => match now.try_to_rfc3339_string() {
+        [Seg::Literal(p)] if p == "now" => match now.try_to_rfc3339_string() {
             Ok(s) => Reply::done(Some(text(s))),
             Err(e) => Reply::error(errno::IO_ERROR, e.to_string()),
         },
-        [Seg::Lit(p)] if p == "ms" => Reply::done(Some(text(now.timestamp_millis().to_string()))),
+        [Seg::Literal(p)] if p == "ms" => {
+            Reply::done(Some(text(now.timestamp_millis().to_string())))
+        }
         _ => Reply::error(errno::NOT_FOUND, "the clock serves /now and /ms"),
     }
 }
@@ -23,7 +25,7 @@ mod tests {
     use super::*;
 
     fn answer(path: &str) -> String {
-        let segs = vec![Seg::Lit(path.into())];
+        let segs = vec![Seg::Literal(path.into())];
         match serve(&segs) {
             Reply::Answer {
                 done: true,
@@ -48,7 +50,7 @@ mod tests {
             .timestamp_millis();
         assert!(before <= parsed && parsed <= ms && ms <= after);
         assert!(matches!(
-            serve(&[Seg::Lit("later".into())]),
+            serve(&[Seg::Literal("later".into())]),
             Reply::Error { errno: 1, .. }
         ));
     }

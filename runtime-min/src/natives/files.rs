@@ -90,7 +90,7 @@ fn stat_payload(s: &Stat) -> Payload {
 
 fn name_of(path: &[Seg]) -> String {
     match path.last() {
-        Some(Seg::Lit(s)) => s.clone(),
+        Some(Seg::Literal(s)) => s.clone(),
         _ => "/".into(),
     }
 }
@@ -122,7 +122,7 @@ impl Files {
         let mut p = root.clone();
         for s in r.path {
             match s {
-                Seg::Lit(s) if !s.contains('\0') && !s.contains('/') => p.push(s),
+                Seg::Literal(s) if !s.contains('\0') && !s.contains('/') => p.push(s),
                 _ => return vec![Reply::error(errno::INVALID, "not a file name")],
             }
         }

@@ -132,7 +132,7 @@ impl Lowerer<'_> {
     ) {
         let mut seen: HashMap<String, FileSpan> = HashMap::new();
         for (n, at) in needs.iter().zip(spans) {
-            let Some(Seg::Lit(first)) = n.mount.segs.first() else {
+            let Some(Seg::Literal(first)) = n.mount.segs.first() else {
                 continue;
             };
             let clash = instances
