@@ -55,6 +55,10 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     /// The fix, when there is one.
     pub help: Option<String>,
+    /// What it is about, as data (`type Greeting`): repeats of one
+    /// diagnostic about one thing in one file fold into one
+    /// ([`Diagnostics::merge_repeats`]).
+    pub subject: Option<String>,
 }
 
 impl Diagnostic {
@@ -67,7 +71,14 @@ impl Diagnostic {
             primary,
             labels: Vec::new(),
             help: None,
+            subject: None,
         }
+    }
+
+    /// Says what the diagnostic is about (a kind and a name).
+    pub fn about(mut self, kind: &str, name: &str) -> Diagnostic {
+        self.subject = Some(format!("{kind} {name}"));
+        self
     }
 
     pub fn with_label(mut self, label: Label) -> Diagnostic {
@@ -79,6 +90,12 @@ impl Diagnostic {
         self.help = Some(help.into());
         self
     }
+}
+
+/// An error held as data (names, spans, what was found), with its wording
+/// in one place: how it reads as a diagnostic.
+pub trait ToDiagnostic {
+    fn to_diagnostic(&self) -> Diagnostic;
 }
 
 /// The sink every phase reports into.
@@ -105,16 +122,19 @@ impl Diagnostics {
         self.push(syntax::to_diagnostic(file, e));
     }
 
-    /// Folds diagnostics of one of `codes` that say the same thing about the
+    /// Folds diagnostics of one of `codes` about the same subject in the
     /// same file into the first of them, the others' places becoming labels:
-    /// one unknown name used ten times is one error, not ten.
+    /// one unknown name used ten times is one error, not ten. Diagnostics
+    /// with no subject are never folded.
     pub fn merge_repeats(&mut self, codes: &[Code], label: &str) {
         let mut out: Vec<Diagnostic> = Vec::with_capacity(self.list.len());
         let mut first: std::collections::HashMap<(Code, FileId, String), usize> =
             std::collections::HashMap::new();
         for d in self.list.drain(..) {
-            if codes.contains(&d.code) {
-                let key = (d.code, d.primary.at.file, d.message.clone());
+            if codes.contains(&d.code)
+                && let Some(subject) = &d.subject
+            {
+                let key = (d.code, d.primary.at.file, subject.clone());
                 if let Some(&i) = first.get(&key) {
                     out[i]
                         .labels

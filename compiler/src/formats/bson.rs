@@ -209,7 +209,8 @@ fn resolve_type(
                             t.span,
                             "no message type or enum of this name is in scope",
                         ),
-                    );
+                    )
+                    .about("field type", n);
                     d = match closest(n, &refs) {
                         Some(near) => d.with_help(format!("did you mean `{near}`?")),
                         None => d.with_help(format!(
@@ -250,6 +251,7 @@ fn unsupported_scalar(file: FileId, n: &str, span: Span) -> Diagnostic {
         format!("the BSON format has no type `{n}`"),
         Label::new(file, span, "not a BSON type"),
     )
+    .about("scalar", n)
     .with_help(hint)
 }
 

@@ -85,7 +85,8 @@ fn named_type(cx: &mut LiteralCx, name: &str, span: Span) -> Option<TypeId> {
                 Code::E0203,
                 format!("unknown message type `{name}`"),
                 Label::new(cx.file, span, "not in scope in this file"),
-            );
+            )
+            .about("message type", name);
             d = match closest(name, &refs) {
                 Some(near) => d.with_help(format!("did you mean `{near}`?")),
                 None => d.with_help(format!(

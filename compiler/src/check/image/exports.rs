@@ -2,7 +2,7 @@
 //! business (see `sources` for what they must point at).
 
 use super::ImageChecker;
-use crate::diagnostics::{Code, Diagnostic, Label};
+use super::wiring_errors::WiringError;
 use crate::model::ImageId;
 
 impl ImageChecker<'_> {
@@ -11,19 +11,12 @@ impl ImageChecker<'_> {
         for (ei, e) in def.exports.iter().enumerate() {
             if let Some(first) = def.exports[..ei].iter().position(|x| x.at == e.at) {
                 let sp = &self.spans().images[img.index()].exports;
-                self.diags.push(
-                    Diagnostic::new(
-                        Code::E0511,
-                        format!("two exports at `{}`", e.at),
-                        Label::new(sp[ei].at.file, sp[ei].at.span, "exported again here"),
-                    )
-                    .with_label(Label::new(
-                        sp[first].at.file,
-                        sp[first].at.span,
-                        "first exported here",
-                    ))
-                    .with_help("export each at its own path"),
-                );
+                let (at, first) = (sp[ei].at, sp[first].at);
+                self.report(WiringError::DuplicateExport {
+                    at_path: e.at.to_string(),
+                    at,
+                    first,
+                });
             }
         }
     }

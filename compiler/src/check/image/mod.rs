@@ -15,6 +15,8 @@ mod needs;
 mod recursion;
 mod sources;
 mod startup;
+mod startup_errors;
+mod wiring_errors;
 
 use super::lower::Lowered;
 use crate::diagnostics::Diagnostics;
@@ -43,16 +45,6 @@ pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
         PayloadType::Message(id) => model.ty(*id).name.clone(),
         PayloadType::Unknown => "?".into(),
     }
-}
-
-fn describe_all(model: &Model, ts: &[PayloadType]) -> String {
-    if ts.is_empty() {
-        return "no payload".into();
-    }
-    ts.iter()
-        .map(|t| format!("`{}`", describe(model, t)))
-        .collect::<Vec<_>>()
-        .join(" | ")
 }
 
 pub(crate) fn quote_list(items: &[String]) -> String {
@@ -196,27 +188,27 @@ impl<'a> ImageChecker<'a> {
         match crate::namespace::flatten::flatten(tree, &self.wires, id) {
             Ok(flat) => Some(flat),
             Err(e) => {
-                let (at, label) = match e.at {
-                    Some((img, i)) => (
-                        self.spans().images[img.index()].instances[i].name,
-                        "following this instance's view",
-                    ),
-                    None => (self.spans().images[id.index()].name, "in this image"),
+                let (at, at_instance) = match e.at {
+                    Some((img, i)) => (self.spans().images[img.index()].instances[i].name, true),
+                    None => (self.spans().images[id.index()].name, false),
                 };
                 // Anything else that stops a flattening is reported by the
                 // rules above; only the depth limit is new here.
                 if e.too_deep {
-                    self.diags.push(
-                        crate::diagnostics::Diagnostic::new(
-                            crate::diagnostics::Code::E0518,
-                            format!("image `{}`: {}", self.model().image(id).name, e.message),
-                            crate::diagnostics::Label::new(at.file, at.span, label),
-                        )
-                        .with_help("a nested image's need is mounted on its own export: mount something else there"),
-                    );
+                    self.report(wiring_errors::WiringError::FlattenTooDeep {
+                        image: self.model().image(id).name.clone(),
+                        why: e.message,
+                        at,
+                        at_instance,
+                    });
                 }
                 None
             }
         }
+    }
+
+    /// Reports an error held as data.
+    fn report(&mut self, e: impl crate::diagnostics::ToDiagnostic) {
+        self.diags.push(e.to_diagnostic());
     }
 }

@@ -3,7 +3,7 @@
 //! place, `to_diagnostic`; the language server reads the data for its
 //! quick fixes (the read-only lines to lift, the verb a serve lacks).
 
-use crate::diagnostics::{Code, Diagnostic, Label};
+use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use crate::model::{Verb, WireKind};
 use crate::source::FileSpan;
 
@@ -138,8 +138,8 @@ fn along(way: &Way, code: Code, message: String, primary: String) -> Diagnostic 
     d
 }
 
-impl NeedError {
-    pub fn to_diagnostic(&self) -> Diagnostic {
+impl ToDiagnostic for NeedError {
+    fn to_diagnostic(&self) -> Diagnostic {
         match self {
             NeedError::UnusedWire {
                 instance,

@@ -252,8 +252,4 @@ impl ImageChecker<'_> {
             });
         }
     }
-
-    fn report(&mut self, e: NeedError) {
-        self.diags.push(e.to_diagnostic());
-    }
 }

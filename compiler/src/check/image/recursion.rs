@@ -3,7 +3,7 @@
 //! nothing looks into them again.
 
 use super::ImageChecker;
-use crate::diagnostics::{Code, Diagnostic, Label};
+use super::wiring_errors::WiringError;
 use crate::model::{ImageId, Shape};
 use crate::namespace::MAX_DEPTH;
 
@@ -66,41 +66,17 @@ impl ImageChecker<'_> {
             .map(|(i, _)| model.image(*i).name.clone())
             .chain(std::iter::once(model.image(cycle[0].0).name.clone()))
             .collect();
-        let (last_img, last_inst) = *cycle.last().expect("a cycle has a step");
-        let at = self.spans().images[last_img.index()].instances[last_inst].object;
-        let message = if cycle.len() == 1 {
-            format!("image `{}` instantiates itself", names[0])
-        } else {
-            format!("images instantiate each other: {}", names.join(" → "))
-        };
-        let mut d = Diagnostic::new(
-            Code::E0517,
-            message,
-            Label::new(
-                at.file,
-                at.span,
-                format!(
-                    "`{}` makes an instance of `{}` here",
-                    model.image(last_img).name,
-                    names[0]
-                ),
-            ),
-        );
-        for (k, (i, ii)) in cycle[..cycle.len() - 1].iter().enumerate() {
-            let s = self.spans().images[i.index()].instances[*ii].object;
-            d = d.with_label(Label::new(
-                s.file,
-                s.span,
-                format!(
-                    "`{}` makes an instance of `{}` here",
-                    names[k],
-                    names[k + 1]
-                ),
-            ));
-        }
-        self.diags.push(d.with_help(
-            "an image cannot contain itself: take the instance out, or split the image",
-        ));
+        let steps = cycle
+            .iter()
+            .zip(&names)
+            .map(|((i, ii), name)| {
+                (
+                    name.clone(),
+                    self.spans().images[i.index()].instances[*ii].object,
+                )
+            })
+            .collect();
+        self.report(WiringError::Recursion { steps });
         for (i, _) in cycle {
             self.broken[i.index()] = true;
         }
@@ -154,23 +130,10 @@ impl ImageChecker<'_> {
                 continue;
             };
             let at = self.spans().images[img].instances[ii].object;
-            self.diags.push(
-                Diagnostic::new(
-                    Code::E0518,
-                    format!(
-                        "image `{}` nests images more than {MAX_DEPTH} deep",
-                        model.images[img].name
-                    ),
-                    Label::new(
-                        at.file,
-                        at.span,
-                        format!("this instance holds images {MAX_DEPTH} deep"),
-                    ),
-                )
-                .with_help(
-                    "flatten the chain: instantiate the inner objects in fewer levels of images",
-                ),
-            );
+            self.report(WiringError::NestTooDeep {
+                image: model.images[img].name.clone(),
+                at,
+            });
         }
         for (broken, d) in self.broken.iter_mut().zip(&depth) {
             if d.unwrap_or(0) > MAX_DEPTH {

@@ -3,11 +3,10 @@
 //! E0509); a bind's source is in the instance's own view (E0510); binds
 //! that lead round in a circle, or chain too deep, are E0518.
 
-use super::{ImageChecker, quote_list};
+use super::ImageChecker;
+use super::wiring_errors::WiringError;
 use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::{ImageId, PathPattern, WireKind};
-use crate::namespace::MAX_DEPTH;
 use crate::namespace::tree::{Target, Tree, TreeMiss};
 use crate::namespace::view::LinkError;
 use crate::source::FileSpan;
@@ -39,18 +38,12 @@ impl ImageChecker<'_> {
                             .filter(|(k, _)| *k != wi)
                             .map(|(_, w)| w.link.at.to_string())
                             .collect();
-                        self.diags.push(
-                            Diagnostic::new(
-                                Code::E0510,
-                                format!("bind source `{}` is not in the view of `{}`", w.link.from, inst.name),
-                                Label::new(sp.from.file, sp.from.span, "nothing is mounted here in this instance's view"),
-                            )
-                            .with_help(if mounted.is_empty() {
-                                "a bind rearranges what the instance can already see: mount something first".to_string()
-                            } else {
-                                format!("a bind's source is a path in the instance's own view, which holds {}", quote_list(&mounted))
-                            }),
-                        );
+                        self.report(WiringError::BindNotInView {
+                            instance: inst.name.clone(),
+                            from: w.link.from.to_string(),
+                            at: sp.from,
+                            mounted,
+                        });
                     }
                     LinkError::Cycle(cycle) => {
                         // Once per circle, at its first-written bind.
@@ -58,16 +51,12 @@ impl ImageChecker<'_> {
                             self.bind_circle(img, ii, &cycle);
                         }
                     }
-                    LinkError::TooDeep => {
-                        self.diags.push(
-                            Diagnostic::new(
-                                Code::E0518,
-                                format!("the {what} at `{}` of `{}` goes through more than {MAX_DEPTH} binds", w.link.at, inst.name),
-                                Label::new(sp.whole.file, sp.whole.span, format!("resolving this follows more than {MAX_DEPTH} binds")),
-                            )
-                            .with_help("bind the source directly instead of through a chain of binds"),
-                        );
-                    }
+                    LinkError::TooDeep => self.report(WiringError::BindTooDeep {
+                        instance: inst.name.clone(),
+                        what,
+                        at_path: w.link.at.to_string(),
+                        whole: sp.whole,
+                    }),
                     LinkError::Broken => {}
                 }
             }
@@ -88,32 +77,15 @@ impl ImageChecker<'_> {
     fn bind_circle(&mut self, img: ImageId, ii: usize, cycle: &[usize]) {
         let inst = &self.model().image(img).instances[ii];
         let sp = &self.spans().images[img.index()].instances[ii].wiring;
-        let first = sp[cycle[0]].whole;
-        let ats: Vec<String> = cycle
-            .iter()
-            .chain(cycle.first())
-            .map(|w| inst.wiring[*w].link.at.to_string())
-            .collect();
-        let mut d = Diagnostic::new(
-            Code::E0518,
-            format!(
-                "the binds of `{}` lead round in a circle: {}",
-                inst.name,
-                ats.join(" → ")
-            ),
-            Label::new(
-                first.file,
-                first.span,
-                "this bind's source leads back to it",
-            ),
-        );
-        for w in &cycle[1..] {
-            let s = sp[*w].whole;
-            d = d.with_label(Label::new(s.file, s.span, "and through this"));
-        }
-        self.diags.push(d.with_help(
-            "a bind's source must lead to a mount: bind one of these to a mounted path instead",
-        ));
+        self.report(WiringError::BindCircle {
+            instance: inst.name.clone(),
+            ats: cycle
+                .iter()
+                .chain(cycle.first())
+                .map(|w| inst.wiring[*w].link.at.to_string())
+                .collect(),
+            binds: cycle.iter().map(|w| sp[*w].whole).collect(),
+        });
     }
 
     fn nothing_served(
@@ -122,30 +94,21 @@ impl ImageChecker<'_> {
         rest: &[crate::model::Seg],
         from: &PathPattern,
         at: FileSpan,
-        what: &str,
+        what: &'static str,
     ) {
-        let (owner, owner_at) = self.owner(target);
-        self.diags.push(
-            Diagnostic::new(
-                Code::E0509,
-                format!(
-                    "{what} source `{from}`: {owner} serves nothing at `{}`",
-                    PathPattern {
-                        segs: rest.to_vec()
-                    }
-                ),
-                Label::new(at.file, at.span, "nothing here"),
-            )
-            .with_label(Label::new(
-                owner_at.file,
-                owner_at.span,
-                format!("{owner} is declared here"),
-            ))
-            .with_help(format!(
-                "{what} a path that {owner} serves, or the instance itself (`/{}`)",
-                self.target_name(target)
-            )),
-        );
+        let (_, owner_at) = self.owner(target);
+        self.report(WiringError::NothingServed {
+            what,
+            from: from.to_string(),
+            at,
+            owner: self.owner_data(target),
+            owner_at,
+            there: PathPattern {
+                segs: rest.to_vec(),
+            }
+            .to_string(),
+            owner_path: self.target_name(target),
+        });
     }
 
     /// E0501 for a path whose first segment names nothing in the image tree.
@@ -155,36 +118,24 @@ impl ImageChecker<'_> {
         img: ImageId,
         at: FileSpan,
         miss: TreeMiss,
-        what: &str,
+        what: &'static str,
     ) {
         let names = tree.names(img);
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let img_name = &self.model().image(img).name;
         let name = match miss {
             TreeMiss::Unknown(n) => Some(n),
             TreeMiss::Root => None,
         };
-        let (message, label) = match &name {
-            Some(n) => (
-                format!("image `{img_name}` has no instance `{n}`"),
-                format!("this {what} names `/{n}`, which is not in the image tree"),
-            ),
-            None => (
-                format!("`/` is the whole tree of image `{img_name}`, not something in it"),
-                "name an instance: `/INSTANCE/...`".to_string(),
-            ),
-        };
-        let mut d = Diagnostic::new(Code::E0501, message, Label::new(at.file, at.span, label));
-        d = match name.as_deref().and_then(|n| closest(n, &refs)) {
-            Some(near) => d.with_help(format!("did you mean `/{near}`?")),
-            None if refs.is_empty() => d.with_help(
-                "the image tree holds `/NAME` for each instance; this image has none yet",
-            ),
-            None => d.with_help(format!(
-                "the image tree holds {}",
-                quote_list(&names.iter().map(|n| format!("/{n}")).collect::<Vec<_>>())
-            )),
-        };
-        self.diags.push(d);
+        let near = name.as_deref().and_then(|n| {
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            closest(n, &refs).map(str::to_string)
+        });
+        self.report(WiringError::UnknownTreeName {
+            image: self.model().image(img).name.clone(),
+            what,
+            at,
+            name,
+            names,
+            near,
+        });
     }
 }

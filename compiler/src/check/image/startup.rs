@@ -2,9 +2,9 @@
 //! operator's (E0512, E0507, E0513). Their payloads were checked and
 //! encoded when the model was finished (`check::payloads`).
 
-use super::{ImageChecker, describe, describe_all, quote_list};
+use super::startup_errors::{Expected, Request, StartupError};
+use super::{ImageChecker, describe};
 use crate::check::matching::request_met;
-use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::*;
 use crate::namespace::serve::{Found, lookup};
 use crate::namespace::tree::Tree;
@@ -24,110 +24,72 @@ impl<'a> ImageChecker<'a> {
                 }
             };
             let verb = s.verb;
-            let (owner, _) = self.owner(target);
-            let through = PathPattern { segs: rest.clone() };
-            let what = format!("{} {path}", verb.as_str());
+            let request = Request {
+                verb,
+                path: path.to_string(),
+                whole: sp.whole,
+            };
+            let owner = self.owner_data(target);
+            let there = PathPattern { segs: rest.clone() }.to_string();
             let found = lookup(tree, &self.wires, target, &rest, verb).unwrap_or(Found::Unresolved);
-            match found {
-                Found::Unresolved => {}
-                Found::Nothing(holder, _) => self.diags.push(
-                    Diagnostic::new(
-                        Code::E0512,
-                        format!("startup request `{what}`: {owner} serves nothing at `{through}`"),
-                        Label::new(sp.path.file, sp.path.span, "nothing serves this"),
-                    )
-                    .with_label({
-                        let owner_at = self.holder_at(holder);
-                        Label::new(
-                            owner_at.file,
-                            owner_at.span,
-                            format!("{owner} is declared here"),
-                        )
-                    })
-                    .with_help("send it to a path the instance serves"),
-                ),
-                Found::OtherVerbs(verbs, holder, _) => {
-                    let owner_at = self.holder_at(holder);
-                    let vs: Vec<String> = verbs.iter().map(|v| v.as_str().to_string()).collect();
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::E0512,
-                            format!(
-                                "startup request `{what}`: {owner} serves `{through}` only with {}",
-                                quote_list(&vs)
-                            ),
-                            Label::new(
-                                sp.verb.file,
-                                sp.verb.span,
-                                format!("no `{}` here", verb.as_str()),
-                            ),
-                        )
-                        .with_label(Label::new(
-                            owner_at.file,
-                            owner_at.span,
-                            format!("{owner} is declared here"),
-                        ))
-                        .with_help(format!("use one of {}", quote_list(&vs))),
-                    )
-                }
+            let error = match found {
+                Found::Unresolved => None,
+                Found::Nothing(holder, _) => Some(StartupError::NotServed {
+                    request,
+                    path_at: sp.path,
+                    owner,
+                    owner_at: self.holder_at(holder),
+                    there,
+                }),
+                Found::OtherVerbs(verbs, holder, _) => Some(StartupError::OtherVerbs {
+                    request,
+                    verb_at: sp.verb,
+                    owner,
+                    owner_at: self.holder_at(holder),
+                    there,
+                    verbs,
+                }),
                 Found::Entry { entry, readonly } => {
                     let serve = model.entry(entry);
-                    let ss = self.spans().entries[entry.index()].whole;
                     if !verb.is_safe() && !readonly.is_empty() {
-                        let mut d = Diagnostic::new(
-                            Code::E0507,
-                            format!("startup request `{what}` goes through a read-only export"),
-                            Label::new(
-                                sp.whole.file,
-                                sp.whole.span,
-                                format!("`{}` is not a safe verb", verb.as_str()),
-                            ),
-                        );
-                        for r in readonly.iter().filter_map(|r| self.readonly_at(*r)) {
-                            d = d.with_label(Label::new(r.file, r.span, "read-only"));
-                        }
-                        self.diags.push(d.with_help("remove `readonly` from the export, or send the request to the instance directly"));
+                        let readonly = readonly
+                            .iter()
+                            .filter_map(|r| self.readonly_at(*r))
+                            .collect();
+                        let e = StartupError::ReadOnly {
+                            request: request.clone(),
+                            readonly,
+                        };
+                        self.report(e);
                     }
-                    if let Some(pt) = payload_ty {
-                        let sent: Vec<PayloadType> = pt.into_iter().collect();
-                        if !request_met(model, &serve.request, &sent) {
-                            let at = sp.payload.unwrap_or(sp.whole);
-                            self.diags.push(
-                                Diagnostic::new(
-                                    Code::E0513,
-                                    format!(
-                                        "startup request `{what}` sends {}, but the serve takes {}",
-                                        describe_all(model, &sent),
-                                        describe_all(model, &serve.request)
-                                    ),
-                                    Label::new(
-                                        at.file,
-                                        at.span,
-                                        format!("this is {}", describe_all(model, &sent)),
-                                    ),
-                                )
-                                .with_label(Label::new(
-                                    ss.file,
-                                    ss.span,
-                                    format!("takes {}", describe_all(model, &serve.request)),
-                                ))
-                                .with_help(
-                                    match serve.request.first() {
-                                        Some(PayloadType::Message(id)) => format!(
-                                            "send a `{0}`: `{what} {0} {{ ... }}`",
-                                            model.ty(*id).name
-                                        ),
-                                        Some(t) => format!(
-                                            "send a payload of type `{}`",
-                                            describe(model, t)
-                                        ),
-                                        None => "send it without a payload".into(),
+                    let names =
+                        |ts: &[PayloadType]| ts.iter().map(|t| describe(model, t)).collect();
+                    match payload_ty {
+                        Some(pt) => {
+                            let sent: Vec<PayloadType> = pt.into_iter().collect();
+                            (!request_met(model, &serve.request, &sent)).then(|| {
+                                StartupError::Payload {
+                                    request,
+                                    at: sp.payload.unwrap_or(sp.whole),
+                                    sends: names(&sent),
+                                    takes: names(&serve.request),
+                                    serve_at: self.spans().entries[entry.index()].whole,
+                                    expected: match serve.request.first() {
+                                        Some(PayloadType::Message(id)) => {
+                                            Expected::Message(model.ty(*id).name.clone())
+                                        }
+                                        Some(t) => Expected::Content(describe(model, t)),
+                                        None => Expected::Nothing,
                                     },
-                                ),
-                            );
+                                }
+                            })
                         }
+                        None => None,
                     }
                 }
+            };
+            if let Some(e) = error {
+                self.report(e);
             }
         }
     }

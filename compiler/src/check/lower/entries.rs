@@ -131,7 +131,8 @@ impl Lowerer<'_> {
                         Code::E0203,
                         format!("unknown type `{}`", n.name),
                         Label::new(file, n.span, "no message type of this name is in scope"),
-                    );
+                    )
+                    .about("type", &n.name);
                     d = match closest(&n.name, &refs) {
                         Some(near) => d.with_help(format!("did you mean `{near}`?")),
                         None => d.with_help(format!(

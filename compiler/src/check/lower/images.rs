@@ -205,7 +205,8 @@ impl Lowerer<'_> {
                         name.span,
                         "no object or image of this name is in scope",
                     ),
-                );
+                )
+                .about("object", &name.name);
                 d = match closest(&name.name, &names) {
                     Some(near) => d.with_help(format!("did you mean `{near}`?")),
                     None => d.with_help(format!(

@@ -77,7 +77,8 @@ impl PayloadChecker<'_> {
                                 name.name
                             ),
                             Label::new(file, name.span, "not a slot of this image"),
-                        );
+                        )
+                        .about("slot", &name.name);
                         d = match closest(&name.name, &names) {
                             Some(near) => d.with_help(format!("did you mean `{near}`?")),
                             None => {
@@ -138,7 +139,8 @@ impl PayloadChecker<'_> {
                             Code::E0203,
                             format!("unknown message type `{}`", n.name),
                             Label::new(file, n.span, "not in scope in this file"),
-                        );
+                        )
+                        .about("message type", &n.name);
                         match closest(&n.name, &refs) {
                             Some(near) => d.with_help(format!("did you mean `{near}`?")),
                             None => d.with_help(format!(
