@@ -67,9 +67,15 @@ impl Frame {
 
     /// An exit frame carrying `result`.
     pub fn exit(result: &ExecResult) -> Frame {
+        // However the result was made, its error text is bounded, so the
+        // frame always fits.
+        let result = ExecResult {
+            exit_code: result.exit_code,
+            error: result.error.clone().map(crate::wire::bounded),
+        };
         Frame::new(
             FrameType::Exit,
-            serde_json::to_vec(result).expect("an ExecResult serializes"),
+            serde_json::to_vec(&result).expect("an ExecResult serializes"),
         )
     }
 

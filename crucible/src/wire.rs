@@ -63,9 +63,26 @@ impl ExecResult {
     pub fn lost(why: impl Into<String>) -> ExecResult {
         ExecResult {
             exit_code: -1,
-            error: Some(why.into()),
+            error: Some(bounded(why.into())),
         }
     }
+}
+
+/// The most of an error text an exit frame carries: an error can quote
+/// what a client sent (a program name, a directory), and the frame must fit.
+pub const MAX_ERROR_TEXT: usize = 4096;
+
+/// `text`, cut at a character boundary to [`MAX_ERROR_TEXT`] bytes with a
+/// marker saying so.
+pub fn bounded(text: String) -> String {
+    if text.len() <= MAX_ERROR_TEXT {
+        return text;
+    }
+    let mut end = MAX_ERROR_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes cut)", &text[..end], text.len() - end)
 }
 
 /// The answer to a file push.
@@ -79,4 +96,25 @@ pub struct WireFilesPutResult {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorBody {
     pub error: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error quoting a huge program name still makes an exit frame that
+    /// fits (it used to trip the frame writer's assertion).
+    #[test]
+    fn a_lost_command_s_error_is_bounded() {
+        let huge = format!("no such program: {}", "é".repeat(70_000));
+        let r = ExecResult::lost(huge);
+        let text = r.error.as_deref().unwrap();
+        assert!(text.len() < MAX_ERROR_TEXT + 64, "{}", text.len());
+        assert!(text.ends_with("bytes cut)"));
+        let frame = crate::frame::Frame::exit(&r);
+        assert!(frame.payload.len() <= crate::frame::MAX_PAYLOAD);
+        let bytes = crate::io::encode_exit(&r);
+        assert!(bytes.len() <= crate::frame::MAX_PAYLOAD + crate::frame::HEADER_SIZE);
+        assert_eq!(ExecResult::lost("short").error.as_deref(), Some("short"));
+    }
 }

@@ -246,6 +246,42 @@ async fn a_guest_that_cannot_be_reached_is_reported_in_band_or_by_1011() {
     let r = collect_within(s, LIMIT).await.unwrap().result.unwrap();
     assert_eq!(r.exit_code, -1);
     assert!(r.error.unwrap().contains("cannot start"));
+    // One whose name is 70,000 characters: the error quoting it is cut to
+    // fit the exit frame (the daemon used to panic writing it), on every
+    // transport.
+    let huge = "x".repeat(70_000);
+    for t in [Transport::Post, Transport::Hijack] {
+        let s = c
+            .exec("box", &ExecRequest::new([huge.as_str()]), t)
+            .await
+            .unwrap();
+        let r = collect_within(s, LIMIT).await.unwrap().result.unwrap();
+        assert_eq!(r.exit_code, -1, "{t:?}");
+        let e = r.error.unwrap();
+        assert!(
+            e.contains("cannot start") && e.ends_with("bytes cut)"),
+            "{t:?}: {}",
+            &e[..80]
+        );
+    }
+    // On a WebSocket the loss is a 1011 close, its reason cut to fit too.
+    let s = c
+        .exec(
+            "box",
+            &ExecRequest::new([huge.as_str()]),
+            Transport::Websocket,
+        )
+        .await
+        .unwrap();
+    match collect_within(s, LIMIT).await {
+        Err(ClientError::Unreachable(reason)) => {
+            assert!(
+                reason.contains("cannot start") && reason.len() <= 123,
+                "{reason}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 /// Whether process `pid` is still there.

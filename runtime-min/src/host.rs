@@ -143,12 +143,20 @@ fn payload(c: &mut Caller<'_, Host>, tp: i32, tl: i32, dp: i32, dl: i32) -> Carr
 }
 
 /// AssemblyScript's strings (for `env.abort`): UTF-16, byte length before them.
+/// A pointer the module got wrong reads as an empty string (the abort is
+/// reported all the same); no arithmetic on it can overflow.
 fn as_string(c: &mut Caller<'_, Host>, ptr: i32) -> String {
-    let len = bytes(c, ptr - 4, 4)
+    let Some(prefix) = ptr.checked_sub(4) else {
+        return String::new();
+    };
+    let len = bytes(c, prefix, 4)
         .try_into()
         .map(u32::from_le_bytes)
         .unwrap_or(0);
-    let raw = bytes(c, ptr, len as i32);
+    let Ok(len) = i32::try_from(len) else {
+        return String::new();
+    };
+    let raw = bytes(c, ptr, len);
     let units: Vec<u16> = raw
         .chunks_exact(2)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))

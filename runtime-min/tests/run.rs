@@ -188,3 +188,49 @@ fn a_module_without_its_hash_is_refused() {
     let e = common::load_error(&rewrite(&json, &modules)).expect("refused");
     assert!(e.0.contains("sha256"), "{e}");
 }
+
+/// `env.abort` with pointers no memory holds (near `i32::MIN`, where the
+/// length prefix's `ptr - 4` wraps; past the end; a prefix claiming more
+/// than the memory): each instance is stopped and named, its caller gets
+/// `unavailable`, and the runtime itself never panics (debug builds, which
+/// `cargo test` runs, trap on overflow).
+#[test]
+fn abort_with_hostile_pointers_stops_only_the_instance() {
+    let prelude = std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat"))
+        .unwrap()
+        .replacen(
+            "(memory (export \"memory\") 1)",
+            "(import \"env\" \"abort\" (func $abort (param i32 i32 i32 i32)))\n(memory (export \"memory\") 1)",
+            1,
+        );
+    let wat = r#"
+;; object Wrap
+(func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $abort (i32.const -2147483648) (i32.const -2147483645) (i32.const 1) (i32.const 2)))
+;; object Past
+(func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $abort (i32.const 2147483647) (i32.const 70000) (i32.const 3) (i32.const 4)))
+;; object Long
+(data (i32.const 256) "\ff\ff\ff\7f")
+(func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $abort (i32.const 260) (i32.const 260) (i32.const 5) (i32.const 6)))
+;; object Caller
+(data (i32.const 256) "/wrap/x")
+(data (i32.const 264) "/past/x")
+(data (i32.const 272) "/long/x")
+(func (export "othismo_start")
+  (drop (call $req (i32.const 1) (i32.const 256) (i32.const 7)))
+  (drop (call $req (i32.const 1) (i32.const 264) (i32.const 7)))
+  (drop (call $req (i32.const 1) (i32.const 272) (i32.const 7))))
+"#;
+    let file = common::root().join("fixtures/run/abort/Abort.oth");
+    let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
+    let (status, _, err) = run(&b, &[]);
+    assert_eq!(status, 1, "{err}");
+    for name in ["wrap", "past", "long"] {
+        assert!(
+            err.contains(&format!("error: instance `{name}` stopped: aborted")),
+            "{name}: {err}"
+        );
+    }
+}
