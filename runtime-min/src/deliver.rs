@@ -4,6 +4,7 @@
 //! only carries it out.
 
 use othc::model::Seg;
+use othc::namespace::MAX_DEPTH;
 use othc::namespace::path::text;
 
 use crate::abi::{self, errno};
@@ -296,6 +297,7 @@ impl Runtime<'_> {
                         flags: 0,
                         payload,
                         stream: false,
+                        forwarded: Vec::new(),
                     };
                     self.route(a, req, aim);
                 }
@@ -359,6 +361,23 @@ impl Runtime<'_> {
                         Claim::Late => continue,
                         Claim::Stopped => return,
                     };
+                    // A request handed on and on (A to B to A…) would never
+                    // end: past the limit its caller is answered, naming the
+                    // instances it went round; they themselves run on.
+                    let mut s = s;
+                    s.forwarded.push(a);
+                    if s.forwarded.len() > MAX_DEPTH {
+                        let names: Vec<&str> = s.forwarded[..4.min(s.forwarded.len())]
+                            .iter()
+                            .map(|i| self.actors[*i].name.as_str())
+                            .collect();
+                        let desc = format!(
+                            "forwarded more than {MAX_DEPTH} times, round {} → …",
+                            names.join(" → ")
+                        );
+                        self.fail_to(s.from, s.ticket, errno::NOT_FOUND, desc);
+                        continue;
+                    }
                     // Resolved as if `a` had sent it; answered to the original caller.
                     self.route(a, s, aim);
                 }

@@ -101,6 +101,8 @@ struct Serving {
     payload: Option<Payload>,
     /// Whether the entry it reached streams (more than one answer allowed).
     stream: bool,
+    /// The instances that forwarded it, in order (at most `MAX_DEPTH`).
+    forwarded: Vec<usize>,
 }
 
 enum Body {
@@ -213,6 +215,7 @@ impl<'a> Runtime<'a> {
                 flags: abi::OPERATOR,
                 payload,
                 stream: false,
+                forwarded: Vec::new(),
             };
             self.deliver_checked(to, req, path, false);
         }
@@ -244,6 +247,18 @@ impl<'a> Runtime<'a> {
             return false;
         }
         match self.io.input.next() {
+            Some(line) if line.len() > self.limits.payload => {
+                // A payload the console would make obeys the payload limit
+                // like any other: the line is not delivered, and the run
+                // says so (and ends with status 1: input was lost).
+                let _ = writeln!(
+                    self.io.err,
+                    "error: an input line of {} bytes is over the payload limit of {} (`--max-payload`); it was not delivered",
+                    line.len(),
+                    self.limits.payload
+                );
+                self.failed = true;
+            }
             Some(line) => {
                 for (to, ticket) in watchers {
                     self.queue.push_back(Event::Answer {

@@ -234,3 +234,65 @@ fn abort_with_hostile_pointers_stops_only_the_instance() {
         );
     }
 }
+
+/// A console line over the payload limit is not delivered (the console
+/// obeys the limit like any server), the run says so on stderr and ends
+/// with status 1; the lines around it are greeted as usual.
+#[test]
+fn an_input_line_over_the_payload_limit_is_refused_not_delivered() {
+    let b = bundle("long_line", "examples/hello", "Hello.oth", &[]);
+    let long = "x".repeat(5000);
+    let limits = othismo_runtime::Limits {
+        payload: 1000,
+        ..Default::default()
+    };
+    let ran = common::run_with(&b, &["Ada", &long, "Grace"], limits);
+    assert_eq!(
+        ran.out, "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n",
+        "{}",
+        ran.err
+    );
+    assert!(
+        ran.err
+            .contains("input line of 5000 bytes is over the payload limit of 1000"),
+        "{}",
+        ran.err
+    );
+    assert_eq!(ran.status, 1);
+}
+
+/// Two objects that forward each request to the other: the caller is
+/// answered `not_found` naming the loop once the request has been
+/// forwarded more than the limit; neither instance is stopped, and the run
+/// ends (it used to spin at 100% CPU for ever).
+#[test]
+fn a_forward_loop_answers_the_caller_and_stops_no_one() {
+    let prelude =
+        std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat")).unwrap();
+    let wat = r#"
+;; object Ping
+(data (i32.const 256) "/pong/x")
+(func (export "othismo_serve") (param $id i32) (param i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $forward (local.get $id) (i32.const 256) (i32.const 7)))
+;; object Pong
+(data (i32.const 256) "/ping/x")
+(func (export "othismo_serve") (param $id i32) (param i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $forward (local.get $id) (i32.const 256) (i32.const 7)))
+;; object Caller
+(data (i32.const 256) "/ping/x")
+(func (export "othismo_start")
+  (drop (call $req (i32.const 1) (i32.const 256) (i32.const 7))))
+"#;
+    let file = common::root().join("fixtures/run/forward_loop/Loop.oth");
+    let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
+    let ran = common::run_with(&b, &[], othismo_runtime::Limits::default());
+    assert!(
+        ran.trace.contains(
+            "caller:1 <- error 1 not_found: forwarded more than 32 times, round ping → pong → ping → pong → …"
+        ),
+        "{}",
+        ran.trace
+    );
+    assert!(!ran.err.contains("stopped"), "{}", ran.err);
+    assert_eq!(ran.status, 0, "{}", ran.err);
+}
