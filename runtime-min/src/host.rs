@@ -106,40 +106,87 @@ pub struct Wasm {
     deadline: u64,
 }
 
-fn bytes(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> Vec<u8> {
-    if len <= 0 || ptr < 0 {
-        return Vec::new();
+/// What a module hands a host call is its own business to get right: a
+/// run of bytes outside its memory, text that is not UTF-8, a content type
+/// too long to be one, or an errno of 0 is a bug in the module, and the
+/// host call traps with a message naming the call and what was wrong (the
+/// instance is stopped; its callers get `unavailable`). Nothing is papered
+/// over as an empty payload or a lossy string.
+fn misuse(call: &str, what: String) -> wasmtime::Error {
+    wasmtime::Error::msg(format!("it misused the host call `{call}`: {what}"))
+}
+
+/// The bytes at (`ptr`, `len`) of the module's memory, for host call `call`
+/// (`what` names them in the message).
+fn bytes(
+    c: &mut Caller<'_, Host>,
+    call: &str,
+    what: &str,
+    ptr: i32,
+    len: i32,
+) -> wasmtime::Result<Vec<u8>> {
+    if len == 0 {
+        return Ok(Vec::new());
     }
     let Some(mem) = c.data().memory else {
-        return Vec::new();
+        return Err(misuse(call, "it has no memory".into()));
     };
-    let (p, l) = (ptr as usize, len as usize);
-    mem.data(&*c)
-        .get(p..p.saturating_add(l))
-        .map(<[u8]>::to_vec)
-        .unwrap_or_default()
+    let data = mem.data(&*c);
+    let range = usize::try_from(ptr)
+        .ok()
+        .zip(usize::try_from(len).ok())
+        .and_then(|(p, l)| Some(p..p.checked_add(l)?));
+    match range.and_then(|r| data.get(r)) {
+        Some(b) => Ok(b.to_vec()),
+        None => Err(misuse(
+            call,
+            format!(
+                "{what}: ({ptr}, {len}) is outside its memory of {} bytes",
+                data.len()
+            ),
+        )),
+    }
 }
 
-fn string(c: &mut Caller<'_, Host>, ptr: i32, len: i32) -> String {
-    // Valid UTF-8 (the usual case) is taken as it is, without a second copy.
-    String::from_utf8(bytes(c, ptr, len))
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+/// The UTF-8 text at (`ptr`, `len`).
+fn string(
+    c: &mut Caller<'_, Host>,
+    call: &str,
+    what: &str,
+    ptr: i32,
+    len: i32,
+) -> wasmtime::Result<String> {
+    String::from_utf8(bytes(c, call, what, ptr, len)?)
+        .map_err(|_| misuse(call, format!("{what} is not UTF-8")))
 }
 
-fn payload(c: &mut Caller<'_, Host>, tp: i32, tl: i32, dp: i32, dl: i32) -> Carried {
+/// The longest content type a payload may name.
+const MAX_CONTENT_TYPE: i32 = 4096;
+
+fn payload(
+    c: &mut Caller<'_, Host>,
+    call: &str,
+    (tp, tl, dp, dl): (i32, i32, i32, i32),
+) -> wasmtime::Result<Carried> {
     if tl == 0 && dl == 0 {
-        return Carried::None;
+        return Ok(Carried::None);
+    }
+    if tl > MAX_CONTENT_TYPE {
+        return Err(misuse(
+            call,
+            format!("its content type is {tl} bytes, over {MAX_CONTENT_TYPE}"),
+        ));
     }
     let limit = c.data().payload_limit;
-    // A content type is a short name; one longer than this is no payload
-    // anyone can read either.
-    if dl.max(0) as usize > limit || tl > 4096 {
-        return Carried::TooLarge(dl.max(0) as usize);
+    if usize::try_from(dl).is_ok_and(|d| d > limit) {
+        // Over the run's limit is the caller's error, not a module bug:
+        // the bytes are never copied.
+        return Ok(Carried::TooLarge(dl as usize));
     }
-    Carried::Some(Payload {
-        content_type: string(c, tp, tl),
-        data: bytes(c, dp, dl),
-    })
+    Ok(Carried::Some(Payload {
+        content_type: string(c, call, "its content type", tp, tl)?,
+        data: bytes(c, call, "its payload's bytes", dp, dl)?,
+    }))
 }
 
 /// AssemblyScript's strings (for `env.abort`): UTF-16, byte length before them.
@@ -149,14 +196,15 @@ fn as_string(c: &mut Caller<'_, Host>, ptr: i32) -> String {
     let Some(prefix) = ptr.checked_sub(4) else {
         return String::new();
     };
-    let len = bytes(c, prefix, 4)
-        .try_into()
+    let len = bytes(c, "abort", "", prefix, 4)
+        .ok()
+        .and_then(|b| b.try_into().ok())
         .map(u32::from_le_bytes)
         .unwrap_or(0);
     let Ok(len) = i32::try_from(len) else {
         return String::new();
     };
-    let raw = bytes(c, ptr, len);
+    let raw = bytes(c, "abort", "", ptr, len).unwrap_or_default();
     let units: Vec<u16> = raw
         .chunks_exact(2)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
@@ -192,9 +240,9 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
          tl: i32,
          dp: i32,
          dl: i32|
-         -> i32 {
-            let path = string(&mut c, pp, pl);
-            let payload = payload(&mut c, tp, tl, dp, dl);
+         -> wasmtime::Result<i32> {
+            let path = string(&mut c, "request", "its path", pp, pl)?;
+            let payload = payload(&mut c, "request", (tp, tl, dp, dl))?;
             let host = c.data_mut();
             host.next_ticket += 1;
             let ticket = host.next_ticket;
@@ -205,7 +253,7 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
                 aim,
                 payload,
             });
-            ticket
+            Ok(ticket)
         },
     )?;
     l.func_wrap(
@@ -218,36 +266,59 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
     l.func_wrap(
         "othismo",
         "answer",
-        |mut c: Caller<'_, Host>, id: i32, done: i32, tp: i32, tl: i32, dp: i32, dl: i32| {
-            let payload = payload(&mut c, tp, tl, dp, dl);
+        |mut c: Caller<'_, Host>,
+         id: i32,
+         done: i32,
+         tp: i32,
+         tl: i32,
+         dp: i32,
+         dl: i32|
+         -> wasmtime::Result<()> {
+            let payload = payload(&mut c, "answer", (tp, tl, dp, dl))?;
             c.data_mut().calls.push(Call::Answer {
                 id,
                 done: done != 0,
                 payload,
             });
+            Ok(())
         },
     )?;
     l.func_wrap(
         "othismo",
         "fail",
-        |mut c: Caller<'_, Host>, id: i32, errno: i32, cp: i32, cl: i32, dp: i32, dl: i32| {
-            let code = string(&mut c, cp, cl);
-            let desc = string(&mut c, dp, dl);
+        |mut c: Caller<'_, Host>,
+         id: i32,
+         errno: i32,
+         cp: i32,
+         cl: i32,
+         dp: i32,
+         dl: i32|
+         -> wasmtime::Result<()> {
+            if errno <= 0 {
+                return Err(misuse(
+                    "fail",
+                    format!("errno {errno}: an error's errno is a positive number"),
+                ));
+            }
+            let code = string(&mut c, "fail", "its code", cp, cl)?;
+            let desc = string(&mut c, "fail", "its description", dp, dl)?;
             c.data_mut().calls.push(Call::Fail {
                 id,
                 errno,
                 code,
                 desc,
             });
+            Ok(())
         },
     )?;
     l.func_wrap(
         "othismo",
         "forward",
-        |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| {
-            let path = string(&mut c, pp, pl);
+        |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| -> wasmtime::Result<()> {
+            let path = string(&mut c, "forward", "its path", pp, pl)?;
             let aim = view::Aim::new(&c.data().view, path);
             c.data_mut().calls.push(Call::Forward { id, aim });
+            Ok(())
         },
     )?;
     // The view is the store's own: rearranging it calls nobody, so it is
@@ -255,26 +326,46 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
     l.func_wrap(
         "othismo",
         "bind",
-        |mut c: Caller<'_, Host>, np: i32, nl: i32, op: i32, ol: i32, flags: i32| -> i32 {
-            let (new, old) = (string(&mut c, np, nl), string(&mut c, op, ol));
-            view::bind(&mut c.data_mut().view, &new, &old, flags)
+        |mut c: Caller<'_, Host>,
+         np: i32,
+         nl: i32,
+         op: i32,
+         ol: i32,
+         flags: i32|
+         -> wasmtime::Result<i32> {
+            let new = string(&mut c, "bind", "its new path", np, nl)?;
+            let old = string(&mut c, "bind", "its old path", op, ol)?;
+            Ok(view::bind(&mut c.data_mut().view, &new, &old, flags))
         },
     )?;
     l.func_wrap(
         "othismo",
         "unmount",
-        |mut c: Caller<'_, Host>, pp: i32, pl: i32| -> i32 {
-            let path = string(&mut c, pp, pl);
-            view::unmount(&mut c.data_mut().view, &path)
+        |mut c: Caller<'_, Host>, pp: i32, pl: i32| -> wasmtime::Result<i32> {
+            let path = string(&mut c, "unmount", "its path", pp, pl)?;
+            Ok(view::unmount(&mut c.data_mut().view, &path))
         },
     )?;
     l.func_wrap(
         "othismo",
         "expose",
-        |mut c: Caller<'_, Host>, ap: i32, al: i32, vp: i32, vl: i32, flags: i32| -> i32 {
-            let (at, from) = (string(&mut c, ap, al), string(&mut c, vp, vl));
+        |mut c: Caller<'_, Host>,
+         ap: i32,
+         al: i32,
+         vp: i32,
+         vl: i32,
+         flags: i32|
+         -> wasmtime::Result<i32> {
+            let at = string(&mut c, "expose", "its path", ap, al)?;
+            let from = string(&mut c, "expose", "its view path", vp, vl)?;
             let host = c.data_mut();
-            view::expose(&host.view, &mut host.exposed, &at, &from, flags)
+            Ok(view::expose(
+                &host.view,
+                &mut host.exposed,
+                &at,
+                &from,
+                flags,
+            ))
         },
     )?;
     Ok(l)

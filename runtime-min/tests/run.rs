@@ -296,3 +296,82 @@ fn a_forward_loop_answers_the_caller_and_stops_no_one() {
     assert!(!ran.err.contains("stopped"), "{}", ran.err);
     assert_eq!(ran.status, 0, "{}", ran.err);
 }
+
+/// Host-ABI misuse is a bug in the module: the instance is stopped with a
+/// message naming the host call and what was wrong, its caller gets
+/// `unavailable` (these used to be papered over: an empty payload, a lossy
+/// path, errno 0 passed on, a long content type reported as a large payload).
+#[test]
+fn host_abi_misuse_stops_the_instance_and_says_why() {
+    let prelude =
+        std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat")).unwrap();
+    let wat = r#"
+;; object FarPath
+(func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32)
+  (drop (call $req (i32.const 1) (i32.const 1000000) (i32.const 4))))
+;; object BadText
+(data (i32.const 256) "/\ff\fe")
+(func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32)
+  (drop (call $req (i32.const 1) (i32.const 256) (i32.const 3))))
+;; object LongType
+(func (export "othismo_serve") (param $id i32) (param i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $answer (local.get $id) (i32.const 1) (i32.const 0) (i32.const 5000) (i32.const 0) (i32.const 1)))
+;; object FarData
+(func (export "othismo_serve") (param $id i32) (param i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $answer (local.get $id) (i32.const 1) (i32.const 0) (i32.const 10) (i32.const -16) (i32.const 8)))
+;; object ZeroErrno
+(func (export "othismo_serve") (param $id i32) (param i32 i32 i32 i32 i32 i32 i32 i32)
+  (call $fail (local.get $id) (i32.const 0) (i32.const 16) (i32.const 4) (i32.const 0) (i32.const 0)))
+;; object Caller
+(data (i32.const 256) "/far/x")
+(data (i32.const 264) "/bad/x")
+(data (i32.const 272) "/long/x")
+(data (i32.const 280) "/data/x")
+(data (i32.const 288) "/zero/x")
+(func (export "othismo_start")
+  (drop (call $req (i32.const 1) (i32.const 256) (i32.const 6)))
+  (drop (call $req (i32.const 1) (i32.const 264) (i32.const 6)))
+  (drop (call $req (i32.const 1) (i32.const 272) (i32.const 7)))
+  (drop (call $req (i32.const 1) (i32.const 280) (i32.const 7)))
+  (drop (call $req (i32.const 1) (i32.const 288) (i32.const 7))))
+"#;
+    let file = common::root().join("fixtures/run/misuse/Misuse.oth");
+    let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
+    let ran = common::run_with(&b, &[], othismo_runtime::Limits::default());
+    for (name, says) in [
+        (
+            "far",
+            "it misused the host call `request`: its path: (1000000, 4) is outside its memory",
+        ),
+        (
+            "bad",
+            "it misused the host call `request`: its path is not UTF-8",
+        ),
+        (
+            "long",
+            "it misused the host call `answer`: its content type is 5000 bytes, over 4096",
+        ),
+        (
+            "data",
+            "it misused the host call `answer`: its payload's bytes: (-16, 8) is outside its memory",
+        ),
+        (
+            "zero",
+            "it misused the host call `fail`: errno 0: an error's errno is a positive number",
+        ),
+    ] {
+        assert!(
+            ran.err
+                .contains(&format!("error: instance `{name}` stopped: {says}")),
+            "{name}: {}",
+            ran.err
+        );
+        assert!(
+            ran.trace
+                .contains(&format!("error 10 unavailable: `{name}` has stopped")),
+            "{name}: {}",
+            ran.trace
+        );
+    }
+    assert_eq!(ran.status, 1);
+}
