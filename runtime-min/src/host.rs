@@ -433,6 +433,19 @@ impl Wasm {
             return Ok((0, 0));
         }
         let ptr = self.alloc.call(&mut self.store, data.len() as i32)?;
+        let size = self.memory.data_size(&self.store);
+        let fits = usize::try_from(ptr)
+            .ok()
+            .and_then(|p| p.checked_add(data.len()))
+            .is_some_and(|end| end <= size);
+        if !fits {
+            // The module's allocator is wrong: say so, rather than report a
+            // bare out-of-bounds write.
+            return Err(wasmtime::Error::msg(format!(
+                "its `othismo_alloc` returned {ptr} for {} bytes, outside its memory of {size} bytes",
+                data.len()
+            )));
+        }
         self.memory.write(&mut self.store, ptr as usize, data)?;
         Ok((ptr, data.len() as i32))
     }

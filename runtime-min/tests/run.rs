@@ -375,3 +375,51 @@ fn host_abi_misuse_stops_the_instance_and_says_why() {
     }
     assert_eq!(ran.status, 1);
 }
+
+/// An `othismo_alloc` that returns a pointer outside the module's memory
+/// stops the instance with a message naming the allocator (it used to be a
+/// bare "out of bounds memory access").
+#[test]
+fn a_broken_allocator_is_named() {
+    // The prelude's allocator, unexported, so the part can export its own.
+    let prelude = std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat"))
+        .unwrap()
+        .replacen(
+            "(func (export \"othismo_alloc\")",
+            "(func $prelude_alloc",
+            1,
+        );
+    let wat = r#"
+;; object FarPath
+(func (export "othismo_alloc") (param i32) (result i32) (i32.const -1))
+(func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32))
+;; object BadText
+(func (export "othismo_alloc") (param i32) (result i32) (i32.const 65535))
+(func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32))
+;; object LongType
+(func (export "othismo_alloc") (param i32) (result i32) (call $prelude_alloc (local.get 0)))
+;; object FarData
+(func (export "othismo_alloc") (param i32) (result i32) (call $prelude_alloc (local.get 0)))
+;; object ZeroErrno
+(func (export "othismo_alloc") (param i32) (result i32) (call $prelude_alloc (local.get 0)))
+;; object Caller
+(func (export "othismo_alloc") (param i32) (result i32) (call $prelude_alloc (local.get 0)))
+(data (i32.const 256) "/far/x")
+(data (i32.const 264) "/bad/x")
+(func (export "othismo_start")
+  (drop (call $req (i32.const 1) (i32.const 256) (i32.const 6)))
+  (drop (call $req (i32.const 1) (i32.const 264) (i32.const 6))))
+"#;
+    let file = common::root().join("fixtures/run/misuse/Misuse.oth");
+    let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
+    let ran = common::run_with(&b, &[], othismo_runtime::Limits::default());
+    for (name, ptr) in [("far", "-1"), ("bad", "65535")] {
+        assert!(
+            ran.err.contains(&format!(
+                "error: instance `{name}` stopped: its `othismo_alloc` returned {ptr} for 2 bytes, outside its memory of 65536 bytes"
+            )),
+            "{name}: {}",
+            ran.err
+        );
+    }
+}
