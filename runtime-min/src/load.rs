@@ -97,6 +97,16 @@ impl<'a> Runtime<'a> {
                             .iter()
                             .find(|(name, _)| name == m)
                             .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))?;
+                        // The same ABI table `othc build` checks against: a
+                        // module that breaks it is refused in its words, not
+                        // wasmtime's.
+                        let problems = othc::abi_check::problems(bytes);
+                        if !problems.is_empty() {
+                            return Err(LoadError(format!(
+                                "`{m}` breaks the host ABI: {}",
+                                problems.join("; ")
+                            )));
+                        }
                         let h = othc::header::read(bytes)
                             .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
                         let digest = othc::bundle::header_sha256(bytes)

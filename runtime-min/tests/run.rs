@@ -423,3 +423,38 @@ fn a_broken_allocator_is_named() {
         );
     }
 }
+
+/// A module whose host calls have the wrong signatures is refused at load
+/// in the ABI's own words (what it wants), not wasmtime's.
+#[test]
+fn a_module_breaking_the_abi_is_refused_in_its_words() {
+    let b = bundle("abi_broken", "examples/hello", "Hello.oth", &[]);
+    let (mut json, modules) = othc::bundle::read(&b).unwrap();
+    let broken = wat::parse_str(
+        r#"(module
+             (import "othismo" "request" (func (param i32 i32) (result i32)))
+             (memory (export "memory") 1))"#,
+    )
+    .unwrap();
+    let modules: Vec<(String, Vec<u8>)> = modules
+        .into_iter()
+        .map(|(n, d)| {
+            let d = if n.ends_with("Shouter.wasm") {
+                broken.clone()
+            } else {
+                d
+            };
+            (n, d)
+        })
+        .collect();
+    for inst in &mut json.instances {
+        if inst.module.as_deref() == Some("modules/Shouter.wasm") {
+            inst.sha256 = Some(othc::bundle::sha256_hex(&broken));
+        }
+    }
+    let e = common::load_error(&rewrite(&json, &modules)).expect("refused");
+    assert!(
+        e.0.contains("`modules/Shouter.wasm` breaks the host ABI: its import `othismo.request` has the wrong signature (wants 7 i32 parameters and 1 i32 results)"),
+        "{e}"
+    );
+}
