@@ -71,17 +71,27 @@ pub struct Unformattable {
 /// Formats a whole `.oth` file, keeping its comments.
 pub fn format_file(src: &str) -> Result<String, Unformattable> {
     let parsed = oth_syntax::parse_file(src);
-    let mut errors: Vec<SyntaxError> = parsed
-        .errors
-        .into_iter()
-        .filter(|e| !e.is_warning())
-        .collect();
+    // Docs attached to nothing (W0003) are in no tree: they are kept as the
+    // comments they then are, where they were, never dropped.
+    let mut dangling: Vec<Span> = Vec::new();
+    let mut errors: Vec<SyntaxError> = Vec::new();
+    let mut sort =
+        |all: &[SyntaxError], dangling: &mut Vec<Span>, errors: &mut Vec<SyntaxError>| {
+            for e in all {
+                match e {
+                    SyntaxError::DanglingDoc { span } => dangling.push(*span),
+                    e if !e.is_warning() => errors.push(e.clone()),
+                    _ => {}
+                }
+            }
+        };
+    sort(&parsed.errors, &mut dangling, &mut errors);
     // Schema bodies are parsed here too: their comments are theirs.
     let mut blocks = Vec::new();
     for item in &parsed.tree.items {
         if let Item::Schemas(s) = item {
             let b = oth_syntax::parse_bson(&s.body, s.body_offset);
-            errors.extend(b.errors.iter().filter(|e| !e.is_warning()).cloned());
+            sort(&b.errors, &mut dangling, &mut errors);
             blocks.push(b);
         }
     }
@@ -91,6 +101,20 @@ pub fn format_file(src: &str) -> Result<String, Unformattable> {
     let mut trivia = parsed.trivia;
     for b in &blocks {
         trivia.extend(b.trivia.iter().cloned());
+    }
+    for t in &mut trivia {
+        let inside = dangling
+            .iter()
+            .any(|d| d.start <= t.span.start && t.span.end <= d.end);
+        if t.kind == TriviaKind::Doc && inside {
+            t.kind = TriviaKind::Comment;
+            // A comment's text follows its `#`: this one's is `# ` and the doc.
+            t.text = if t.text.is_empty() {
+                "#".to_string()
+            } else {
+                format!("# {}", t.text)
+            };
+        }
     }
     trivia.sort_by_key(|t| t.span.start);
     let mut p = Printer {

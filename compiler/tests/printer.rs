@@ -89,6 +89,21 @@ fn printing_round_trips_every_fixture() {
         let again = printer::format_file(&printed)
             .unwrap_or_else(|_| panic!("{}: the printed text parses:\n{printed}", f.display()));
         assert_eq!(again, printed, "{}: printing is idempotent", f.display());
+        // No comment and no doc is ever lost, attached or not.
+        let mut trivia = oth_syntax::parse_file(&src).trivia;
+        for item in &oth_syntax::parse_file(&src).tree.items {
+            if let oth_syntax::ast::Item::Schemas(s) = item {
+                trivia.extend(oth_syntax::parse_bson(&s.body, s.body_offset).trivia);
+            }
+        }
+        for t in &trivia {
+            assert!(
+                printed.contains(t.text.trim()),
+                "{}: the comment `{}` was lost:\n{printed}",
+                f.display(),
+                t.text.trim()
+            );
+        }
         assert_eq!(
             shape(&printed),
             shape(&src),
