@@ -75,23 +75,22 @@ pub fn format_file(src: &str) -> Result<String, Unformattable> {
     // comments they then are, where they were, never dropped.
     let mut dangling: Vec<Span> = Vec::new();
     let mut errors: Vec<SyntaxError> = Vec::new();
-    let mut sort =
-        |all: &[SyntaxError], dangling: &mut Vec<Span>, errors: &mut Vec<SyntaxError>| {
-            for e in all {
-                match e {
-                    SyntaxError::DanglingDoc { span } => dangling.push(*span),
-                    e if !e.is_warning() => errors.push(e.clone()),
-                    _ => {}
-                }
+    let split = |all: &[SyntaxError], dangling: &mut Vec<Span>, errors: &mut Vec<SyntaxError>| {
+        for e in all {
+            match e {
+                SyntaxError::DanglingDoc { span } => dangling.push(*span),
+                e if !e.is_warning() => errors.push(e.clone()),
+                _ => {}
             }
-        };
-    sort(&parsed.errors, &mut dangling, &mut errors);
+        }
+    };
+    split(&parsed.errors, &mut dangling, &mut errors);
     // Schema bodies are parsed here too: their comments are theirs.
     let mut blocks = Vec::new();
     for item in &parsed.tree.items {
         if let Item::Schemas(s) = item {
             let b = oth_syntax::parse_bson(&s.body, s.body_offset);
-            sort(&b.errors, &mut dangling, &mut errors);
+            split(&b.errors, &mut dangling, &mut errors);
             blocks.push(b);
         }
     }
