@@ -2,8 +2,8 @@
 //! (by the namespace module), and every need is resolved through it to the
 //! serve that will answer it.
 //!
-//! Codes: E0501–E0514, E0517 and E0518, W0501; literals (E06xx) through the
-//! formats. One file per concern: `recursion` (images inside themselves,
+//! Codes: E0501–E0513, E0517 and E0518, W0501 (slot values, E0514 and the
+//! literals' E06xx belong to `check::payloads`). One file per concern: `recursion` (images inside themselves,
 //! nesting depth), `sources` (what mounts, binds and exports point at),
 //! `needs` (every need of every instance), `exports`, `startup` (what
 //! startup requests reach). Literals were checked and encoded when the
@@ -33,7 +33,7 @@ pub struct ImageChecker<'a> {
     /// Images that instantiate themselves (E0517) or nest too deep (E0518):
     /// not looked into.
     broken: Vec<bool>,
-    /// Where each wire leads (filled by `sources`).
+    /// Where each wire leads (resolved by the namespace module in `run`).
     wires: Wires,
     /// What each need entry reached.
     pub need_checks: Vec<NeedCheck>,
