@@ -1,18 +1,7 @@
 //! Every relative link in the book leads to a page that exists, and every
 //! page is in its table of contents: the book builds without dead links.
 
-use std::path::{Path, PathBuf};
-
-fn pages(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("book/src").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            pages(&p, out);
-        } else if p.extension().is_some_and(|x| x == "md") {
-            out.push(p);
-        }
-    }
-}
+use std::path::Path;
 
 /// The targets of `](...)` links in a page, without anchors.
 fn links(text: &str) -> Vec<String> {
@@ -32,8 +21,7 @@ fn links(text: &str) -> Vec<String> {
 #[test]
 fn every_link_in_the_book_leads_somewhere() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src");
-    let mut all = Vec::new();
-    pages(&src, &mut all);
+    let all = test_support::files_with_extension(&src, "md");
     assert!(all.len() > 50, "the book has its pages");
     let mut dead = Vec::new();
     for page in &all {

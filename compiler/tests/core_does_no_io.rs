@@ -6,22 +6,10 @@
 
 use std::path::Path;
 
-fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            sources(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn the_core_does_no_io() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
+    let files = test_support::files_with_extension(&src, "rs");
     assert!(files.len() > 30);
     let forbidden = [
         "std::fs",

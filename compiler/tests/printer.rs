@@ -4,20 +4,8 @@
 
 mod common;
 use common::root;
-use std::path::{Path, PathBuf};
 
 use othc::printer;
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "oth") {
-            out.push(p);
-        }
-    }
-}
 
 /// A tree's debug text with every span (`12..34`) and raw schema body taken out.
 fn shape(src: &str) -> String {
@@ -74,9 +62,8 @@ fn strip_spans(l: &str) -> String {
 fn printing_round_trips_every_fixture() {
     let mut all = Vec::new();
     for d in ["fixtures", "examples", "sdk/env"] {
-        files(&root().join(d), &mut all);
+        all.extend(test_support::files_with_extension(&root().join(d), "oth"));
     }
-    all.sort();
     let mut checked = 0;
     for f in all {
         // Fixtures of unreadable files (Latin-1) are not source.

@@ -41,6 +41,14 @@ impl Label {
             message: message.into(),
         }
     }
+
+    /// A label at a place already held as a [`FileSpan`].
+    pub fn at(at: FileSpan, message: impl Into<String>) -> Label {
+        Label {
+            at,
+            message: message.into(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

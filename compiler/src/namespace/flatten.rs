@@ -5,8 +5,8 @@
 //! image's instance has at that place in its view. The links themselves
 //! are the ones the checker resolved (`view`); this only joins them up.
 
-use super::tree::{Target, Tree};
-use super::view::{Reached, longest, view};
+use super::tree::{ExportMiss, Target, Tree};
+use super::view::{Reached, view};
 use super::{MAX_DEPTH, Wires};
 use crate::model::{ImageId, PathPattern, Seg, Shape};
 
@@ -115,31 +115,22 @@ impl Flattener<'_, '_> {
                                 self.error(None, false, "a nested image was not opened".into())
                             })?;
                         let def = model.image(j);
-                        let exports = def
-                            .exports
-                            .iter()
-                            .enumerate()
-                            .map(|(ei, e)| (e.at.segs.as_slice(), ei));
-                        let (ei, rest) = longest(exports, &path).ok_or_else(|| {
-                            self.error(
-                                None,
-                                false,
-                                format!(
-                                    "image `{}` exports nothing at `{}`",
-                                    def.name,
-                                    PathPattern { segs: path.clone() }
-                                ),
-                            )
-                        })?;
+                        let (ei, t, there) =
+                            self.tree.through_export(j, &path).map_err(|miss| {
+                                let message = match miss {
+                                    ExportMiss::NoExport => format!(
+                                        "image `{}` exports nothing at `{}`",
+                                        def.name,
+                                        PathPattern { segs: path.clone() }
+                                    ),
+                                    ExportMiss::SourceNamesNothing(ei) => format!(
+                                        "export `{}` of image `{}` names nothing",
+                                        def.exports[ei].at, def.name
+                                    ),
+                                };
+                                self.error(None, false, message)
+                            })?;
                         let e = &def.exports[ei];
-                        let (t, mut there) = self.tree.resolve(j, &e.from.segs).map_err(|_| {
-                            self.error(
-                                None,
-                                false,
-                                format!("export `{}` of image `{}` names nothing", e.at, def.name),
-                            )
-                        })?;
-                        there.extend_from_slice(rest);
                         self.ground(child, t, there, readonly || e.readonly, depth + 1)
                     }
                     None => Err(self.error(
@@ -175,8 +166,7 @@ impl Flattener<'_, '_> {
     fn view_of(&self, f: usize, i: usize, path: &[Seg]) -> Result<Reached, FlatError> {
         let img = self.frames[f].img;
         let inst = &self.tree.model.image(img).instances[i];
-        let ats = inst.wiring.iter().map(|w| w.link.at.segs.as_slice());
-        view(ats, &self.wires[img.index()][i], path).map_err(|_| {
+        view(self.tree, self.wires, img, i, path).map_err(|_| {
             self.error(
                 Some((f, i)),
                 false,

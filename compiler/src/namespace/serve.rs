@@ -7,8 +7,8 @@
 //! against on its own).
 
 use super::route::{Route, select};
-use super::tree::{Target, Tree};
-use super::view::{ReadonlyBy, longest, view};
+use super::tree::{ExportMiss, Target, Tree};
+use super::view::{ReadonlyBy, view};
 use super::{Limit, MAX_DEPTH, Wires};
 use crate::model::{EntryId, ImageId, ObjectId, Seg, Shape, Verb};
 
@@ -71,11 +71,7 @@ fn lookup_at(
             {
                 // Out through the enclosing instance's view.
                 let full = model.image(img).needs[n].mount.join(&path);
-                let ats = model.image(pimg).instances[pi]
-                    .wiring
-                    .iter()
-                    .map(|w| w.link.at.segs.as_slice());
-                let Ok(r) = view(ats, &wires[pimg.index()][pi], &full.segs) else {
+                let Ok(r) = view(tree, wires, pimg, pi, &full.segs) else {
                     return Ok(Found::Unresolved);
                 };
                 ctx.pop();
@@ -126,20 +122,12 @@ fn exports(
     verb: Verb,
     depth: usize,
 ) -> Result<Found, Limit> {
-    let def = tree.model.image(j);
-    let links = def
-        .exports
-        .iter()
-        .enumerate()
-        .map(|(ei, e)| (e.at.segs.as_slice(), ei));
-    let Some((ei, rest)) = longest(links, path) else {
-        return Ok(Found::Nothing(Holder::Image(j), Vec::new()));
+    let (ei, target, there) = match tree.through_export(j, path) {
+        Ok(x) => x,
+        Err(ExportMiss::NoExport) => return Ok(Found::Nothing(Holder::Image(j), Vec::new())),
+        Err(ExportMiss::SourceNamesNothing(_)) => return Ok(Found::Unresolved),
     };
-    let e = &def.exports[ei];
-    let Ok((target, mut there)) = tree.resolve(j, &e.from.segs) else {
-        return Ok(Found::Unresolved);
-    };
-    there.extend_from_slice(rest);
+    let e = &tree.model.image(j).exports[ei];
     let mut found = lookup_at(tree, wires, ctx, target, there, verb, depth + 1)?;
     if e.readonly
         && let Found::Entry { readonly, .. }

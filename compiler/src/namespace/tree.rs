@@ -159,4 +159,34 @@ impl<'m> Tree<'m> {
         }
         Ok(false)
     }
+
+    /// Where `path` of nested image `j`'s served tree leads: through the
+    /// export with the longest `at` that is a prefix of it, the export's
+    /// index and its source in `j`'s tree with the rest of the path.
+    pub fn through_export(
+        &self,
+        j: ImageId,
+        path: &[Seg],
+    ) -> Result<(usize, Target, Vec<Seg>), ExportMiss> {
+        let exports = self.model.image(j).exports.iter();
+        let links = exports
+            .enumerate()
+            .map(|(ei, e)| (e.at.segs.as_slice(), ei));
+        let (ei, rest) = super::view::longest(links, path).ok_or(ExportMiss::NoExport)?;
+        let e = &self.model.image(j).exports[ei];
+        let (target, mut there) = self
+            .resolve(j, &e.from.segs)
+            .map_err(|_| ExportMiss::SourceNamesNothing(ei))?;
+        there.extend_from_slice(rest);
+        Ok((ei, target, there))
+    }
+}
+
+/// Why a path of a nested image's served tree leads nowhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportMiss {
+    /// No export covers it.
+    NoExport,
+    /// The export that covers it (this one) names nothing (reported).
+    SourceNamesNothing(usize),
 }

@@ -170,16 +170,23 @@ pub enum ViewMiss {
     Broken,
 }
 
-/// Resolves `path` in an instance's view: `wires` are its wires' `at`s and
-/// `links` what each leads to.
-pub fn view<'a>(
-    ats: impl IntoIterator<Item = &'a [Seg]>,
-    links: &[Result<Reached, LinkError>],
+/// Resolves `path` in the view of instance `ii` of image `img`, through
+/// the links its wires were resolved to (`wires`, as [`resolve_wires`]
+/// made them for every image).
+pub fn view(
+    tree: &Tree,
+    wires: &super::Wires,
+    img: ImageId,
+    ii: usize,
     path: &[Seg],
 ) -> Result<Reached, ViewMiss> {
-    let (wi, rest) = longest(ats.into_iter().enumerate().map(|(i, at)| (at, i)), path)
-        .ok_or(ViewMiss::Nothing)?;
-    match &links[wi] {
+    let ats = tree.model.image(img).instances[ii]
+        .wiring
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (w.link.at.segs.as_slice(), i));
+    let (wi, rest) = longest(ats, path).ok_or(ViewMiss::Nothing)?;
+    match &wires[img.index()][ii][wi] {
         Ok(r) => {
             let mut r = r.clone();
             r.path.extend_from_slice(rest);

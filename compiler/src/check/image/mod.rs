@@ -55,6 +55,17 @@ pub(crate) fn quote_list(items: &[String]) -> String {
         .join(", ")
 }
 
+/// Payload types as alternatives: `` `a` | `b` ``, or "no payload".
+fn alternatives(ts: &[String]) -> String {
+    if ts.is_empty() {
+        return "no payload".into();
+    }
+    ts.iter()
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
 impl<'a> ImageChecker<'a> {
     pub fn new(lowered: &'a Lowered, diags: &'a mut Diagnostics) -> ImageChecker<'a> {
         ImageChecker {

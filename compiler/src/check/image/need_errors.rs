@@ -3,6 +3,7 @@
 //! place, `to_diagnostic`; the language server reads the data for its
 //! quick fixes (the read-only lines to lift, the verb a serve lacks).
 
+use super::{alternatives, quote_list};
 use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use crate::model::{Verb, WireKind};
 use crate::source::FileSpan;
@@ -102,38 +103,16 @@ pub enum NeedError {
     Stream { way: Way, serve_at: FileSpan },
 }
 
-fn quote_list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{i}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn alternatives(ts: &[String]) -> String {
-    if ts.is_empty() {
-        return "no payload".into();
-    }
-    ts.iter()
-        .map(|t| format!("`{t}`"))
-        .collect::<Vec<_>>()
-        .join(" | ")
-}
-
-fn label(at: FileSpan, message: impl Into<String>) -> Label {
-    Label::new(at.file, at.span, message)
-}
-
 /// The diagnostic every way-based error starts from: primary on the first
 /// wire, then the need and the other wires as labels.
 fn along(way: &Way, code: Code, message: String, primary: String) -> Diagnostic {
     let what = format!("{} {}", way.verb.as_str(), way.path);
-    let mut d = Diagnostic::new(code, message, label(way.wire, primary)).with_label(label(
+    let mut d = Diagnostic::new(code, message, Label::at(way.wire, primary)).with_label(Label::at(
         way.need,
         format!("`{}` needs `{what}`", way.instance),
     ));
     for t in &way.through {
-        d = d.with_label(label(*t, "and through this"));
+        d = d.with_label(Label::at(*t, "and through this"));
     }
     d
 }
@@ -154,7 +133,7 @@ impl ToDiagnostic for NeedError {
                 Diagnostic::new(
                     Code::W0501,
                     format!("no need of `{instance}` uses the {kind} at `{at}`"),
-                    label(*whole, "nothing the instance needs goes through here"),
+                    Label::at(*whole, "nothing the instance needs goes through here"),
                 )
                 .with_help(format!(
                     "remove the {kind}, or mount it where the object's `needs` say"
@@ -169,9 +148,9 @@ impl ToDiagnostic for NeedError {
             } => Diagnostic::new(
                 Code::E0502,
                 format!("`{instance}` needs `{mount}`, but nothing is mounted there"),
-                label(*at, format!("nothing is mounted at `{mount}` for this instance")),
+                Label::at(*at, format!("nothing is mounted at `{mount}` for this instance")),
             )
-            .with_label(label(*need_at, "the need is declared here"))
+            .with_label(Label::at(*need_at, "the need is declared here"))
             .with_help(format!(
                 "mount something that serves it: `instance {instance} = ... {{ mount {mount} /{example} }}`"
             )),
@@ -187,9 +166,9 @@ impl ToDiagnostic for NeedError {
                     "`{instance}` needs `{} {path}`, but nothing is mounted at `{path}`",
                     verb.as_str()
                 ),
-                label(*at, "this instance's view has nothing there"),
+                Label::at(*at, "this instance's view has nothing there"),
             )
-            .with_label(label(*need, "the need"))
+            .with_label(Label::at(*need, "the need"))
             .with_help(format!(
                 "mount something that serves `{} /` at `{path}`",
                 verb.as_str()
@@ -210,7 +189,7 @@ impl ToDiagnostic for NeedError {
                 ),
                 format!("this mounts {owner} here"),
             )
-            .with_label(label(*owner_at, format!("{owner} serves no `{there}`")))
+            .with_label(Label::at(*owner_at, format!("{owner} serves no `{there}`")))
             .with_help(format!(
                 "mount an object that serves `{} {there}`, or add that entry to its `serves`",
                 way.verb.as_str()
@@ -235,7 +214,7 @@ impl ToDiagnostic for NeedError {
                     ),
                     format!("this mounts {owner} here"),
                 )
-                .with_label(label(
+                .with_label(Label::at(
                     *owner_at,
                     format!("no `{}` entry covers `{there}`", way.verb.as_str()),
                 ))
@@ -255,7 +234,7 @@ impl ToDiagnostic for NeedError {
                 ),
                 "this leads to an operator-only entry".into(),
             )
-            .with_label(label(
+            .with_label(Label::at(
                 *operator_at,
                 "`operator`: only the image's startup requests may use this",
             ))
@@ -273,7 +252,7 @@ impl ToDiagnostic for NeedError {
                     format!("`{}` is not a safe verb", way.verb.as_str()),
                 );
                 for r in readonly {
-                    d = d.with_label(label(*r, "read-only: only read, watch, list and stat pass"));
+                    d = d.with_label(Label::at(*r, "read-only: only read, watch, list and stat pass"));
                 }
                 d.with_help("remove `readonly` from the mount, bind or export, or make the need use only safe verbs")
             }
@@ -295,7 +274,7 @@ impl ToDiagnostic for NeedError {
                 ),
                 "this mount leads to a serve that does not take it".into(),
             )
-            .with_label(label(*serve_at, format!("takes {}", alternatives(takes))))
+            .with_label(Label::at(*serve_at, format!("takes {}", alternatives(takes))))
             .with_help("make the need's request type one the serve takes, or widen what the serve takes (e.g. `text/*`, `*/*`)"),
             NeedError::AnswerType {
                 way,
@@ -318,7 +297,7 @@ impl ToDiagnostic for NeedError {
                     ),
                     "this mount leads to a serve that answers something else".into(),
                 )
-                .with_label(label(*serve_at, format!("answers {got}")))
+                .with_label(Label::at(*serve_at, format!("answers {got}")))
                 .with_help(format!(
                     "make the need accept what the serve answers (`-> {}`), or the serve answer `{expects}`",
                     answers.as_deref().unwrap_or("*/*")
@@ -335,7 +314,7 @@ impl ToDiagnostic for NeedError {
                 ),
                 "this mount leads to a streaming serve".into(),
             )
-            .with_label(label(*serve_at, "answers a stream"))
+            .with_label(Label::at(*serve_at, "answers a stream"))
             .with_help("mark the need's answer as a stream: `-> TYPE*`"),
         }
     }

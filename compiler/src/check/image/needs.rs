@@ -116,8 +116,6 @@ impl ImageChecker<'_> {
         let model = self.model();
         let need = model.entry(e);
         let full = block.mount.join(&need.path.segs);
-        let inst_def = &model.image(img).instances[ii];
-        let ats = inst_def.wiring.iter().map(|w| w.link.at.segs.as_slice());
         let record = |this: &mut Self, outcome: NeedOutcome| {
             this.need_checks.push(NeedCheck {
                 image: img,
@@ -126,7 +124,7 @@ impl ImageChecker<'_> {
                 outcome,
             })
         };
-        let hit = match view(ats, &self.wires[img.index()][ii], &full.segs) {
+        let hit = match view(tree, &self.wires, img, ii, &full.segs) {
             Ok(hit) => hit,
             Err(ViewMiss::Broken) => return record(self, NeedOutcome::Unresolved),
             Err(ViewMiss::Nothing) => {

@@ -2,6 +2,7 @@
 //! place, `to_diagnostic`.
 
 use super::need_errors::Owner;
+use super::{alternatives, quote_list};
 use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use crate::model::Verb;
 use crate::source::FileSpan;
@@ -63,20 +64,6 @@ pub enum StartupError {
     },
 }
 
-fn alternatives(ts: &[String]) -> String {
-    if ts.is_empty() {
-        return "no payload".into();
-    }
-    ts.iter()
-        .map(|t| format!("`{t}`"))
-        .collect::<Vec<_>>()
-        .join(" | ")
-}
-
-fn label(at: FileSpan, message: impl Into<String>) -> Label {
-    Label::new(at.file, at.span, message)
-}
-
 impl ToDiagnostic for StartupError {
     fn to_diagnostic(&self) -> Diagnostic {
         match self {
@@ -92,9 +79,9 @@ impl ToDiagnostic for StartupError {
                     "startup request `{}`: {owner} serves nothing at `{there}`",
                     request.what()
                 ),
-                label(*path_at, "nothing serves this"),
+                Label::at(*path_at, "nothing serves this"),
             )
-            .with_label(label(*owner_at, format!("{owner} is declared here")))
+            .with_label(Label::at(*owner_at, format!("{owner} is declared here")))
             .with_help("send it to a path the instance serves"),
             StartupError::OtherVerbs {
                 request,
@@ -104,17 +91,17 @@ impl ToDiagnostic for StartupError {
                 there,
                 verbs,
             } => {
-                let vs: Vec<String> = verbs.iter().map(|v| format!("`{}`", v.as_str())).collect();
-                let vs = vs.join(", ");
+                let vs: Vec<String> = verbs.iter().map(|v| v.as_str().to_string()).collect();
+                let vs = quote_list(&vs);
                 Diagnostic::new(
                     Code::E0512,
                     format!(
                         "startup request `{}`: {owner} serves `{there}` only with {vs}",
                         request.what()
                     ),
-                    label(*verb_at, format!("no `{}` here", request.verb.as_str())),
+                    Label::at(*verb_at, format!("no `{}` here", request.verb.as_str())),
                 )
-                .with_label(label(*owner_at, format!("{owner} is declared here")))
+                .with_label(Label::at(*owner_at, format!("{owner} is declared here")))
                 .with_help(format!("use one of {vs}"))
             }
             StartupError::ReadOnly { request, readonly } => {
@@ -124,13 +111,13 @@ impl ToDiagnostic for StartupError {
                         "startup request `{}` goes through a read-only export",
                         request.what()
                     ),
-                    label(
+                    Label::at(
                         request.whole,
                         format!("`{}` is not a safe verb", request.verb.as_str()),
                     ),
                 );
                 for r in readonly {
-                    d = d.with_label(label(*r, "read-only"));
+                    d = d.with_label(Label::at(*r, "read-only"));
                 }
                 d.with_help(
                     "remove `readonly` from the export, or send the request to the instance directly",
@@ -151,9 +138,12 @@ impl ToDiagnostic for StartupError {
                     alternatives(sends),
                     alternatives(takes)
                 ),
-                label(*at, format!("this is {}", alternatives(sends))),
+                Label::at(*at, format!("this is {}", alternatives(sends))),
             )
-            .with_label(label(*serve_at, format!("takes {}", alternatives(takes))))
+            .with_label(Label::at(
+                *serve_at,
+                format!("takes {}", alternatives(takes)),
+            ))
             .with_help(match expected {
                 Expected::Message(m) => {
                     format!("send a `{m}`: `{} {m} {{ ... }}`", request.what())

@@ -2,6 +2,7 @@
 //! data; their wording in one place, `to_diagnostic`.
 
 use super::need_errors::Owner;
+use super::quote_list;
 use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use crate::namespace::MAX_DEPTH;
 use crate::source::FileSpan;
@@ -75,18 +76,6 @@ pub enum WiringError {
     },
 }
 
-fn label(at: FileSpan, message: impl Into<String>) -> Label {
-    Label::new(at.file, at.span, message)
-}
-
-fn quote_list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{i}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 impl ToDiagnostic for WiringError {
     fn to_diagnostic(&self) -> Diagnostic {
         match self {
@@ -108,7 +97,7 @@ impl ToDiagnostic for WiringError {
                         "name an instance: `/INSTANCE/...`".to_string(),
                     ),
                 };
-                let d = Diagnostic::new(Code::E0501, message, label(*at, primary));
+                let d = Diagnostic::new(Code::E0501, message, Label::at(*at, primary));
                 match near {
                     Some(near) => d.with_help(format!("did you mean `/{near}`?")),
                     None if names.is_empty() => d.with_help(
@@ -131,9 +120,9 @@ impl ToDiagnostic for WiringError {
             } => Diagnostic::new(
                 Code::E0509,
                 format!("{what} source `{from}`: {owner} serves nothing at `{there}`"),
-                label(*at, "nothing here"),
+                Label::at(*at, "nothing here"),
             )
-            .with_label(label(*owner_at, format!("{owner} is declared here")))
+            .with_label(Label::at(*owner_at, format!("{owner} is declared here")))
             .with_help(format!(
                 "{what} a path that {owner} serves, or the instance itself (`/{owner_path}`)"
             )),
@@ -145,7 +134,7 @@ impl ToDiagnostic for WiringError {
             } => Diagnostic::new(
                 Code::E0510,
                 format!("bind source `{from}` is not in the view of `{instance}`"),
-                label(*at, "nothing is mounted here in this instance's view"),
+                Label::at(*at, "nothing is mounted here in this instance's view"),
             )
             .with_help(if mounted.is_empty() {
                 "a bind rearranges what the instance can already see: mount something first"
@@ -167,10 +156,10 @@ impl ToDiagnostic for WiringError {
                         "the binds of `{instance}` lead round in a circle: {}",
                         ats.join(" → ")
                     ),
-                    label(binds[0], "this bind's source leads back to it"),
+                    Label::at(binds[0], "this bind's source leads back to it"),
                 );
                 for b in &binds[1..] {
-                    d = d.with_label(label(*b, "and through this"));
+                    d = d.with_label(Label::at(*b, "and through this"));
                 }
                 d.with_help(
                     "a bind's source must lead to a mount: bind one of these to a mounted path instead",
@@ -186,7 +175,7 @@ impl ToDiagnostic for WiringError {
                 format!(
                     "the {what} at `{at_path}` of `{instance}` goes through more than {MAX_DEPTH} binds"
                 ),
-                label(
+                Label::at(
                     *whole,
                     format!("resolving this follows more than {MAX_DEPTH} binds"),
                 ),
@@ -207,13 +196,13 @@ impl ToDiagnostic for WiringError {
                 let mut d = Diagnostic::new(
                     Code::E0517,
                     message,
-                    label(
+                    Label::at(
                         *at,
                         format!("`{last}` makes an instance of `{}` here", names[0]),
                     ),
                 );
                 for (k, (_, at)) in steps[..steps.len() - 1].iter().enumerate() {
-                    d = d.with_label(label(
+                    d = d.with_label(Label::at(
                         *at,
                         format!(
                             "`{}` makes an instance of `{}` here",
@@ -227,7 +216,7 @@ impl ToDiagnostic for WiringError {
             WiringError::NestTooDeep { image, at } => Diagnostic::new(
                 Code::E0518,
                 format!("image `{image}` nests images more than {MAX_DEPTH} deep"),
-                label(*at, format!("this instance holds images {MAX_DEPTH} deep")),
+                Label::at(*at, format!("this instance holds images {MAX_DEPTH} deep")),
             )
             .with_help("flatten the chain: instantiate the inner objects in fewer levels of images"),
             WiringError::FlattenTooDeep {
@@ -238,7 +227,7 @@ impl ToDiagnostic for WiringError {
             } => Diagnostic::new(
                 Code::E0518,
                 format!("image `{image}`: {why}"),
-                label(
+                Label::at(
                     *at,
                     if *at_instance {
                         "following this instance's view"
@@ -253,9 +242,9 @@ impl ToDiagnostic for WiringError {
             WiringError::DuplicateExport { at_path, at, first } => Diagnostic::new(
                 Code::E0511,
                 format!("two exports at `{at_path}`"),
-                label(*at, "exported again here"),
+                Label::at(*at, "exported again here"),
             )
-            .with_label(label(*first, "first exported here"))
+            .with_label(Label::at(*first, "first exported here"))
             .with_help("export each at its own path"),
         }
     }
