@@ -12,6 +12,7 @@ pub mod formats;
 pub mod header;
 pub mod loader;
 pub mod model;
+pub mod name_errors;
 pub mod namespace;
 pub mod printer;
 pub mod resolve;

@@ -17,9 +17,10 @@ mod schema;
 mod scope;
 mod values;
 
-use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use crate::diagnostics::{Code, Diagnostics};
 use crate::formats::Formats;
 use crate::model::{Model, Spans};
+use crate::name_errors::NameError;
 use crate::resolve::{FrontEnd, Origin};
 
 pub use implementations::{
@@ -128,14 +129,10 @@ fn unused_imports(front: &FrontEnd, lowered: &lower::Lowered, diags: &mut Diagno
             .collect();
         unused.sort_by_key(|(_, at)| at.span.start);
         for (name, at) in unused {
-            diags.push(
-                Diagnostic::new(
-                    Code::W0001,
-                    format!("`{name}` is imported but never used"),
-                    Label::new(at.file, at.span, "unused import"),
-                )
-                .with_help(format!("remove `{name}` from the import")),
-            );
+            diags.report(NameError::UnusedImport {
+                name: name.clone(),
+                at,
+            });
         }
     }
 }

@@ -5,8 +5,9 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 
-use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use crate::diagnostics::Diagnostics;
 use crate::model::{ImageId, ObjectId, TypeId};
+use crate::name_errors::NameError;
 use crate::resolve::DeclKind;
 use crate::source::FileSpan;
 
@@ -55,24 +56,13 @@ impl Scope {
         diags: &mut Diagnostics,
     ) {
         if let Some(prev) = self.names.get(name) {
-            let what = if imported { "imports" } else { "declares" };
-            diags.push(
-                Diagnostic::new(
-                    Code::E0204,
-                    format!("`{name}` is defined twice in this file"),
-                    Label::new(at.file, at.span, format!("this {what} a second `{name}`")),
-                )
-                .with_label(Label::new(
-                    prev.at.file,
-                    prev.at.span,
-                    format!("`{name}` was first defined here"),
-                ))
-                .with_help(if imported || prev.imported {
-                    format!("import it under another name: `{name} as Other{name}`")
-                } else {
-                    format!("rename one of the two declarations of `{name}`")
-                }),
-            );
+            diags.report(NameError::DefinedTwice {
+                name: name.to_string(),
+                at,
+                first: prev.at,
+                imported,
+                first_imported: prev.imported,
+            });
             return;
         }
         self.names.insert(

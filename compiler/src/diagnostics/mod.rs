@@ -7,6 +7,7 @@ pub mod codes;
 pub mod render;
 pub mod suggest;
 mod syntax;
+pub mod wording;
 
 pub use codes::Code;
 
@@ -119,6 +120,11 @@ impl Diagnostics {
 
     pub fn push(&mut self, d: Diagnostic) {
         self.list.push(d);
+    }
+
+    /// Reports an error held as data.
+    pub fn report(&mut self, e: impl ToDiagnostic) {
+        self.list.push(e.to_diagnostic());
     }
 
     /// Moves every diagnostic of `other` into this sink.

@@ -7,11 +7,12 @@ use bson::{Binary, Bson, Document};
 use oth_syntax::Span;
 use oth_syntax::ast::{Key, Value, ValueKind};
 
+use super::LiteralCx;
 use super::bson::describe;
-use super::{LiteralCx, TypeLookup};
 use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::{FieldType, Scalar, TypeId, TypeKind};
+use crate::source::FileSpan;
 
 /// Checks a top-level literal of message type `ty` and encodes it.
 pub fn encode_payload(cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<Vec<u8>> {
@@ -60,40 +61,10 @@ pub fn encode_payload(cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<V
 
 /// Resolves a type named before a literal's braces (E0203, E0206).
 fn named_type(cx: &mut LiteralCx, name: &str, span: Span) -> Option<TypeId> {
-    match cx.names.lookup(name) {
-        TypeLookup::Message(id) => Some(id),
-        TypeLookup::Enum(_) | TypeLookup::NotAType(_) => {
-            let kind = match cx.names.lookup(name) {
-                TypeLookup::Enum(_) => "an enum",
-                TypeLookup::NotAType(k) => k.describe(),
-                _ => "",
-            };
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::E0206,
-                    format!("`{name}` is {kind}, not a message type"),
-                    Label::new(cx.file, span, "a message type goes before the braces"),
-                )
-                .with_help("name the message type this value is"),
-            );
-            None
-        }
-        TypeLookup::Missing => {
-            let candidates = cx.names.candidates();
-            let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
-            let mut d = Diagnostic::new(
-                Code::E0203,
-                format!("unknown message type `{name}`"),
-                Label::new(cx.file, span, "not in scope in this file"),
-            )
-            .about("message type", name);
-            d = match closest(name, &refs) {
-                Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                None => d.with_help(format!(
-                    "import it: `import {{ {name} }} from \"file.oth\"`"
-                )),
-            };
-            cx.diags.push(d);
+    match super::message_type(cx.names, name, FileSpan::new(cx.file, span)) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            cx.diags.report(e);
             None
         }
     }

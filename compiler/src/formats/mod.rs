@@ -44,6 +44,36 @@ pub trait TypeNames {
     fn candidates(&self) -> Vec<String>;
 }
 
+/// The message type a literal names before its braces, or what is wrong
+/// with the name (E0203, E0206): one lookup for startup requests, slot
+/// values and the formats' own literals.
+pub fn message_type(
+    names: &dyn TypeNames,
+    name: &str,
+    at: crate::source::FileSpan,
+) -> Result<TypeId, crate::name_errors::NameError> {
+    use crate::name_errors::{NameError, Sought};
+    let kind = match names.lookup(name) {
+        TypeLookup::Message(id) => return Ok(id),
+        TypeLookup::Enum(_) => DeclKind::Enum,
+        TypeLookup::NotAType(k) => k,
+        TypeLookup::Missing => {
+            return Err(NameError::Unknown {
+                sought: Sought::MessageType,
+                name: name.to_string(),
+                at,
+                candidates: names.candidates(),
+            });
+        }
+    };
+    Err(NameError::WrongKind {
+        sought: Sought::MessageType,
+        name: name.to_string(),
+        kind,
+        at,
+    })
+}
+
 /// One declared type, lowered into the model's terms.
 pub struct LoweredType {
     pub kind: model::TypeKind,

@@ -47,25 +47,6 @@ pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
     }
 }
 
-pub(crate) fn quote_list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{i}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Payload types as alternatives: `` `a` | `b` ``, or "no payload".
-fn alternatives(ts: &[String]) -> String {
-    if ts.is_empty() {
-        return "no payload".into();
-    }
-    ts.iter()
-        .map(|t| format!("`{t}`"))
-        .collect::<Vec<_>>()
-        .join(" | ")
-}
-
 impl<'a> ImageChecker<'a> {
     pub fn new(lowered: &'a Lowered, diags: &'a mut Diagnostics) -> ImageChecker<'a> {
         ImageChecker {

@@ -3,7 +3,7 @@
 //! place, `to_diagnostic`; the language server reads the data for its
 //! quick fixes (the read-only lines to lift, the verb a serve lacks).
 
-use super::{alternatives, quote_list};
+use crate::diagnostics::wording::{alternatives, quote_list};
 use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use crate::model::{Verb, WireKind};
 use crate::source::FileSpan;

@@ -2,7 +2,7 @@
 //! place, `to_diagnostic`.
 
 use super::need_errors::Owner;
-use super::{alternatives, quote_list};
+use crate::diagnostics::wording::{alternatives, quote_list};
 use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use crate::model::Verb;
 use crate::source::FileSpan;

@@ -2,7 +2,7 @@
 //! data; their wording in one place, `to_diagnostic`.
 
 use super::need_errors::Owner;
-use super::quote_list;
+use crate::diagnostics::wording::quote_list;
 use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use crate::namespace::MAX_DEPTH;
 use crate::source::FileSpan;

@@ -4,10 +4,8 @@
 use oth_syntax::ast::{self, TypeRef};
 
 use crate::check::scope::Sym;
-use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::*;
-use crate::resolve::DeclKind;
+use crate::name_errors::{NameError, Sought};
 use crate::source::FileId;
 
 use super::{Lowerer, doc, fs};
@@ -78,17 +76,11 @@ impl Lowerer<'_> {
                 if let Some(f) = self.formats.find(&c.ct) {
                     let examples = self.message_names(mi);
                     let example = examples.first().map(String::as_str).unwrap_or("Greeting");
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::E0208,
-                            format!("`{}` has a format, so it cannot be written bare", c.ct.text),
-                            Label::new(file, c.span, "which message type?"),
-                        )
-                        .with_help(format!(
-                            "name a message type of the `{}` format (such as `{example}`), or write `*/*` or `application/*` to take any payload",
-                            f.content_type()
-                        )),
-                    );
+                    self.diags.report(NameError::BareContentType {
+                        content_type: c.ct.text.clone(),
+                        at: fs(file, c.span),
+                        format: Some((f.content_type(), example.to_string())),
+                    });
                     return PayloadType::Unknown;
                 }
                 PayloadType::Content(ContentType::from_syntax(&c.ct))
@@ -96,51 +88,26 @@ impl Lowerer<'_> {
             TypeRef::Name(n) => match self.out.scopes[mi].get(&n.name) {
                 Some(Sym::Type(id, false)) => PayloadType::Message(id),
                 Some(sym) => {
-                    let what = sym.kind().describe();
-                    let why = if sym.kind() == DeclKind::Enum {
-                        "an enum is not a payload: it is only ever a field of a message"
-                    } else {
-                        "a payload type is a message type, a content type, or `Stat`"
-                    };
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::E0206,
-                            format!(
-                                "`{}` is {} {what}, not a payload type",
-                                n.name,
-                                article(what)
-                            ),
-                            Label::new(
-                                file,
-                                n.span,
-                                format!("this names {} {what}", article(what)),
-                            ),
-                        )
-                        .with_help(why),
-                    );
+                    self.diags.report(NameError::WrongKind {
+                        sought: Sought::PayloadType,
+                        name: n.name.clone(),
+                        kind: sym.kind(),
+                        at: fs(file, n.span),
+                    });
                     PayloadType::Unknown
                 }
                 None if n.name == "Stat" => {
                     PayloadType::Content(ContentType::known(STAT_CONTENT_TYPE))
                 }
                 None => {
-                    let names = self.message_names(mi);
-                    let refs: Vec<&str> =
-                        names.iter().map(String::as_str).chain(["Stat"]).collect();
-                    let mut d = Diagnostic::new(
-                        Code::E0203,
-                        format!("unknown type `{}`", n.name),
-                        Label::new(file, n.span, "no message type of this name is in scope"),
-                    )
-                    .about("type", &n.name);
-                    d = match closest(&n.name, &refs) {
-                        Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                        None => d.with_help(format!(
-                            "declare it in a schemas block, or import it: `import {{ {} }} from \"file.oth\"`",
-                            n.name
-                        )),
-                    };
-                    self.diags.push(d);
+                    let mut candidates = self.message_names(mi);
+                    candidates.push("Stat".into());
+                    self.diags.report(NameError::Unknown {
+                        sought: Sought::PayloadType,
+                        name: n.name.clone(),
+                        at: fs(file, n.span),
+                        candidates,
+                    });
                     PayloadType::Unknown
                 }
             },
@@ -153,13 +120,5 @@ impl Lowerer<'_> {
             .into_iter()
             .map(str::to_string)
             .collect()
-    }
-}
-
-pub(super) fn article(word: &str) -> &'static str {
-    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
     }
 }

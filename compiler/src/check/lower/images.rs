@@ -7,12 +7,10 @@ use oth_syntax::Span;
 use oth_syntax::ast::{self, ImagePart, Wire};
 
 use crate::check::scope::Sym;
-use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::*;
+use crate::name_errors::{NameError, Sought};
 use crate::source::{FileId, FileSpan};
 
-use super::entries::article;
 use super::{Lowerer, doc, fs};
 
 impl Lowerer<'_> {
@@ -139,39 +137,31 @@ impl Lowerer<'_> {
                 .get(first)
                 .map(|s| (fs(file, *s), "an instance"))
                 .or_else(|| seen.get(&n.mount.to_string()).map(|s| (*s, "another need")));
-            if let Some((other, what)) = clash {
-                self.diags.push(
-                    Diagnostic::new(
-                        Code::E0204,
-                        format!("`/{first}` is two things in this image's tree"),
-                        Label::new(
-                            at.file,
-                            at.span,
-                            "this need is mounted in the image tree here",
-                        ),
-                    )
-                    .with_label(Label::new(
-                        other.file,
-                        other.span,
-                        format!("and so is {what}"),
-                    ))
-                    .with_help("give the need's mount point a name no instance of the image has"),
-                );
+            if let Some((other_at, other)) = clash {
+                self.diags.report(NameError::TreeClash {
+                    first_segment: first.clone(),
+                    at: *at,
+                    other_at,
+                    other,
+                });
             }
             seen.entry(n.mount.to_string()).or_insert(*at);
         }
     }
 
-    pub(super) fn twice(&mut self, file: FileId, what: &str, name: &ast::Ident, first: Span) {
-        self.diags.push(
-            Diagnostic::new(
-                Code::E0204,
-                format!("{what} `{}` is declared twice in this image", name.name),
-                Label::new(file, name.span, "declared again here"),
-            )
-            .with_label(Label::new(file, first, "first declared here"))
-            .with_help(format!("give each {what} its own name")),
-        );
+    pub(super) fn twice(
+        &mut self,
+        file: FileId,
+        what: &'static str,
+        name: &ast::Ident,
+        first: Span,
+    ) {
+        self.diags.report(NameError::DeclaredTwice {
+            what,
+            name: name.name.clone(),
+            at: fs(file, name.span),
+            first: fs(file, first),
+        });
     }
 
     pub(super) fn shape(&mut self, mi: usize, file: FileId, name: &ast::Ident) -> Option<Shape> {
@@ -179,42 +169,26 @@ impl Lowerer<'_> {
             Some(Sym::Object(o)) => Some(Shape::Object(o)),
             Some(Sym::Image(i)) => Some(Shape::Image(i)),
             Some(sym) => {
-                let what = sym.kind().describe();
-                self.diags.push(
-                    Diagnostic::new(
-                        Code::E0206,
-                        format!("`{}` is {} {what}, not an object", name.name, article(what)),
-                        Label::new(
-                            file,
-                            name.span,
-                            "an instance is made of an object or an image",
-                        ),
-                    )
-                    .with_help("name an object or an image here"),
-                );
+                self.diags.report(NameError::WrongKind {
+                    sought: Sought::Object,
+                    name: name.name.clone(),
+                    kind: sym.kind(),
+                    at: fs(file, name.span),
+                });
                 None
             }
             None => {
-                let names =
-                    self.out.scopes[mi].names_of(|s| matches!(s, Sym::Object(_) | Sym::Image(_)));
-                let mut d = Diagnostic::new(
-                    Code::E0203,
-                    format!("unknown object `{}`", name.name),
-                    Label::new(
-                        file,
-                        name.span,
-                        "no object or image of this name is in scope",
-                    ),
-                )
-                .about("object", &name.name);
-                d = match closest(&name.name, &names) {
-                    Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                    None => d.with_help(format!(
-                        "import it: `import {{ {} }} from \"file.oth\"` (the runtime's objects come from \"othismo:env\")",
-                        name.name
-                    )),
-                };
-                self.diags.push(d);
+                let candidates = self.out.scopes[mi]
+                    .names_of(|s| matches!(s, Sym::Object(_) | Sym::Image(_)))
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect();
+                self.diags.report(NameError::Unknown {
+                    sought: Sought::Object,
+                    name: name.name.clone(),
+                    at: fs(file, name.span),
+                    candidates,
+                });
                 None
             }
         }

@@ -7,8 +7,9 @@ use std::collections::HashSet;
 use oth_syntax::ast::{self, ImagePart};
 
 use super::{PayloadChecker, SlotValue};
-use crate::check::image::{describe, quote_list};
+use crate::check::image::describe;
 use crate::diagnostics::suggest::closest;
+use crate::diagnostics::wording::quote_list;
 use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::*;
 use crate::source::FileId;

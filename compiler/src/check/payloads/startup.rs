@@ -5,11 +5,10 @@ use oth_syntax::ast;
 
 use super::PayloadChecker;
 use crate::check::lower::ScopeNames;
-use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::formats::LiteralCx;
 use crate::model::*;
-use crate::source::FileId;
+use crate::name_errors::{NameError, Sought};
+use crate::source::{FileId, FileSpan};
 
 impl PayloadChecker<'_> {
     /// The type a startup payload has (`Some(None)`: no payload; `None`: a
@@ -37,17 +36,11 @@ impl PayloadChecker<'_> {
                     return (None, None);
                 }
                 if self.formats.find(&ct.ct).is_some() {
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::E0208,
-                            format!(
-                                "`{}` has a format: write a message literal instead of a string",
-                                ct.ct.text
-                            ),
-                            Label::new(file, ct.span, "which message type?"),
-                        )
-                        .with_help("write the message: `write /path Greeting { ... }`"),
-                    );
+                    self.diags.report(NameError::BareContentType {
+                        content_type: ct.ct.text.clone(),
+                        at: FileSpan::new(file, ct.span),
+                        format: None,
+                    });
                     return (None, None);
                 }
                 let ty = PayloadType::Content(ContentType::from_syntax(&ct.ct));
@@ -68,24 +61,14 @@ impl PayloadChecker<'_> {
                         Some(StartupPayload::Slot(i)),
                     ),
                     None => {
-                        let names: Vec<&str> = slots.iter().map(|x| x.name.as_str()).collect();
-                        let mut d = Diagnostic::new(
-                            Code::E0203,
-                            format!(
-                                "image `{}` has no slot `{}`",
-                                model.image(img).name,
-                                name.name
-                            ),
-                            Label::new(file, name.span, "not a slot of this image"),
-                        )
-                        .about("slot", &name.name);
-                        d = match closest(&name.name, &names) {
-                            Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                            None => {
-                                d.with_help(format!("declare it: `require {} : TYPE`", name.name))
-                            }
-                        };
-                        self.diags.push(d);
+                        self.diags.report(NameError::Unknown {
+                            sought: Sought::Slot {
+                                image: model.image(img).name.clone(),
+                            },
+                            name: name.name.clone(),
+                            at: FileSpan::new(file, name.span),
+                            candidates: slots.iter().map(|x| x.name.clone()).collect(),
+                        });
                         (None, None)
                     }
                 }
@@ -129,41 +112,11 @@ impl PayloadChecker<'_> {
             scope: &self.lowered.scopes[mi],
         };
         let Some(ty) = ty else {
-            if let ast::ValueKind::Message(n, _) = &v.kind {
-                let candidates = crate::formats::TypeNames::candidates(&names);
-                let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
-                let kind = crate::formats::TypeNames::lookup(&names, &n.name);
-                let d = match kind {
-                    crate::formats::TypeLookup::Missing => {
-                        let d = Diagnostic::new(
-                            Code::E0203,
-                            format!("unknown message type `{}`", n.name),
-                            Label::new(file, n.span, "not in scope in this file"),
-                        )
-                        .about("message type", &n.name);
-                        match closest(&n.name, &refs) {
-                            Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                            None => d.with_help(format!(
-                                "import it: `import {{ {} }} from \"file.oth\"`",
-                                n.name
-                            )),
-                        }
-                    }
-                    other => Diagnostic::new(
-                        Code::E0206,
-                        format!(
-                            "`{}` is {}, not a message type",
-                            n.name,
-                            match other {
-                                crate::formats::TypeLookup::Enum(_) => "an enum",
-                                crate::formats::TypeLookup::NotAType(k) => k.describe(),
-                                _ => "something else",
-                            }
-                        ),
-                        Label::new(file, n.span, "a message type goes before the braces"),
-                    ),
-                };
-                self.diags.push(d);
+            if let ast::ValueKind::Message(n, _) = &v.kind
+                && let Err(e) =
+                    crate::formats::message_type(&names, &n.name, FileSpan::new(file, n.span))
+            {
+                self.diags.report(e);
             }
             return None;
         };

@@ -9,9 +9,11 @@ use std::collections::HashMap;
 
 use super::Cx;
 use crate::asnames;
-use crate::diagnostics::{Code, Diagnostic, Label};
 use crate::model::{EntryId, FileOrigin, NeedBlock, Seg};
 use crate::source::FileSpan;
+
+mod errors;
+pub use errors::HeaderError;
 
 pub fn check(cx: &mut Cx) {
     let natives: Vec<String> = cx
@@ -28,20 +30,12 @@ pub fn check(cx: &mut Cx) {
             && cx.model.files[o.file.index()].origin == FileOrigin::Source
             && !natives.contains(&o.name)
         {
-            let at = sp.native.unwrap_or(sp.name);
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::E0406,
-                    format!("the runtime provides no native object `{}`", o.name),
-                    Label::new(at.file, at.span, "`native` says the runtime implements this object"),
-                )
-                .with_label(Label::new(sp.name.file, sp.name.span, "no object of this name in `othismo:env`"))
-                .with_help(format!(
-                    "the runtime's objects are {}; remove `native` to implement `{}` in AssemblyScript",
-                    natives.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
-                    o.name
-                )),
-            );
+            cx.diags.report(HeaderError::UnknownNative {
+                object: o.name.clone(),
+                native_at: sp.native.unwrap_or(sp.name),
+                name_at: sp.name,
+                natives: natives.clone(),
+            });
         }
         let serves = o.serves.clone();
         let needs = o.needs.clone();
@@ -65,25 +59,14 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan]) {
     let mut clients: HashMap<String, FileSpan> = HashMap::new();
     for (n, at) in needs.iter().zip(spans) {
         if n.mount.segs.iter().any(|s| matches!(s, Seg::Capture(_))) {
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::E0405,
-                    format!("mount point `{}` is a pattern", n.mount),
-                    Label::new(at.file, at.span, "a need's mount point is a path, or ends in `/**`"),
-                )
-                .with_help("name the mount point literally (`needs /db { ... }`), or say `needs /db/** { ... }` to send anywhere under it, and put captures in the entries"),
-            );
+            cx.diags.report(HeaderError::PatternMount {
+                mount: n.mount.to_string(),
+                at: *at,
+            });
         }
         for e in &n.entries {
             if let Some(op) = cx.spans.entries[e.index()].operator {
-                cx.diags.push(
-                    Diagnostic::new(
-                        Code::E0403,
-                        "`operator` in a needs block",
-                        Label::new(op.file, op.span, "only a serves entry can be operator-only"),
-                    )
-                    .with_help("remove `operator`: objects cannot make operator requests; the image's startup requests are the operator's"),
-                );
+                cx.diags.report(HeaderError::OperatorInNeeds { at: op });
             }
         }
         redundant_stars(cx, &n.entries);
@@ -98,15 +81,11 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan]) {
             .iter()
             .find_map(|name| clients.get(name).map(|f| (name, *f)))
         {
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::E0404,
-                    format!("two needs would both generate `{name}`"),
-                    Label::new(at.file, at.span, format!("this need generates `{name}`")),
-                )
-                .with_label(Label::new(first.file, first.span, "and so does this one"))
-                .with_help("clients are named for the mount point's last segment: give the two mount points different last segments"),
-            );
+            cx.diags.report(HeaderError::ClientsCollide {
+                name: name.clone(),
+                at: *at,
+                first,
+            });
         } else {
             for name in names {
                 clients.insert(name, *at);
@@ -144,32 +123,21 @@ fn serves_rules(cx: &mut Cx, serves: &[EntryId]) -> Vec<EntryId> {
             cx.spans.entries[e.index()].path,
             cx.spans.entries[first.index()].path,
         );
-        let verb = def.verb.as_str();
-        let d = if fdef.path == def.path {
-            Diagnostic::new(
-                Code::E0401,
-                format!("`{} {verb}` is served twice", def.path),
-                Label::new(here.file, here.span, "served again here"),
-            )
-            .with_label(Label::new(there.file, there.span, "first served here"))
-            .with_help("remove one of the two entries (an entry can take several request types: `write A | B`)")
+        let entry = format!("{} {}", def.path, def.verb.as_str());
+        cx.diags.report(if fdef.path == def.path {
+            HeaderError::ServedTwice {
+                entry,
+                at: here,
+                first: there,
+            }
         } else {
-            Diagnostic::new(
-                Code::E0402,
-                format!(
-                    "`{} {verb}` and `{} {verb}` match the same paths",
-                    fdef.path, def.path
-                ),
-                Label::new(
-                    here.file,
-                    here.span,
-                    "this pattern differs only in capture names",
-                ),
-            )
-            .with_label(Label::new(there.file, there.span, "from this one"))
-            .with_help("no request could tell them apart: keep one of the two")
-        };
-        cx.diags.push(d);
+            HeaderError::SamePaths {
+                entry,
+                first_entry: format!("{} {}", fdef.path, fdef.verb.as_str()),
+                at: here,
+                first: there,
+            }
+        });
     }
     distinct
 }
@@ -181,19 +149,15 @@ fn redundant_stars(cx: &mut Cx, entries: &[EntryId]) {
             def.verb.always_streams(),
             cx.spans.entries[e.index()].stream,
         ) {
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::W0401,
-                    format!("`{}` answers are always a stream", def.verb.as_str()),
-                    Label::new(star.file, star.span, "this `*` says nothing more"),
-                )
-                .with_help("remove the `*`"),
-            );
+            cx.diags.report(HeaderError::RedundantStar {
+                verb: def.verb.as_str(),
+                at: star,
+            });
         }
     }
 }
 
-fn methods_unique(cx: &mut Cx, entries: &[EntryId], what: &str) {
+fn methods_unique(cx: &mut Cx, entries: &[EntryId], what: &'static str) {
     let mut seen: HashMap<String, EntryId> = HashMap::new();
     for &e in entries {
         for name in asnames::method_names(cx.model, cx.model.entry(e)) {
@@ -203,15 +167,12 @@ fn methods_unique(cx: &mut Cx, entries: &[EntryId], what: &str) {
                         cx.spans.entries[e.index()].whole,
                         cx.spans.entries[first.index()].whole,
                     );
-                    cx.diags.push(
-                        Diagnostic::new(
-                            Code::E0404,
-                            format!("two {what} entries would both generate the method `{name}`"),
-                            Label::new(here.file, here.span, format!("this entry generates `{name}`")),
-                        )
-                        .with_label(Label::new(there.file, there.span, "and so does this one"))
-                        .with_help("methods are named for the verb and the path's literal segments: give one of the two paths another literal segment"),
-                    );
+                    cx.diags.report(HeaderError::MethodsCollide {
+                        block: what,
+                        name,
+                        at: here,
+                        first: there,
+                    });
                 }
                 Some(_) => {}
                 None => {

@@ -13,17 +13,19 @@ use oth_syntax::Span;
 use oth_syntax::Trivia;
 use oth_syntax::ast::{self, Item};
 
-use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label, Severity};
+use crate::diagnostics::{Diagnostics, Severity};
 use crate::formats::{Formats, SchemaBlock, TypeKind};
 use crate::loader::{Loader, decode_source, normalize};
 use crate::source::{FileId, FileSpan, SourceMap};
 use crate::wasm;
 
+mod errors;
+pub use errors::LoadError;
+
 /// The import path of the runtime's own header.
 pub const ENV_IMPORT: &str = "othismo:env";
 /// The runtime's native objects (book: reference/running.md), embedded so any image anywhere can use them.
-pub const ENV_SOURCE: &str = include_str!("../../sdk/env/Runtime.oth");
+pub const ENV_SOURCE: &str = include_str!("../../../sdk/env/Runtime.oth");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ModuleId(pub u32);
@@ -324,19 +326,11 @@ impl Resolver<'_> {
             None => {
                 // A malformed content type was reported already (E0107).
                 if s.content_type.ct.valid {
-                    let known = quoted_list(&self.formats.names());
-                    diags.push(
-                        Diagnostic::new(
-                            Code::E0207,
-                            format!("no format for `{}`", s.content_type.ct.text),
-                            Label::new(
-                                file,
-                                s.content_type.span,
-                                "no format reads schemas of this content type",
-                            ),
-                        )
-                        .with_help(format!("the formats othc knows: {known}")),
-                    );
+                    diags.report(LoadError::NoFormat {
+                        at: FileSpan::new(file, s.content_type.span),
+                        content_type: s.content_type.ct.text.clone(),
+                        known: self.formats.names().iter().map(|n| n.to_string()).collect(),
+                    });
                 }
                 ParsedSchemas { item, parsed: None }
             }
@@ -385,71 +379,34 @@ impl Resolver<'_> {
     }
 
     fn report_unreadable(&mut self, at: FileSpan, from: &str, key: &Path, failure: ReadFailure) {
-        let d = match failure {
-            ReadFailure::NoHeader(reason) => Diagnostic::new(
-                Code::E0209,
-                format!("`{from}` has no Othismo header"),
-                Label::new(at.file, at.span, reason),
-            )
-            .with_help("build the module with `othc build` so it carries its header, or import its .oth file"),
-            ReadFailure::NotFound => Diagnostic::new(
-                Code::E0201,
-                format!("cannot read `{from}`"),
-                Label::new(at.file, at.span, format!("no such file (looked for `{}`)", key.display())),
-            )
-            .with_help("import paths are relative to the importing file; `othismo:env` names the runtime's own objects"),
-            ReadFailure::Other(reason) => Diagnostic::new(
-                Code::E0201,
-                format!("cannot read `{from}`"),
-                Label::new(at.file, at.span, format!("{reason} (looked for `{}`)", key.display())),
-            ),
-        };
-        self.diags.push(d);
+        let from = from.to_string();
+        let looked = key.display().to_string();
+        self.diags.report(match failure {
+            ReadFailure::NoHeader(reason) => LoadError::NoHeader { at, from, reason },
+            ReadFailure::NotFound => LoadError::NotFound { at, from, looked },
+            ReadFailure::Other(reason) => LoadError::Unreadable {
+                at,
+                from,
+                looked,
+                reason,
+            },
+        });
     }
 
     /// `visiting[pos..]` is the chain from the imported module back to the importer.
     fn report_cycle(&mut self, pos: usize, at: FileSpan) {
-        let chain: Vec<(ModuleId, Option<FileSpan>)> = self.visiting[pos..].to_vec();
-        let name =
-            |r: &Resolver, m: ModuleId| r.sources.get(r.modules[m.0 as usize].file).name.clone();
-        let first = name(self, chain[0].0);
-        let path: Vec<String> = chain
+        let chain = self.visiting[pos..]
             .iter()
-            .map(|(m, _)| name(self, *m))
-            .chain(std::iter::once(first.clone()))
+            .map(|(m, site)| {
+                let name = self
+                    .sources
+                    .get(self.modules[m.0 as usize].file)
+                    .name
+                    .clone();
+                (name, *site)
+            })
             .collect();
-        let message = if chain.len() == 1 {
-            format!("import cycle: `{first}` imports itself")
-        } else {
-            format!(
-                "import cycle: {}",
-                path.iter()
-                    .map(|p| format!("`{p}`"))
-                    .collect::<Vec<_>>()
-                    .join(" → ")
-            )
-        };
-        let mut d = Diagnostic::new(
-            Code::E0205,
-            message,
-            Label::new(
-                at.file,
-                at.span,
-                format!("this imports `{first}`, which is importing this file"),
-            ),
-        );
-        for (m, site) in &chain[1..] {
-            if let Some(site) = site {
-                d = d.with_label(Label::new(
-                    site.file,
-                    site.span,
-                    format!("which imports `{}`", name(self, *m)),
-                ));
-            }
-        }
-        self.diags.push(d.with_help(
-            "imports form a tree: move what these files share into a file that each of them imports",
-        ));
+        self.diags.report(LoadError::Cycle { at, chain });
     }
 
     fn check_imported_names(&mut self) {
@@ -462,51 +419,28 @@ impl Resolver<'_> {
                 for n in &imp.names {
                     let want = &n.name.name;
                     let found = decls.iter().find(|d| d.name == *want);
-                    let at = Label::new(m.file, n.name.span, "not exported there");
+                    let at = FileSpan::new(m.file, n.name.span);
+                    let name = want.clone();
+                    let file = tname.clone();
                     match found {
                         Some(d) if d.exported => {}
-                        Some(d) => self.diags.push(
-                            Diagnostic::new(
-                                Code::E0202,
-                                format!("`{want}` is not exported by `{tname}`"),
-                                Label::new(
-                                    m.file,
-                                    n.name.span,
-                                    format!("this {} is private to its file", d.kind.describe()),
-                                ),
-                            )
-                            .with_label(Label::new(
-                                t.file,
-                                d.span,
-                                "declared here without `export`",
-                            ))
-                            .with_help(format!(
-                                "write `export` before the declaration of `{want}` in `{tname}`"
-                            )),
-                        ),
-                        None => {
-                            let exported: Vec<&str> = decls
+                        Some(d) => self.diags.report(LoadError::Private {
+                            at,
+                            name,
+                            file,
+                            kind: d.kind.describe(),
+                            declared: FileSpan::new(t.file, d.span),
+                        }),
+                        None => self.diags.report(LoadError::NotExported {
+                            at,
+                            name,
+                            file,
+                            exported: decls
                                 .iter()
                                 .filter(|d| d.exported)
-                                .map(|d| d.name.as_str())
-                                .collect();
-                            let mut d = Diagnostic::new(
-                                Code::E0202,
-                                format!("`{tname}` exports no `{want}`"),
-                                at,
-                            );
-                            d = match closest(want, &exported) {
-                                Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                                None if exported.is_empty() => {
-                                    d.with_help(format!("`{tname}` exports nothing"))
-                                }
-                                None => d.with_help(format!(
-                                    "`{tname}` exports {}",
-                                    quoted_list(&exported)
-                                )),
-                            };
-                            self.diags.push(d);
-                        }
+                                .map(|d| d.name.clone())
+                                .collect(),
+                        }),
                     }
                 }
             }
@@ -522,17 +456,10 @@ fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
-fn quoted_list(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::Code;
     use crate::loader::MemoryLoader;
 
     fn codes(loader: &MemoryLoader, root: &str) -> Vec<&'static str> {
