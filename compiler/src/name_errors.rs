@@ -20,6 +20,8 @@ pub enum Sought {
     MessageType,
     /// A slot a startup request sends, in the named image.
     Slot { image: String },
+    /// A field's type in a schema block.
+    FieldType,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +120,14 @@ impl ToDiagnostic for NameError {
                         Label::at(*at, "an instance is made of an object or an image"),
                     )
                     .with_help("name an object or an image here"),
+                    Sought::FieldType => Diagnostic::new(
+                        Code::E0206,
+                        format!("`{name}` is {a} {what}, not a type"),
+                        Label::at(*at, "a field's type goes here"),
+                    )
+                    .with_help(
+                        "a field holds a scalar, a message type, an enum, a list `[T]` or a map `{T}`",
+                    ),
                     Sought::MessageType | Sought::Slot { .. } => Diagnostic::new(
                         Code::E0206,
                         format!("`{name}` is {a} {what}, not a message type"),
@@ -227,6 +237,13 @@ fn unknown(sought: &Sought, name: &str, at: FileSpan, candidates: &[String]) -> 
             format!("unknown message type `{name}`"),
             "not in scope in this file",
             "message type",
+            format!("import it: `import {{ {name} }} from \"file.oth\"`"),
+        ),
+        // Unknown field types are E0303, reported by the schema checks.
+        Sought::FieldType => (
+            format!("unknown type `{name}`"),
+            "no message type or enum of this name is in scope",
+            "field type",
             format!("import it: `import {{ {name} }} from \"file.oth\"`"),
         ),
         Sought::Slot { image } => (

@@ -15,9 +15,7 @@ use crate::toolchain::{self, Profile};
 use othc::Compilation;
 use othc::backends::assemblyscript;
 use othc::bundle::{Built, sha256_hex};
-use othc::check::{
-    implementation_path, missing_implementation, objects_to_build, prebuilt_objects,
-};
+use othc::check::{HeaderError, implementation_path, objects_to_build, prebuilt_objects};
 use othc::diagnostics::{Code, Diagnostic, Diagnostics, Label};
 use othc::model::{FileIx, ObjectId};
 
@@ -61,7 +59,11 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
         let ts = implementation_path(&module.key);
         let at = c.checked.spans.objects[o.index()].name;
         if !ts.is_file() {
-            diags.push(missing_implementation(&def.name, at, &ts));
+            diags.report(HeaderError::NoImplementation {
+                object: def.name.clone(),
+                at,
+                file: ts.display().to_string(),
+            });
             continue;
         }
         // The bindings beside the source: written when missing, E0703 when stale.

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use super::Checked;
-use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use super::header::HeaderError;
+use crate::diagnostics::Diagnostics;
 use crate::loader::Loader;
 use crate::model::{FileOrigin, ImageId, ObjectId, Shape};
 use crate::resolve::FrontEnd;
@@ -73,23 +74,6 @@ fn objects_used(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
     out
 }
 
-/// E0407: object `name`, declared at `at`, has no implementation file `ts`.
-pub fn missing_implementation(
-    name: &str,
-    at: crate::source::FileSpan,
-    ts: &std::path::Path,
-) -> Diagnostic {
-    Diagnostic::new(
-        Code::E0407,
-        format!("`{name}` has no implementation"),
-        Label::new(at.file, at.span, format!("`{}` does not exist", ts.display())),
-    )
-    .with_help(format!(
-        "write `{}` (its bindings come from `othc gen --lang as`), or mark the object `native` if the runtime provides it",
-        ts.display()
-    ))
-}
-
 /// E0407 for each object to build whose implementation file is missing.
 pub fn check_implementations(
     front: &FrontEnd,
@@ -105,10 +89,10 @@ pub fn check_implementations(
         if loader.load(&ts).is_ok() || !reported.insert(ts.clone()) {
             continue;
         }
-        diags.push(missing_implementation(
-            &def.name,
-            checked.spans.objects[o.index()].name,
-            &ts,
-        ));
+        diags.report(HeaderError::NoImplementation {
+            object: def.name.clone(),
+            at: checked.spans.objects[o.index()].name,
+            file: ts.display().to_string(),
+        });
     }
 }

@@ -23,9 +23,9 @@ use crate::model::{Model, Spans};
 use crate::name_errors::NameError;
 use crate::resolve::{FrontEnd, Origin};
 
+pub use header::HeaderError;
 pub use implementations::{
-    check_implementations, implementation_path, missing_implementation, objects_to_build,
-    prebuilt_objects,
+    check_implementations, implementation_path, objects_to_build, prebuilt_objects,
 };
 pub use matching::covers;
 pub use payloads::SlotValue;

@@ -5,8 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Cx;
-use crate::diagnostics::{Code, Diagnostic, Label};
-use crate::formats::Formats;
+use crate::formats::{Formats, SchemaError};
 use crate::model::{FieldType, ImageId, Model, PayloadType, Shape, TypeId, TypeKind};
 
 /// The message a required field embeds, if any: the edges of E0305.
@@ -142,36 +141,22 @@ fn report_cycle(cx: &mut Cx, comp: &[usize]) {
         .map(|(t, _)| name(*t))
         .chain(std::iter::once(name(start)))
         .collect();
-    let first = cx.spans.types[start].name;
-    let mut d = Diagnostic::new(
-        Code::E0305,
-        format!(
-            "`{}` can never be built: {}",
-            name(start),
-            chain.join(" → ")
-        ),
-        Label::new(
-            first.file,
-            first.span,
-            "every value of this type would contain another one",
-        ),
-    );
-    for (t, fi) in &path {
-        let fsp = cx.spans.types[*t].members.get(*fi).map(|m| m.0);
-        if let Some(f) = fsp {
+    let required = path
+        .iter()
+        .filter_map(|(t, fi)| {
+            let f = cx.spans.types[*t].members.get(*fi)?.0;
             let TypeKind::Message { fields } = &cx.model.types[*t].kind else {
-                continue;
+                return None;
             };
-            d = d.with_label(Label::new(
-                f.file,
-                f.span,
-                format!("`{}.{}` is required", name(*t), fields[*fi].name),
-            ));
-        }
-    }
-    cx.diags.push(d.with_help(
-        "make one field of the cycle optional (`name?: T`), or a list `[T]`, to end the chain",
-    ));
+            Some((f, format!("{}.{}", name(*t), fields[*fi].name)))
+        })
+        .collect();
+    cx.diags.report(SchemaError::Unbuildable {
+        name: name(start),
+        at: cx.spans.types[start].name,
+        chain,
+        required,
+    });
 }
 
 /// E0304: within each image, two declarations of one type name must agree.
@@ -221,23 +206,16 @@ pub fn agreement(cx: &mut Cx, formats: &Formats) {
                 cx.spans.types[a.index()].name,
                 cx.spans.types[b.index()].name,
             );
-            let fa = &cx.model.files[cx.model.ty(a).file.index()].name;
-            let fb = &cx.model.files[cx.model.ty(b).file.index()].name;
-            let name = &cx.model.ty(a).name;
-            let img_name = &cx.model.images[img].name;
-            let img_at = cx.spans.images[img].name;
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::E0304,
-                    format!("two declarations of `{name}` disagree: {}", diffs.join("; ")),
-                    Label::new(sb.file, sb.span, format!("the second `{name}` ({fb})")),
-                )
-                .with_label(Label::new(sa.file, sa.span, format!("the first `{name}` ({fa})")))
-                .with_label(Label::new(img_at.file, img_at.span, format!("image `{img_name}` uses both")))
-                .with_help(format!(
-                    "a type is its name and its exact fields: make the two declarations of `{name}` the same, or rename one"
-                )),
-            );
+            cx.diags.report(SchemaError::Disagree {
+                name: cx.model.ty(a).name.clone(),
+                at: sb,
+                file: cx.model.files[cx.model.ty(b).file.index()].name.clone(),
+                first: sa,
+                first_file: cx.model.files[cx.model.ty(a).file.index()].name.clone(),
+                differences: diffs,
+                image: cx.model.images[img].name.clone(),
+                image_at: cx.spans.images[img].name,
+            });
         }
     }
 }

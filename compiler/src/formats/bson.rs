@@ -11,13 +11,14 @@ use oth_syntax::Span;
 use oth_syntax::ast::Value;
 use oth_syntax::ast::bson::{Block, Decl, FieldItem, Type, TypeKind as SynType};
 
+use super::schema_errors::SchemaError;
 use super::{
     DeclaredType, Format, LiteralCx, LoweredType, SchemaBlock, TypeKind, TypeLookup, TypeNames,
 };
-use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use crate::diagnostics::Diagnostics;
 use crate::model::{self, EnumValueDef, FieldDef, FieldType, Model, Scalar, TypeId};
-use crate::source::FileId;
+use crate::name_errors::{NameError, Sought};
+use crate::source::{FileId, FileSpan};
 
 pub struct Bson;
 
@@ -65,33 +66,20 @@ impl SchemaBlock for BsonBlock {
                         let FieldItem::Field(f) = f else { continue };
                         let name = f.name.name.as_str();
                         if let Some(first) = seen.get(name) {
-                            diags.push(
-                                Diagnostic::new(
-                                    Code::E0301,
-                                    format!(
-                                        "field `{name}` is declared twice in `{}`",
-                                        m.name.name
-                                    ),
-                                    Label::new(file, f.name.span, "declared again here"),
-                                )
-                                .with_label(Label::new(file, *first, "first declared here"))
-                                .with_help("rename or remove one of the two fields"),
-                            );
+                            diags.report(SchemaError::FieldTwice {
+                                message: m.name.name.clone(),
+                                field: name.to_string(),
+                                at: FileSpan::new(file, f.name.span),
+                                first: FileSpan::new(file, *first),
+                            });
                             continue;
                         }
                         seen.insert(name, f.name.span);
                         if name.starts_with('$') {
-                            diags.push(
-                                Diagnostic::new(
-                                    Code::E0307,
-                                    format!("field name `{name}` starts with `$`"),
-                                    Label::new(file, f.name.span, "names starting with `$` belong to the wire"),
-                                )
-                                .with_help(format!(
-                                    "`$type` is written by the format itself; rename the field (e.g. `{}`)",
-                                    name.trim_start_matches('$')
-                                )),
-                            );
+                            diags.report(SchemaError::DollarField {
+                                field: name.to_string(),
+                                at: FileSpan::new(file, f.name.span),
+                            });
                         } else {
                             field_name_style(file, name, f.name.span, diags);
                         }
@@ -112,18 +100,10 @@ impl SchemaBlock for BsonBlock {
                 Decl::Enum(e) => {
                     type_name_style(file, &e.name.name, e.name.span, "enum", diags);
                     if e.values.is_empty() {
-                        diags.push(
-                            Diagnostic::new(
-                                Code::E0308,
-                                format!("enum `{}` has no values", e.name.name),
-                                Label::new(
-                                    file,
-                                    e.name.span,
-                                    "no value of this enum can be written",
-                                ),
-                            )
-                            .with_help("list its values: `enum Style { plain, shouted }`"),
-                        );
+                        diags.report(SchemaError::EmptyEnum {
+                            name: e.name.name.clone(),
+                            at: FileSpan::new(file, e.name.span),
+                        });
                     }
                     let mut values = Vec::new();
                     let mut members = Vec::new();
@@ -131,18 +111,12 @@ impl SchemaBlock for BsonBlock {
                     for v in &e.values {
                         let name = v.name.name.as_str();
                         if let Some(first) = seen.get(name) {
-                            diags.push(
-                                Diagnostic::new(
-                                    Code::E0302,
-                                    format!(
-                                        "value `{name}` is listed twice in enum `{}`",
-                                        e.name.name
-                                    ),
-                                    Label::new(file, v.name.span, "listed again here"),
-                                )
-                                .with_label(Label::new(file, *first, "first listed here"))
-                                .with_help("remove one of the two"),
-                            );
+                            diags.report(SchemaError::ValueTwice {
+                                enum_: e.name.name.clone(),
+                                value: name.to_string(),
+                                at: FileSpan::new(file, v.name.span),
+                                first: FileSpan::new(file, *first),
+                            });
                             continue;
                         }
                         seen.insert(name, v.name.span);
@@ -184,82 +158,31 @@ fn resolve_type(
             match names.lookup(n) {
                 TypeLookup::Message(id) | TypeLookup::Enum(id) => FieldType::Named(id),
                 TypeLookup::NotAType(kind) => {
-                    diags.push(
-                        Diagnostic::new(
-                            Code::E0206,
-                            format!("`{n}` is {} {}, not a type", article(kind.describe()), kind.describe()),
-                            Label::new(file, t.span, "a field's type goes here"),
-                        )
-                        .with_help("a field holds a scalar, a message type, an enum, a list `[T]` or a map `{T}`"),
-                    );
+                    diags.report(NameError::WrongKind {
+                        sought: Sought::FieldType,
+                        name: n.clone(),
+                        kind,
+                        at: FileSpan::new(file, t.span),
+                    });
                     FieldType::Unknown
                 }
                 TypeLookup::Missing if n.starts_with(|c: char| c.is_ascii_lowercase()) => {
-                    diags.push(unsupported_scalar(file, n, t.span));
+                    diags.report(SchemaError::UnsupportedScalar {
+                        name: n.clone(),
+                        at: FileSpan::new(file, t.span),
+                    });
                     FieldType::Unknown
                 }
                 TypeLookup::Missing => {
-                    let candidates = names.candidates();
-                    let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
-                    let mut d = Diagnostic::new(
-                        Code::E0303,
-                        format!("unknown type `{n}`"),
-                        Label::new(
-                            file,
-                            t.span,
-                            "no message type or enum of this name is in scope",
-                        ),
-                    )
-                    .about("field type", n);
-                    d = match closest(n, &refs) {
-                        Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                        None => d.with_help(format!(
-                            "declare `{n}` in a schemas block, or import it: `import {{ {n} }} from \"file.oth\"`"
-                        )),
-                    };
-                    diags.push(d);
+                    diags.report(SchemaError::UnknownType {
+                        name: n.clone(),
+                        at: FileSpan::new(file, t.span),
+                        candidates: names.candidates(),
+                    });
                     FieldType::Unknown
                 }
             }
         }
-    }
-}
-
-fn unsupported_scalar(file: FileId, n: &str, span: Span) -> Diagnostic {
-    let hint = match n {
-        "u64" | "usize" | "u128" | "i128" | "int" | "long" | "integer" => {
-            "BSON integers are at most 64-bit signed: use `i64`".to_string()
-        }
-        "float" | "double" | "number" => "use `f64` (or `f32`)".to_string(),
-        "str" | "text" => "use `string`".to_string(),
-        "boolean" => "use `bool`".to_string(),
-        "date" | "datetime" | "timestamp" => "use `time`".to_string(),
-        _ => {
-            let scalars: Vec<&str> = Scalar::ALL
-                .iter()
-                .map(|s| s.as_str())
-                .chain(["any"])
-                .collect();
-            match closest(n, &scalars) {
-                Some(near) => format!("did you mean `{near}`?"),
-                None => format!("the BSON format's scalars: {}", scalars.join(", ")),
-            }
-        }
-    };
-    Diagnostic::new(
-        Code::E0306,
-        format!("the BSON format has no type `{n}`"),
-        Label::new(file, span, "not a BSON type"),
-    )
-    .about("scalar", n)
-    .with_help(hint)
-}
-
-fn article(word: &str) -> &'static str {
-    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
     }
 }
 
@@ -276,29 +199,30 @@ fn is_field_style(s: &str) -> bool {
     lower_start && (camel || snake)
 }
 
-fn type_name_style(file: FileId, name: &str, span: Span, what: &str, diags: &mut Diagnostics) {
+fn type_name_style(
+    file: FileId,
+    name: &str,
+    span: Span,
+    what: &'static str,
+    diags: &mut Diagnostics,
+) {
     if !is_pascal(name) {
-        diags.push(
-            Diagnostic::new(
-                Code::W0002,
-                format!("{what} `{name}` is not written in PascalCase"),
-                Label::new(file, span, "type names are PascalCase"),
-            )
-            .with_help(format!("call it `{}`", crate::asnames::pascal(name))),
-        );
+        diags.report(SchemaError::TypeStyle {
+            what,
+            name: name.to_string(),
+            at: FileSpan::new(file, span),
+            fix: crate::asnames::pascal(name),
+        });
     }
 }
 
 fn field_name_style(file: FileId, name: &str, span: Span, diags: &mut Diagnostics) {
     if !is_field_style(name) {
-        diags.push(
-            Diagnostic::new(
-                Code::W0002,
-                format!("field `{name}` is neither camelCase nor snake_case"),
-                Label::new(file, span, "field names start with a lower-case letter"),
-            )
-            .with_help(format!("call it `{}`", snake(name))),
-        );
+        diags.report(SchemaError::FieldStyle {
+            name: name.to_string(),
+            at: FileSpan::new(file, span),
+            fix: snake(name),
+        });
     }
 }
 

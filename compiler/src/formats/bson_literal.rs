@@ -9,8 +9,7 @@ use oth_syntax::ast::{Key, Value, ValueKind};
 
 use super::LiteralCx;
 use super::bson::describe;
-use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, Label};
+use super::value_errors::ValueError;
 use crate::model::{FieldType, Scalar, TypeId, TypeKind};
 use crate::source::FileSpan;
 
@@ -27,21 +26,11 @@ pub fn encode_payload(cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<V
         }
         ValueKind::Error => return None,
         _ => {
-            let expected = &cx.model.ty(ty).name;
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::E0601,
-                    format!("expected a `{expected}` message, found {}", found(value)),
-                    Label::new(
-                        cx.file,
-                        value.span,
-                        format!("this should be a `{expected} {{ ... }}`"),
-                    ),
-                )
-                .with_help(format!(
-                    "write the message with its type before the braces: `{expected} {{ ... }}`"
-                )),
-            );
+            cx.diags.report(ValueError::NotAMessage {
+                expected: cx.model.ty(ty).name.clone(),
+                found: found(value),
+                at: at(cx, value.span),
+            });
             return None;
         }
     };
@@ -49,11 +38,10 @@ pub fn encode_payload(cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<V
     match doc.to_writer(&mut bytes) {
         Ok(()) => Some(bytes),
         Err(e) => {
-            cx.diags.push(Diagnostic::new(
-                Code::E0601,
-                format!("this value cannot be encoded as BSON: {e}"),
-                Label::new(cx.file, value.span, "cannot be encoded"),
-            ));
+            cx.diags.report(ValueError::Unencodable {
+                reason: e.to_string(),
+                at: at(cx, value.span),
+            });
             None
         }
     }
@@ -71,17 +59,15 @@ fn named_type(cx: &mut LiteralCx, name: &str, span: Span) -> Option<TypeId> {
 }
 
 fn wrong_message(cx: &mut LiteralCx, expected: TypeId, found: &str, span: Span) {
-    let expected = &cx.model.ty(expected).name;
-    cx.diags.push(
-        Diagnostic::new(
-            Code::E0608,
-            format!("expected a `{expected}`, found a `{found}`"),
-            Label::new(cx.file, span, format!("this must be `{expected}`")),
-        )
-        .with_help(format!(
-            "write `{expected} {{ ... }}`, or leave the type name out where it is known"
-        )),
-    );
+    cx.diags.report(ValueError::WrongMessageType {
+        expected: cx.model.ty(expected).name.clone(),
+        found: found.to_string(),
+        at: at(cx, span),
+    });
+}
+
+fn at(cx: &LiteralCx, span: Span) -> FileSpan {
+    FileSpan::new(cx.file, span)
 }
 
 /// What a literal is, for "found ..." messages.
@@ -117,68 +103,39 @@ fn message(
     let mut given: Vec<Option<(&Key, &Value)>> = vec![None; decl.len()];
     for (key, value) in fields {
         let Some(i) = decl.iter().position(|f| f.name == key.name) else {
-            let names: Vec<&str> = decl.iter().map(|f| f.name.as_str()).collect();
-            let mut d = Diagnostic::new(
-                Code::E0603,
-                format!("`{tname}` has no field `{}`", key.name),
-                Label::new(cx.file, key.span, "unknown field"),
-            );
-            d = match closest(&key.name, &names) {
-                Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                None if names.is_empty() => d.with_help(format!("`{tname}` has no fields")),
-                None => d.with_help(format!("the fields of `{tname}`: {}", names.join(", "))),
-            };
-            cx.diags.push(d);
+            cx.diags.report(ValueError::UnknownField {
+                message: tname.clone(),
+                field: key.name.clone(),
+                at: at(cx, key.span),
+                fields: decl.iter().map(|f| f.name.clone()).collect(),
+            });
             ok = false;
             continue;
         };
         if let Some((first, _)) = given[i] {
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::E0609,
-                    format!("field `{}` is given twice", key.name),
-                    Label::new(cx.file, key.span, "given again here"),
-                )
-                .with_label(Label::new(cx.file, first.span, "first given here"))
-                .with_help("remove one of the two"),
-            );
+            cx.diags.report(ValueError::GivenTwice {
+                name: key.name.clone(),
+                key: false,
+                at: at(cx, key.span),
+                first: at(cx, first.span),
+            });
             ok = false;
             continue;
         }
         given[i] = Some((key, value));
     }
-    let missing: Vec<&str> = decl
+    let missing: Vec<String> = decl
         .iter()
         .zip(&given)
         .filter(|(f, g)| !f.optional && g.is_none())
-        .map(|(f, _)| f.name.as_str())
+        .map(|(f, _)| f.name.clone())
         .collect();
     if !missing.is_empty() {
-        let list = missing
-            .iter()
-            .map(|m| format!("`{m}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let (noun, verb) = if missing.len() == 1 {
-            ("field", "is")
-        } else {
-            ("fields", "are")
-        };
-        cx.diags.push(
-            Diagnostic::new(
-                Code::E0602,
-                format!("required {noun} {list} of `{tname}` {verb} missing"),
-                Label::new(cx.file, span, format!("this `{tname}` needs {list}")),
-            )
-            .with_help(format!(
-                "add {}",
-                missing
-                    .iter()
-                    .map(|m| format!("`{m}: ...`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        );
+        cx.diags.report(ValueError::MissingFields {
+            message: tname.clone(),
+            missing,
+            at: at(cx, span),
+        });
         ok = false;
     }
     let mut doc = Document::new();
@@ -192,21 +149,12 @@ fn message(
             if f.optional {
                 continue;
             }
-            cx.diags.push(
-                Diagnostic::new(
-                    Code::E0601,
-                    format!(
-                        "field `{}` of `{tname}` is required and cannot be null",
-                        f.name
-                    ),
-                    Label::new(
-                        cx.file,
-                        value.span,
-                        format!("expected {}", describe(cx.model, &f.ty)),
-                    ),
-                )
-                .with_help("`null` is only for optional fields (`name?: T`)"),
-            );
+            cx.diags.report(ValueError::RequiredNull {
+                message: tname.clone(),
+                field: f.name.clone(),
+                expected: describe(cx.model, &f.ty),
+                at: at(cx, value.span),
+            });
             ok = false;
             continue;
         }
@@ -251,15 +199,12 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
             let mut ok = true;
             for (k, val) in entries {
                 if let Some(first) = seen.iter().find(|s| s.name == k.name) {
-                    cx.diags.push(
-                        Diagnostic::new(
-                            Code::E0609,
-                            format!("key `{}` is given twice", k.name),
-                            Label::new(cx.file, k.span, "given again here"),
-                        )
-                        .with_label(Label::new(cx.file, first.span, "first given here"))
-                        .with_help("a map holds each key once: remove one of the two"),
-                    );
+                    cx.diags.report(ValueError::GivenTwice {
+                        name: k.name.clone(),
+                        key: true,
+                        at: at(cx, k.span),
+                        first: at(cx, first.span),
+                    });
                     ok = false;
                     continue;
                 }
@@ -285,24 +230,12 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
                     if names.iter().any(|n| n == s) {
                         return Some(Bson::String(s.clone()));
                     }
-                    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-                    let mut d = Diagnostic::new(
-                        Code::E0605,
-                        format!("`{ename}` has no value \"{s}\""),
-                        Label::new(cx.file, v.span, "unknown enum value"),
-                    );
-                    let all = refs
-                        .iter()
-                        .map(|n| format!("\"{n}\""))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    d = match closest(s, &refs) {
-                        Some(near) => d.with_help(format!(
-                            "did you mean \"{near}\"? the values of `{ename}`: {all}"
-                        )),
-                        None => d.with_help(format!("the values of `{ename}`: {all}")),
-                    };
-                    cx.diags.push(d);
+                    cx.diags.report(ValueError::UnknownEnumValue {
+                        enum_: ename,
+                        value: s.clone(),
+                        values: names,
+                        at: at(cx, v.span),
+                    });
                     None
                 }
                 TypeKind::Message { .. } => match &v.kind {
@@ -330,14 +263,8 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
                 message(cx, named, fields, v.span, true).map(Bson::Document)
             }
             ValueKind::Map(_) => {
-                cx.diags.push(
-                    Diagnostic::new(
-                        Code::E0611,
-                        "a value for an `any` field must name its type",
-                        Label::new(cx.file, v.span, "which message type is this?"),
-                    )
-                    .with_help("write the type before the braces: `Note { text: \"hi\" }`"),
-                );
+                cx.diags
+                    .report(ValueError::AnyWithoutType { at: at(cx, v.span) });
                 None
             }
             _ => mismatch(cx, "a message (`any`)", v),
@@ -346,11 +273,11 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
 }
 
 fn mismatch<T>(cx: &mut LiteralCx, expected: &str, v: &Value) -> Option<T> {
-    cx.diags.push(Diagnostic::new(
-        Code::E0601,
-        format!("expected {expected}, found {}", found(v)),
-        Label::new(cx.file, v.span, format!("expected {expected}")),
-    ));
+    cx.diags.report(ValueError::Mismatch {
+        expected: expected.to_string(),
+        found: found(v),
+        at: at(cx, v.span),
+    });
     None
 }
 
@@ -376,14 +303,10 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
         (Scalar::Time, ValueKind::Str(t)) => match bson::DateTime::parse_rfc3339_str(t) {
             Ok(d) => Some(Bson::DateTime(d)),
             Err(_) => {
-                cx.diags.push(
-                    Diagnostic::new(
-                        Code::E0606,
-                        format!("\"{t}\" is not a time"),
-                        Label::new(cx.file, v.span, "not an RFC 3339 time"),
-                    )
-                    .with_help("write it as RFC 3339, \"2026-10-23T12:00:00Z\", or as milliseconds since 1970"),
-                );
+                cx.diags.report(ValueError::NotATime {
+                    text: t.clone(),
+                    at: at(cx, v.span),
+                });
                 None
             }
         },
@@ -393,14 +316,10 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
                 bytes: u.bytes().to_vec(),
             })),
             _ => {
-                cx.diags.push(
-                    Diagnostic::new(
-                        Code::E0607,
-                        format!("\"{t}\" is not a uuid"),
-                        Label::new(cx.file, v.span, "not a uuid"),
-                    )
-                    .with_help("write it in the 8-4-4-4-12 hex form: \"123e4567-e89b-12d3-a456-426614174000\""),
-                );
+                cx.diags.report(ValueError::NotAUuid {
+                    text: t.clone(),
+                    at: at(cx, v.span),
+                });
                 None
             }
         },
@@ -408,14 +327,8 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
             match Binary::from_base64(t.as_str(), BinarySubtype::Generic) {
                 Ok(b) => Some(Bson::Binary(b)),
                 Err(_) => {
-                    cx.diags.push(
-                    Diagnostic::new(
-                        Code::E0612,
-                        "this string is not base64",
-                        Label::new(cx.file, v.span, "a `bytes` value is written in base64"),
-                    )
-                    .with_help("encode the bytes in standard base64 with padding: \"aGk=\" is the bytes of `hi`"),
-                );
+                    cx.diags
+                        .report(ValueError::NotBase64 { at: at(cx, v.span) });
                     None
                 }
             }
@@ -435,22 +348,11 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
 }
 
 fn out_of_range<T>(cx: &mut LiteralCx, s: Scalar, i: i128, span: Span) -> Option<T> {
-    let (lo, hi) = s.int_range().unwrap_or((i64::MIN.into(), i64::MAX.into()));
-    cx.diags.push(
-        Diagnostic::new(
-            Code::E0604,
-            format!("{i} is out of range for `{}`", s.as_str()),
-            Label::new(
-                cx.file,
-                span,
-                format!("`{}` holds {lo} to {hi}", s.as_str()),
-            ),
-        )
-        .with_help(match s {
-            Scalar::I64 | Scalar::Time => "this is beyond what BSON can hold".to_string(),
-            _ => "use a wider type in the schema, or a smaller value".to_string(),
-        }),
-    );
+    cx.diags.report(ValueError::OutOfRange {
+        value: i,
+        scalar: s,
+        at: at(cx, span),
+    });
     None
 }
 

@@ -4,6 +4,10 @@
 
 mod bson;
 mod bson_literal;
+mod schema_errors;
+pub use schema_errors::SchemaError;
+mod value_errors;
+pub use value_errors::ValueError;
 
 use oth_syntax::Span;
 use oth_syntax::ast::{ContentTypeText, Value};

@@ -45,6 +45,12 @@ pub enum HeaderError {
         at: FileSpan,
         first: FileSpan,
     },
+    /// E0407: an object to build whose implementation `file` is missing.
+    NoImplementation {
+        object: String,
+        at: FileSpan,
+        file: String,
+    },
     /// W0401: `*` on a verb whose answers always stream.
     RedundantStar { verb: &'static str, at: FileSpan },
 }
@@ -127,6 +133,14 @@ impl ToDiagnostic for HeaderError {
             )
             .with_label(Label::at(*first, "from this one"))
             .with_help("no request could tell them apart: keep one of the two"),
+            HeaderError::NoImplementation { object, at, file } => Diagnostic::new(
+                Code::E0407,
+                format!("`{object}` has no implementation"),
+                Label::at(*at, format!("`{file}` does not exist")),
+            )
+            .with_help(format!(
+                "write `{file}` (its bindings come from `othc gen --lang as`), or mark the object `native` if the runtime provides it"
+            )),
             HeaderError::RedundantStar { verb, at } => Diagnostic::new(
                 Code::W0401,
                 format!("`{verb}` answers are always a stream"),

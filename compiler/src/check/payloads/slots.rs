@@ -8,11 +8,9 @@ use oth_syntax::ast::{self, ImagePart};
 
 use super::{PayloadChecker, SlotValue};
 use crate::check::image::describe;
-use crate::diagnostics::suggest::closest;
-use crate::diagnostics::wording::quote_list;
-use crate::diagnostics::{Code, Diagnostic, Label};
+use crate::formats::ValueError;
 use crate::model::*;
-use crate::source::FileId;
+use crate::source::{FileId, FileSpan};
 
 impl PayloadChecker<'_> {
     pub(super) fn slots(&mut self, values: &[SlotValue]) {
@@ -35,26 +33,14 @@ impl PayloadChecker<'_> {
                 .filter(|i| model.image(*i).slots.iter().any(|s| s.name == v.slot.name))
                 .collect();
             if takers.is_empty() {
-                let all: Vec<&str> = root_images
-                    .iter()
-                    .flat_map(|i| model.image(*i).slots.iter().map(|s| s.name.as_str()))
-                    .collect();
-                let mut d = Diagnostic::new(
-                    Code::E0610,
-                    format!("no slot `{}`", v.slot.name),
-                    Label::new(v.file, v.slot.span, "the image has no slot of this name"),
-                );
-                d = match closest(&v.slot.name, &all) {
-                    Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                    None if all.is_empty() => {
-                        d.with_help("the image has no slots (`require NAME : TYPE`)")
-                    }
-                    None => d.with_help(format!(
-                        "the slots are {}",
-                        quote_list(&all.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                    )),
-                };
-                self.diags.push(d);
+                self.diags.report(ValueError::NoSlot {
+                    name: v.slot.name.clone(),
+                    at: FileSpan::new(v.file, v.slot.span),
+                    slots: root_images
+                        .iter()
+                        .flat_map(|i| model.image(*i).slots.iter().map(|s| s.name.clone()))
+                        .collect(),
+                });
             }
         }
         for img in 0..model.images.len() {
@@ -91,20 +77,12 @@ impl PayloadChecker<'_> {
                     Some(Some(enc)) => self.slot_values.push((img, idx, enc)),
                     Some(None) => {}
                     None if is_root => {
-                        let sp = &self.spans().images[img.index()].slots[idx];
-                        self.diags.push(
-                            Diagnostic::new(
-                                Code::E0514,
-                                format!("slot `{}` has no value", s.name.name),
-                                Label::new(sp.name.file, sp.name.span, "no default, and no value file or --set gives one"),
-                            )
-                            .with_help(format!(
-                                "give it a default (`require {} : {} = ...`), or a value: `--set '{}=...'`",
-                                s.name.name,
-                                describe(model, &ty),
-                                s.name.name
-                            )),
-                        );
+                        let at = self.spans().images[img.index()].slots[idx].name;
+                        self.diags.report(ValueError::SlotWithoutValue {
+                            slot: s.name.name.clone(),
+                            ty: describe(model, &ty),
+                            at,
+                        });
                     }
                     None => {}
                 }
@@ -130,14 +108,10 @@ impl PayloadChecker<'_> {
                 }),
                 ast::ValueKind::Error => None,
                 _ => {
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::E0601,
-                            format!("a `{}` slot takes a string", ct.text),
-                            Label::new(file, v.span, "expected a string"),
-                        )
-                        .with_help("write the payload's text in quotes"),
-                    );
+                    self.diags.report(ValueError::NotAString {
+                        content_type: ct.text.clone(),
+                        at: FileSpan::new(file, v.span),
+                    });
                     None
                 }
             },
