@@ -6,7 +6,10 @@
 
 use std::path::PathBuf;
 
+use crate::diagnostics::Severity;
+use crate::loader::MemoryLoader;
 use crate::model::{Model, ObjectDef};
+use crate::resolve::FrontEnd;
 
 /// What a header declares: its object, in the model its types live in.
 #[derive(Clone, Debug)]
@@ -15,43 +18,26 @@ pub struct Header {
     pub object: ObjectDef,
 }
 
-/// Reads the object a module's header sections declare.
+/// Reads the object a module's header sections declare: the sections are
+/// parsed and lowered (with the header and schema rules), nothing more.
 pub fn read(wasm: &[u8]) -> Result<Header, String> {
-    let mut l = crate::loader::MemoryLoader::new();
-    l.add("module.wasm", wasm.to_vec());
-    let c = crate::compile(&l, &[PathBuf::from("module.wasm")], &Default::default())
-        .map_err(|e| e.to_string())?;
-    if c.front.diags.has_errors() {
-        return Err("its header does not check".into());
-    }
-    let root = c.front.program.roots[0].0;
-    let object = c
-        .checked
-        .model
+    let (front, model) = model_of("module.wasm", wasm.to_vec())
+        .map_err(|e| format!("its header does not check: {e}"))?;
+    let root = front.program.roots[0].0;
+    let object = model
         .objects
         .iter()
         .find(|o| o.file.0 == root)
         .cloned()
         .ok_or("its header declares no object")?;
-    Ok(Header {
-        model: c.checked.model,
-        object,
-    })
+    Ok(Header { model, object })
 }
 
 /// The headers of the runtime's native objects (`othismo:env`).
 pub fn natives() -> Result<Vec<Header>, String> {
-    let mut l = crate::loader::MemoryLoader::new();
-    l.add(
-        "natives.oth",
-        b"import { Console, Files, Clock } from \"othismo:env\"\n".to_vec(),
-    );
-    let c = crate::compile(&l, &[PathBuf::from("natives.oth")], &Default::default())
-        .map_err(|e| e.to_string())?;
-    if c.front.diags.has_errors() {
-        return Err("the runtime's own header does not check".into());
-    }
-    let model = c.checked.model;
+    let import = b"import { Console, Files, Clock } from \"othismo:env\"\n".to_vec();
+    let (_, model) = model_of("natives.oth", import)
+        .map_err(|e| format!("the runtime's own header does not check: {e}"))?;
     Ok(model
         .objects
         .iter()
@@ -61,4 +47,21 @@ pub fn natives() -> Result<Vec<Header>, String> {
             object: o.clone(),
         })
         .collect())
+}
+
+/// Loads one file held in memory and lowers it; `Err` names the first error.
+fn model_of(name: &str, bytes: Vec<u8>) -> Result<(FrontEnd, Model), String> {
+    let mut l = MemoryLoader::new();
+    l.add(name, bytes);
+    let mut front = crate::resolve::load(&l, &[PathBuf::from(name)]).map_err(|e| e.to_string())?;
+    let mut diags = std::mem::take(&mut front.diags);
+    let model = crate::check::model_only(&front, &mut diags);
+    match diags
+        .sorted()
+        .into_iter()
+        .find(|d| d.severity == Severity::Error)
+    {
+        Some(d) => Err(format!("{} ({})", d.message, d.code.as_str())),
+        None => Ok((front, model)),
+    }
 }

@@ -347,42 +347,58 @@ pub enum PayloadType {
 pub struct ContentType {
     /// As written.
     pub text: String,
+    /// The parts, as `mime` reads `text`: type, subtype and parameter
+    /// names lower case, parameter values unquoted. An empty `subtype`
+    /// means `mime` could not read it: such a type fits only itself.
     pub ty: String,
     pub subtype: String,
     pub params: Vec<(String, String)>,
 }
 
 impl ContentType {
-    /// A content type as the lexer read it (already proved well formed, E0107).
-    pub fn from_syntax(ct: &oth_syntax::ast::ContentTypeText) -> ContentType {
-        ContentType {
-            text: ct.text.clone(),
-            ty: ct.ty.clone(),
-            subtype: ct.subtype.clone(),
-            params: ct.params.clone(),
+    /// Reads a content type: the one parse of a media type's parts, for
+    /// what the lexer read (already proved well formed, E0107) and for the
+    /// types the toolchain itself names (`text/plain`, the stat records'
+    /// type, a format's type).
+    pub fn parse(text: &str) -> ContentType {
+        // The language allows spaces before `;`, which `mime` does not.
+        let mut tight = text.to_string();
+        while let Some(at) = tight
+            .find([' ', '\t'])
+            .filter(|&i| tight[i..].trim_start_matches([' ', '\t']).starts_with(';'))
+        {
+            tight.remove(at);
         }
-    }
-
-    /// A content type the toolchain itself names (`text/plain`, the stat
-    /// records' type, a format's type): read with `mime`, the one parser
-    /// every comparison uses (`check::matching`).
-    pub fn known(text: &str) -> ContentType {
-        match text.parse::<mime::Mime>() {
+        match tight.parse::<mime::Mime>() {
             Ok(m) => ContentType {
                 text: text.to_string(),
-                ty: m.type_().as_str().to_string(),
-                subtype: m.subtype().as_str().to_string(),
+                ty: m.type_().as_str().to_ascii_lowercase(),
+                subtype: m.subtype().as_str().to_ascii_lowercase(),
                 params: m
                     .params()
-                    .map(|(n, v)| (n.as_str().to_string(), v.as_str().to_string()))
+                    .map(|(n, v)| (n.as_str().to_ascii_lowercase(), v.as_str().to_string()))
                     .collect(),
             },
             Err(_) => ContentType {
                 text: text.to_string(),
-                ty: text.to_string(),
+                ty: text.to_ascii_lowercase(),
                 subtype: String::new(),
                 params: Vec::new(),
             },
+        }
+    }
+
+    /// A content type as the lexer read it.
+    pub fn from_syntax(ct: &oth_syntax::ast::ContentTypeText) -> ContentType {
+        ContentType::parse(&ct.text)
+    }
+
+    /// `type/subtype`, lower case, without parameters.
+    pub fn essence(&self) -> String {
+        if self.subtype.is_empty() {
+            self.ty.clone()
+        } else {
+            format!("{}/{}", self.ty, self.subtype)
         }
     }
 }

@@ -40,9 +40,6 @@ fn type_ref(model: &Model, t: &PayloadType) -> ast::TypeRef {
         PayloadType::Content(c) => ast::TypeRef::ContentType(ast::ContentType {
             ct: ContentTypeText {
                 text: c.text.clone(),
-                ty: c.ty.clone(),
-                subtype: c.subtype.clone(),
-                params: c.params.clone(),
                 valid: true,
             },
             span: Span::default(),
@@ -51,9 +48,6 @@ fn type_ref(model: &Model, t: &PayloadType) -> ast::TypeRef {
         PayloadType::Unknown => ast::TypeRef::ContentType(ast::ContentType {
             ct: ContentTypeText {
                 text: "*/*".into(),
-                ty: "*".into(),
-                subtype: "*".into(),
-                params: Vec::new(),
                 valid: true,
             },
             span: Span::default(),
@@ -198,15 +192,9 @@ pub fn schemas_texts(model: &Model, id: ObjectId) -> Vec<(String, String)> {
                 doc: None,
                 export: Some(Span::default()),
                 content_type: ast::ContentType {
-                    ct: {
-                        let known = ContentType::known(format);
-                        ContentTypeText {
-                            text: known.text,
-                            ty: known.ty,
-                            subtype: known.subtype,
-                            params: known.params,
-                            valid: true,
-                        }
+                    ct: ContentTypeText {
+                        text: format.to_string(),
+                        valid: true,
                     },
                     span: Span::default(),
                 },

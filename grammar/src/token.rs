@@ -72,12 +72,10 @@ impl std::fmt::Debug for PathText {
 /// A media type as written: `text/plain`, `*/*`, `text/html; charset=utf-8`.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ContentTypeText {
-    /// The source text, exactly.
+    /// The source text, exactly. The lexer only finds where a content type
+    /// ends and whether it is well formed; its parts are read from this
+    /// text by one parser, the compiler's `model::ContentType::parse`.
     pub text: String,
-    pub ty: String,
-    pub subtype: String,
-    /// Parameters in order; quoted values are unquoted.
-    pub params: Vec<(String, String)>,
     /// False when the lexer reported it malformed (E0107): it fits nothing.
     pub valid: bool,
 }
@@ -585,7 +583,6 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> Box<ContentTypeText> {
         subtype = String::new();
         problem.get_or_insert(ContentTypeProblem::NoSubtype(ty.clone()));
     }
-    let mut params = Vec::new();
     if !subtype.is_empty() {
         loop {
             let after_ws = rest[pos..].trim_start_matches([' ', '\t']);
@@ -604,11 +601,9 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> Box<ContentTypeText> {
                 break;
             }
             q += 1;
-            let value;
             if rest[q..].starts_with('"') {
                 match rest[q + 1..].find(['"', '\n']) {
                     Some(end) if rest.as_bytes()[q + 1 + end] == b'"' => {
-                        value = rest[q + 1..q + 1 + end].to_string();
                         q += end + 2;
                     }
                     _ => {
@@ -624,10 +619,8 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> Box<ContentTypeText> {
                     pos = q;
                     break;
                 }
-                value = rest[q..q + len].to_string();
                 q += len;
             }
-            params.push((name.to_string(), value));
             pos = q;
         }
     }
@@ -647,11 +640,5 @@ fn lex_content_type(lex: &mut Lexer<Token>) -> Box<ContentTypeText> {
             .errors
             .push(SyntaxError::MalformedContentType { span, reason });
     }
-    Box::new(ContentTypeText {
-        text,
-        ty,
-        subtype,
-        params,
-        valid,
-    })
+    Box::new(ContentTypeText { text, valid })
 }

@@ -8,9 +8,9 @@ use crate::model::{ContentType, Model, PayloadType};
 pub fn covers(model: &Model, a: &PayloadType, b: &PayloadType) -> bool {
     match (a, b) {
         (PayloadType::Unknown, _) | (_, PayloadType::Unknown) => true,
-        (PayloadType::Content(a), PayloadType::Content(b)) => content_covers(a, &parse(&b.text)),
+        (PayloadType::Content(a), PayloadType::Content(b)) => content_covers(a, b),
         (PayloadType::Content(a), PayloadType::Message(m)) => {
-            content_covers(a, &parse(&model.ty(*m).format))
+            content_covers(a, &ContentType::parse(&model.ty(*m).format))
         }
         // Same name: the same type, once E0304 has proved the declarations agree.
         (PayloadType::Message(x), PayloadType::Message(y)) => {
@@ -30,46 +30,28 @@ pub fn request_met(model: &Model, serve: &[PayloadType], need: &[PayloadType]) -
         .all(|n| serve.iter().any(|s| covers(model, s, n)))
 }
 
-/// A media type as `mime` reads it; the lexer has already proved it well
-/// formed, so a failure here only means `mime` is stricter (then it fits
-/// only itself).
-enum Parsed {
-    Mime(mime::Mime),
-    Raw(String),
-}
-
-fn parse(text: &str) -> Parsed {
-    match text.parse::<mime::Mime>() {
-        Ok(m) => Parsed::Mime(m),
-        Err(_) => Parsed::Raw(text.to_ascii_lowercase()),
+/// Whether content type `a` (a serve's, or a need's answer) takes `b`:
+/// `*` covers any type or subtype; a parameter `a` writes must be present
+/// and equal in `b`, one it leaves out constrains nothing. Names compare
+/// without regard to case, and so do charset values (RFC 2046); other
+/// values exactly. A type `mime` could not read fits only itself.
+fn content_covers(a: &ContentType, b: &ContentType) -> bool {
+    if a.subtype.is_empty() || b.subtype.is_empty() {
+        return a.subtype.is_empty() && b.subtype.is_empty() && a.ty == b.ty;
     }
-}
-
-fn content_covers(a: &ContentType, b: &Parsed) -> bool {
-    let (a, b) = match (parse(&a.text), b) {
-        (Parsed::Mime(a), Parsed::Mime(b)) => (a, b),
-        (Parsed::Raw(a), Parsed::Raw(b)) => return a == *b,
-        _ => return false,
-    };
-    let star = mime::STAR.as_str();
-    let types = if a.type_().as_str() == star {
-        a.subtype().as_str() == star
-    } else if a.type_() != b.type_() {
-        false
+    let types = if a.ty == "*" {
+        a.subtype == "*"
     } else {
-        a.subtype().as_str() == star || a.subtype() == b.subtype()
+        a.ty == b.ty && (a.subtype == "*" || a.subtype == b.subtype)
     };
-    // A parameter `a` writes must be present and equal in `b`; one it
-    // leaves out constrains nothing. Names compare without regard to case,
-    // and so do charset values (RFC 2046); other values exactly.
     types
-        && a.params().all(|(name, value)| {
-            b.params().any(|(n, v)| {
+        && a.params.iter().all(|(name, value)| {
+            b.params.iter().any(|(n, v)| {
                 n == name
-                    && if name == mime::CHARSET {
-                        v.as_str().eq_ignore_ascii_case(value.as_str())
+                    && if name == "charset" {
+                        v.eq_ignore_ascii_case(value)
                     } else {
-                        v.as_str() == value.as_str()
+                        v == value
                     }
             })
         })
@@ -80,7 +62,7 @@ mod tests {
     use super::*;
 
     fn ct(text: &str) -> PayloadType {
-        PayloadType::Content(ContentType::known(text))
+        PayloadType::Content(ContentType::parse(text))
     }
 
     #[test]
@@ -102,6 +84,36 @@ mod tests {
             "text/plain; charset=latin1"
         ));
         assert!(!c("application/json", "text/plain"));
+        // Parameter names without regard to case, other values exactly.
+        assert!(c("text/plain; Format=flowed", "text/plain; format=flowed"));
+        assert!(!c("text/plain; format=flowed", "text/plain; format=Flowed"));
+    }
+
+    #[test]
+    fn one_parse_reads_the_parts() {
+        let t = ContentType::parse("Text/HTML; Charset=\"UTF-8\"");
+        assert_eq!((t.ty.as_str(), t.subtype.as_str()), ("text", "html"));
+        // `mime` lower-cases charset values too (they compare without case).
+        assert_eq!(t.params, vec![("charset".to_string(), "utf-8".to_string())]);
+        assert_eq!(t.essence(), "text/html");
+        // Spaces before `;` are the language's, not `mime`'s: still read.
+        let spaced = ContentType::parse("text/plain \t; charset=utf-8");
+        assert_eq!(spaced.essence(), "text/plain");
+        assert_eq!(spaced.params.len(), 1);
+        // What `mime` cannot read fits only itself, whatever its case.
+        let odd = ContentType::parse("text/plain; a=\"x");
+        assert!(odd.subtype.is_empty());
+        let m = Model::default();
+        let c = |a: &ContentType, b: &ContentType| {
+            covers(
+                &m,
+                &PayloadType::Content(a.clone()),
+                &PayloadType::Content(b.clone()),
+            )
+        };
+        assert!(c(&odd, &ContentType::parse("TEXT/plain; a=\"x")));
+        assert!(c(&spaced, &ContentType::parse("text/plain; charset=UTF-8")));
+        assert!(!c(&odd, &ContentType::parse("text/plain")));
     }
 
     #[test]

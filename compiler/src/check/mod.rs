@@ -68,6 +68,22 @@ pub fn compile(
     Ok(Compilation { front, checked })
 }
 
+/// The model of what `front` loaded, with the rules of headers and schemas
+/// checked, and no image checked: what reading a module's header needs,
+/// without the image phase a header has nothing for.
+pub fn model_only(front: &FrontEnd, diags: &mut Diagnostics) -> Model {
+    let formats = Formats::default();
+    let lowered = lower::lower(front, &formats, diags);
+    let mut cx = Cx {
+        model: &lowered.model,
+        spans: &lowered.spans,
+        diags,
+    };
+    header::check(&mut cx);
+    schema::required_cycles(&mut cx);
+    lowered.model
+}
+
 /// Checks everything `front` loaded; `values` are the slot values from value
 /// files and `--set`, in order of precedence (later wins).
 pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) -> Checked {

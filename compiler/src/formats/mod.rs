@@ -153,7 +153,7 @@ impl Formats {
     /// The format for a content type; types compare without regard to case,
     /// and parameters do not select a format.
     pub fn find(&self, ct: &ContentTypeText) -> Option<&dyn Format> {
-        let want = format!("{}/{}", ct.ty, ct.subtype);
+        let want = model::ContentType::from_syntax(ct).essence();
         self.list
             .iter()
             .find(|f| f.content_type().eq_ignore_ascii_case(&want))

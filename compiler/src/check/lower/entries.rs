@@ -97,7 +97,7 @@ impl Lowerer<'_> {
                     PayloadType::Unknown
                 }
                 None if n.name == "Stat" => {
-                    PayloadType::Content(ContentType::known(STAT_CONTENT_TYPE))
+                    PayloadType::Content(ContentType::parse(STAT_CONTENT_TYPE))
                 }
                 None => {
                     let mut candidates = self.message_names(mi);

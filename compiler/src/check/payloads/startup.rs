@@ -137,5 +137,5 @@ impl PayloadChecker<'_> {
 }
 
 fn text_plain() -> PayloadType {
-    PayloadType::Content(ContentType::known("text/plain"))
+    PayloadType::Content(ContentType::parse("text/plain"))
 }
