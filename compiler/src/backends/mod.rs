@@ -1,5 +1,6 @@
 //! Backends: what the checked model becomes. `assemblyscript` writes the
 //! bindings modules are written against.
 
+mod as_entries;
 pub mod as_types;
 pub mod assemblyscript;
