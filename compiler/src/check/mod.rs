@@ -72,8 +72,17 @@ pub fn compile(
 /// checked, and no image checked: what reading a module's header needs,
 /// without the image phase a header has nothing for.
 pub fn model_only(front: &FrontEnd, diags: &mut Diagnostics) -> Model {
-    let formats = Formats::default();
-    let lowered = lower::lower(front, &formats, diags);
+    lowered_with_rules(front, &Formats::default(), diags).model
+}
+
+/// Lowering, then the rules of each object's header and each type on its
+/// own: what both a header read and a whole check start with.
+fn lowered_with_rules(
+    front: &FrontEnd,
+    formats: &Formats,
+    diags: &mut Diagnostics,
+) -> lower::Lowered {
+    let lowered = lower::lower(front, formats, diags);
     let mut cx = Cx {
         model: &lowered.model,
         spans: &lowered.spans,
@@ -81,24 +90,22 @@ pub fn model_only(front: &FrontEnd, diags: &mut Diagnostics) -> Model {
     };
     header::check(&mut cx);
     schema::required_cycles(&mut cx);
-    lowered.model
+    lowered
 }
 
 /// Checks everything `front` loaded; `values` are the slot values from value
 /// files and `--set`, in order of precedence (later wins).
 pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) -> Checked {
     let formats = Formats::default();
-    let mut lowered = lower::lower(front, &formats, diags);
-    {
-        let mut cx = Cx {
+    let mut lowered = lowered_with_rules(front, &formats, diags);
+    schema::agreement(
+        &mut Cx {
             model: &lowered.model,
             spans: &lowered.spans,
             diags,
-        };
-        header::check(&mut cx);
-        schema::required_cycles(&mut cx);
-        schema::agreement(&mut cx, &formats);
-    }
+        },
+        &formats,
+    );
     // What a parse error dropped (an entry, a mount) would show up as unmet
     // needs and unused mounts: images are checked once every file parses.
     let parses = !diags.iter().any(|d| d.code.as_str().starts_with("E01"));
