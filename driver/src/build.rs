@@ -11,12 +11,13 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::build_errors::BuildError;
 use crate::toolchain::{self, Profile};
 use othc::Compilation;
 use othc::backends::assemblyscript;
 use othc::bundle::{Built, sha256_hex};
 use othc::check::{HeaderError, implementation_path, objects_to_build, prebuilt_objects};
-use othc::diagnostics::{Code, Diagnostic, Diagnostics, Label};
+use othc::diagnostics::Diagnostics;
 use othc::model::{FileIx, ObjectId};
 
 pub struct Options {
@@ -78,34 +79,24 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
         match std::fs::read_to_string(&bindings) {
             Ok(old) if old == generated.text => {}
             Ok(old) if bindings_hash(&old) != bindings_hash(&generated.text) => {
-                diags.push(
-                    Diagnostic::new(
-                        Code::E0703,
-                        format!("the bindings of `{}` are stale", def.name),
-                        Label::new(
-                            at.file,
-                            at.span,
-                            format!(
-                                "`{}` was generated from an older version of this file",
-                                bindings.display()
-                            ),
-                        ),
-                    )
-                    .with_help(format!(
-                        "run `othc gen --lang as {}` again",
-                        module.key.display()
-                    )),
-                );
+                diags.report(BuildError::StaleBindings {
+                    object: def.name.clone(),
+                    at,
+                    bindings: bindings.display().to_string(),
+                    source: module.key.display().to_string(),
+                });
                 continue;
             }
             _ => {
                 eprintln!("  generating {}", bindings.display());
                 if let Err(e) = std::fs::write(&bindings, &generated.text) {
-                    diags.push(Diagnostic::new(
-                        Code::E0701,
-                        format!("cannot write the bindings `{}`: {e}", bindings.display()),
-                        Label::new(at.file, at.span, "for this object"),
-                    ));
+                    diags.report(BuildError::Io {
+                        at,
+                        verb: "write",
+                        path: bindings.display().to_string(),
+                        what: "the bindings of this object",
+                        reason: e.to_string(),
+                    });
                     continue;
                 }
             }
@@ -133,45 +124,33 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
         let (wasm, cached) = match result {
             Ok(r) => r,
             Err(output) => {
-                diags.push(
-                    Diagnostic::new(
-                        Code::E0701,
-                        format!("the AssemblyScript compiler failed on `{}`", def.name),
-                        Label::new(
-                            at.file,
-                            at.span,
-                            "compiling this object's implementation failed",
-                        ),
-                    )
-                    .with_help(format!("the compiler said:\n{}", output.trim_end())),
-                );
+                diags.report(BuildError::Compiler {
+                    object: def.name.clone(),
+                    at,
+                    output,
+                });
                 continue;
             }
         };
         let problems = othc::abi_check::problems(&wasm);
         if !problems.is_empty() {
-            diags.push(
-                Diagnostic::new(
-                    Code::E0702,
-                    format!("the module of `{}` breaks the host ABI: {}", def.name, problems.join("; ")),
-                    Label::new(at.file, at.span, "its compiled module"),
-                )
-                .with_help("end the implementation with `run(server)`, and let `othc build` add the SDK's exports (do not pass your own `--lib` or exports)"),
-            );
+            diags.report(BuildError::BreaksAbi {
+                module: def.name.clone(),
+                prebuilt: false,
+                at,
+                problems,
+            });
             continue;
         }
         let with_sections =
             match othc::sections::append(&wasm, &othc::sections::sections_of(model, o)) {
                 Ok(b) => b,
                 Err(e) => {
-                    diags.push(Diagnostic::new(
-                        Code::E0702,
-                        format!(
-                            "the module of `{}` cannot carry its sections: {e}",
-                            def.name
-                        ),
-                        Label::new(at.file, at.span, "its compiled module"),
-                    ));
+                    diags.report(BuildError::NoSections {
+                        object: def.name.clone(),
+                        at,
+                        reason: e.to_string(),
+                    });
                     continue;
                 }
             };
@@ -179,11 +158,13 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
         if let Err(e) =
             std::fs::create_dir_all(&opts.out).and_then(|_| std::fs::write(&path, &with_sections))
         {
-            diags.push(Diagnostic::new(
-                Code::E0701,
-                format!("cannot write `{}`: {e}", path.display()),
-                Label::new(at.file, at.span, "its compiled module"),
-            ));
+            diags.report(BuildError::Io {
+                at,
+                verb: "write",
+                path: path.display().to_string(),
+                what: "its compiled module",
+                reason: e.to_string(),
+            });
             continue;
         }
         eprintln!(
@@ -225,25 +206,24 @@ fn copy_prebuilt(
     let bytes = match std::fs::read(from) {
         Ok(b) => b,
         Err(e) => {
-            diags.push(Diagnostic::new(
-                Code::E0701,
-                format!("cannot read `{}`: {e}", from.display()),
-                Label::new(at.file, at.span, "this object's module"),
-            ));
+            diags.report(BuildError::Io {
+                at,
+                verb: "read",
+                path: from.display().to_string(),
+                what: "this object's module",
+                reason: e.to_string(),
+            });
             return None;
         }
     };
     let problems = othc::abi_check::problems(&bytes);
     if !problems.is_empty() {
-        diags.push(Diagnostic::new(
-            Code::E0702,
-            format!(
-                "the module `{}` breaks the host ABI: {}",
-                from.display(),
-                problems.join("; ")
-            ),
-            Label::new(at.file, at.span, "its module"),
-        ));
+        diags.report(BuildError::BreaksAbi {
+            module: from.display().to_string(),
+            prebuilt: true,
+            at,
+            problems,
+        });
         return None;
     }
     let path = opts.out.join(format!("{}.wasm", def.name));
@@ -251,11 +231,13 @@ fn copy_prebuilt(
         && let Err(e) =
             std::fs::create_dir_all(&opts.out).and_then(|_| std::fs::write(&path, &bytes))
     {
-        diags.push(Diagnostic::new(
-            Code::E0701,
-            format!("cannot write `{}`: {e}", path.display()),
-            Label::new(at.file, at.span, "its module"),
-        ));
+        diags.report(BuildError::Io {
+            at,
+            verb: "write",
+            path: path.display().to_string(),
+            what: "its module",
+            reason: e.to_string(),
+        });
         return None;
     }
     Some(Built {

@@ -6,4 +6,5 @@
 //! bundles as values; this crate turns them into files.
 
 pub mod build;
+pub mod build_errors;
 pub mod toolchain;

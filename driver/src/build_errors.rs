@@ -1,0 +1,118 @@
+//! What can go wrong while building an image's modules, as data (E07xx):
+//! which object, which file, what the tool or the file system said. The
+//! wording is in `to_diagnostic`.
+
+use othc::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
+use othc::source::FileSpan;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BuildError {
+    /// E0701: a file the build writes or reads could not be; `what` says
+    /// which ("the bindings", "its compiled module", "this object's module").
+    Io {
+        at: FileSpan,
+        verb: &'static str,
+        path: String,
+        what: &'static str,
+        reason: String,
+    },
+    /// E0701: the AssemblyScript compiler failed; `output` is what it said.
+    Compiler {
+        object: String,
+        at: FileSpan,
+        output: String,
+    },
+    /// E0702: a module (compiled here, or `prebuilt` from a `.wasm`) that
+    /// breaks the host ABI.
+    BreaksAbi {
+        module: String,
+        prebuilt: bool,
+        at: FileSpan,
+        problems: Vec<String>,
+    },
+    /// E0702: the compiled module cannot take its custom sections.
+    NoSections {
+        object: String,
+        at: FileSpan,
+        reason: String,
+    },
+    /// E0703: bindings generated from an older version of the header.
+    StaleBindings {
+        object: String,
+        at: FileSpan,
+        bindings: String,
+        source: String,
+    },
+}
+
+impl ToDiagnostic for BuildError {
+    fn to_diagnostic(&self) -> Diagnostic {
+        match self {
+            BuildError::Io {
+                at,
+                verb,
+                path,
+                what,
+                reason,
+            } => Diagnostic::new(
+                Code::E0701,
+                format!("cannot {verb} `{path}`: {reason}"),
+                Label::at(*at, *what),
+            ),
+            BuildError::Compiler { object, at, output } => Diagnostic::new(
+                Code::E0701,
+                format!("the AssemblyScript compiler failed on `{object}`"),
+                Label::at(*at, "compiling this object's implementation failed"),
+            )
+            .with_help(format!("the compiler said:\n{}", output.trim_end())),
+            BuildError::BreaksAbi {
+                module,
+                prebuilt: false,
+                at,
+                problems,
+            } => Diagnostic::new(
+                Code::E0702,
+                format!(
+                    "the module of `{module}` breaks the host ABI: {}",
+                    problems.join("; ")
+                ),
+                Label::at(*at, "its compiled module"),
+            )
+            .with_help(
+                "end the implementation with `run(server)`, and let `othc build` add the SDK's exports (do not pass your own `--lib` or exports)",
+            ),
+            BuildError::BreaksAbi {
+                module,
+                prebuilt: true,
+                at,
+                problems,
+            } => Diagnostic::new(
+                Code::E0702,
+                format!(
+                    "the module `{module}` breaks the host ABI: {}",
+                    problems.join("; ")
+                ),
+                Label::at(*at, "its module"),
+            ),
+            BuildError::NoSections { object, at, reason } => Diagnostic::new(
+                Code::E0702,
+                format!("the module of `{object}` cannot carry its sections: {reason}"),
+                Label::at(*at, "its compiled module"),
+            ),
+            BuildError::StaleBindings {
+                object,
+                at,
+                bindings,
+                source,
+            } => Diagnostic::new(
+                Code::E0703,
+                format!("the bindings of `{object}` are stale"),
+                Label::at(
+                    *at,
+                    format!("`{bindings}` was generated from an older version of this file"),
+                ),
+            )
+            .with_help(format!("run `othc gen --lang as {source}` again")),
+        }
+    }
+}
