@@ -271,6 +271,18 @@ pub fn read(bytes: &[u8]) -> Result<(ImageJson, Modules), String> {
             .map_err(|e| format!("not a bundle: {e}"))?
             .to_string_lossy()
             .into_owned();
+        // Only plain files: a link means nothing in a bundle, and a sparse
+        // entry can declare far more than the archive holds. A regular
+        // entry's bytes are in `bytes`, so what is read is bounded by it.
+        let kind = entry.header().entry_type();
+        if kind != tar::EntryType::Regular {
+            return Err(format!(
+                "its entry `{name}` is not a plain file ({kind:?}): a bundle holds only files"
+            ));
+        }
+        if name == "image.json" && json.is_some() || modules.iter().any(|(n, _)| *n == name) {
+            return Err(format!("it holds `{name}` twice"));
+        }
         let mut data = Vec::new();
         std::io::Read::read_to_end(&mut entry, &mut data)
             .map_err(|e| format!("not a bundle: {e}"))?;

@@ -142,6 +142,52 @@ fn link_target<R: Read>(entry: &tar::Entry<'_, R>, shown: &str) -> Result<PathBu
         .ok_or_else(|| FilesError::bad(format!("link `{shown}` has no target")))
 }
 
+/// Refuses a link whose target (from the link's directory `from`) goes at
+/// or through another link, one made by an earlier entry (`links`) or one
+/// already on disk beneath `base`: each link may look harmless on its own
+/// (`s -> .`, then `t -> s/..`) while the chain leads out. Links to plain
+/// paths inside the destination are all a push needs.
+fn through_no_link(
+    base: &Path,
+    links: &std::collections::HashSet<PathBuf>,
+    from: &Path,
+    target: &Path,
+    shown: &str,
+) -> Result<(), FilesError> {
+    let mut at = PathBuf::new();
+    for c in from.join(target).components() {
+        match c {
+            Component::Normal(name) => {
+                at.push(name);
+                let on_disk =
+                    fs::symlink_metadata(base.join(&at)).is_ok_and(|m| m.file_type().is_symlink());
+                if links.contains(&at) || on_disk {
+                    return Err(FilesError::bad(format!(
+                        "link `{shown}` points through the link `{}`: a link may not point at or through another link",
+                        at.display()
+                    )));
+                }
+            }
+            Component::ParentDir => {
+                if !at.pop() {
+                    return Err(FilesError::bad(format!(
+                        "link `{shown}` points outside the destination (to `{}`)",
+                        target.display()
+                    )));
+                }
+            }
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(FilesError::bad(format!(
+                    "link `{shown}` points outside the destination (to `{}`)",
+                    target.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Extracts the tar archive `tar` beneath guest directory `dest` of the
 /// sandbox rooted at `root`. Every entry is checked first; one that would
 /// land outside `dest` refuses the whole archive before anything is written.
@@ -156,6 +202,9 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
         Hardlink(PathBuf, PathBuf),
     }
     let mut items = Vec::new();
+    let base = root.join(&dest_rel);
+    // The links earlier entries make, to judge later links against.
+    let mut links: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     let mut archive = tar::Archive::new(tar);
     let entries = archive
         .entries()
@@ -175,7 +224,15 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
         let kind = entry.header().entry_type();
         let item = match kind {
             tar::EntryType::Directory => Item::Dir(rel),
-            tar::EntryType::Regular | tar::EntryType::Continuous | tar::EntryType::GNUSparse => {
+            // A sparse entry can declare a size far beyond its bytes (a
+            // kilobyte archive reading as a terabyte): refused, so what is
+            // read is bounded by the archive itself.
+            tar::EntryType::GNUSparse => {
+                return Err(FilesError::bad(format!(
+                    "entry `{shown}` is a sparse file: sparse entries are not taken"
+                )));
+            }
+            tar::EntryType::Regular | tar::EntryType::Continuous => {
                 let mut data = Vec::new();
                 entry
                     .read_to_end(&mut data)
@@ -193,6 +250,8 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
                         target.display()
                     )));
                 }
+                through_no_link(&base, &links, from, &target, &shown)?;
+                links.insert(rel.clone());
                 Item::Symlink(rel, target)
             }
             tar::EntryType::Link => {
@@ -216,7 +275,6 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
     // Pass 2: write, resolving what is on disk (links from earlier entries
     // or already there) and refusing to write through any link.
     make_dirs(&root, &dest_rel)?;
-    let base = root.join(&dest_rel);
     let mut result = WireFilesPutResult { files: 0, bytes: 0 };
     let parent_of = |rel: &Path| -> Result<(), FilesError> {
         make_dirs(&base, rel.parent().unwrap_or(Path::new("")))

@@ -126,6 +126,25 @@ fn every_escape_is_refused_and_nothing_is_written() {
             &[("d", Symlink, ".", b""), ("d/../x", Regular, "", b"x")],
         ),
         ("a device", &[("dev", tar::EntryType::Char, "", b"")]),
+        (
+            // Each link harmless on its own; the chain leads to `/`.
+            "a chain of links",
+            &[
+                ("s", Symlink, ".", b""),
+                ("t1", Symlink, "s/..", b""),
+                ("t2", Symlink, "t1/..", b""),
+                ("t3", Symlink, "t2/..", b""),
+                ("t4", Symlink, "t3/..", b""),
+                ("t5", Symlink, "t4/..", b""),
+                ("t6", Symlink, "t5/..", b""),
+                ("t7", Symlink, "t6/..", b""),
+                ("t8", Symlink, "t7/..", b""),
+            ],
+        ),
+        (
+            "a link at a link",
+            &[("a", Symlink, ".", b""), ("b", Symlink, "a", b"")],
+        ),
     ];
     for (what, entries) in cases {
         let (root, at) = sandbox(&what.replace(' ', "_"));
@@ -141,6 +160,37 @@ fn every_escape_is_refused_and_nothing_is_written() {
             "{what}: entries written before the refusal"
         );
     }
+}
+
+#[test]
+fn a_sparse_entry_is_refused_without_reading_it() {
+    let (root, at) = sandbox("sparse");
+    let tar = test_support::sparse_bomb_tar("big");
+    assert!(tar.len() < 4096);
+    // What a reader that trusts the entry would read.
+    let mut a = tar::Archive::new(&tar[..]);
+    let declared = a.entries().unwrap().next().unwrap().unwrap().size();
+    assert!(declared > 1 << 32, "{declared}");
+    let err = extract_tar(&root, "/dest", &tar).unwrap_err();
+    assert_eq!(err.status, 400);
+    assert!(err.reason.contains("sparse"), "{}", err.reason);
+    untouched(&at);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_through_a_link_already_there_is_refused() {
+    let (root, at) = sandbox("chain_on_disk");
+    std::fs::create_dir_all(root.join("dest")).unwrap();
+    std::os::unix::fs::symlink(".", root.join("dest/s")).unwrap();
+    let err = extract_tar(&root, "/dest", &archive(&[("t", Symlink, "s/..", b"")])).unwrap_err();
+    assert!(
+        err.reason.contains("through the link `s`"),
+        "{}",
+        err.reason
+    );
+    assert!(std::fs::symlink_metadata(root.join("dest/t")).is_err());
+    untouched(&at);
 }
 
 #[cfg(unix)]

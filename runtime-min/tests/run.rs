@@ -90,6 +90,36 @@ fn a_broken_bundle_is_refused() {
     assert!(common::load_error(b"not a bundle").is_some());
 }
 
+/// A 1.5 KB bundle whose one entry declares 8 GiB is refused without
+/// reading it (it used to be read until memory ran out).
+#[test]
+fn a_sparse_entry_in_a_bundle_is_refused_unread() {
+    let e = common::load_error(&test_support::sparse_bomb_tar("image.json")).expect("refused");
+    assert!(e.0.contains("not a plain file"), "{e}");
+}
+
+/// A bundle holds plain files, once each: a link, or a second
+/// `image.json` or module of one name, is refused.
+#[test]
+fn a_bundle_with_a_link_or_a_repeated_entry_is_refused() {
+    let b = bundle("entries", "examples/hello", "Hello.oth", &[]);
+    let (json, modules) = othc::bundle::read(&b).unwrap();
+    let mut twice = modules.clone();
+    twice.push(modules[0].clone());
+    let e = common::load_error(&rewrite(&json, &twice)).expect("refused");
+    assert!(e.0.contains("twice"), "{e}");
+    let mut with_link = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_ustar();
+    h.set_entry_type(tar::EntryType::Symlink);
+    h.set_size(0);
+    h.set_cksum();
+    with_link
+        .append_link(&mut h, "image.json", "/etc/passwd")
+        .unwrap();
+    let e = common::load_error(&with_link.into_inner().unwrap()).expect("refused");
+    assert!(e.0.contains("not a plain file"), "{e}");
+}
+
 /// A bundle whose module bytes changed after it was written is refused: the
 /// hash in image.json no longer matches.
 #[test]
