@@ -95,6 +95,34 @@ pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     out
 }
 
+/// A tar archive of about 1.5 KB holding one GNU sparse entry `name` that
+/// reads as 8 GiB (the most an octal field holds) of zeros and 512 real
+/// bytes at its end: what a tar reader that trusts declared sizes reads
+/// until memory runs out.
+pub fn sparse_bomb_tar(name: &str) -> Vec<u8> {
+    fn octal(field: &mut [u8], n: u64) {
+        let s = format!("{n:0width$o}", width = field.len() - 1);
+        field[..s.len()].copy_from_slice(s.as_bytes());
+        field[s.len()] = 0;
+    }
+    const SIZE: u64 = (1 << 33) - 1;
+    let mut h = tar::Header::new_gnu();
+    h.set_path(name).expect("a short name");
+    h.set_mode(0o644);
+    h.set_size(512);
+    h.set_entry_type(tar::EntryType::GNUSparse);
+    {
+        let gnu = h.as_gnu_mut().expect("a GNU header");
+        octal(&mut gnu.realsize, SIZE);
+        octal(&mut gnu.sparse[0].offset, SIZE - 512);
+        octal(&mut gnu.sparse[0].numbytes, 512);
+    }
+    h.set_cksum();
+    let mut b = tar::Builder::new(Vec::new());
+    b.append(&h, &[7u8; 512][..]).expect("appending to memory");
+    b.into_inner().expect("finishing in memory")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,32 +153,4 @@ mod tests {
         assert!(o.status.success());
         assert_eq!(texts(&o).0, "fed\n");
     }
-}
-
-/// A tar archive of about 1.5 KB holding one GNU sparse entry `name` that
-/// reads as 8 GiB (the most an octal field holds) of zeros and 512 real
-/// bytes at its end: what a tar reader that trusts declared sizes reads
-/// until memory runs out.
-pub fn sparse_bomb_tar(name: &str) -> Vec<u8> {
-    fn octal(field: &mut [u8], n: u64) {
-        let s = format!("{n:0width$o}", width = field.len() - 1);
-        field[..s.len()].copy_from_slice(s.as_bytes());
-        field[s.len()] = 0;
-    }
-    const SIZE: u64 = (1 << 33) - 1;
-    let mut h = tar::Header::new_gnu();
-    h.set_path(name).expect("a short name");
-    h.set_mode(0o644);
-    h.set_size(512);
-    h.set_entry_type(tar::EntryType::GNUSparse);
-    {
-        let gnu = h.as_gnu_mut().expect("a GNU header");
-        octal(&mut gnu.realsize, SIZE);
-        octal(&mut gnu.sparse[0].offset, SIZE - 512);
-        octal(&mut gnu.sparse[0].numbytes, 512);
-    }
-    h.set_cksum();
-    let mut b = tar::Builder::new(Vec::new());
-    b.append(&h, &[7u8; 512][..]).expect("appending to memory");
-    b.into_inner().expect("finishing in memory")
 }
