@@ -40,6 +40,9 @@ pub enum SyntaxError {
     },
     /// A path that breaks the path rules (E0108).
     MalformedPath { span: Span, reason: PathProblem },
+    /// Brackets nested deeper than `limit` (E0109); `span` is the first
+    /// opener past it.
+    TooDeep { span: Span, limit: usize },
     /// A `##` doc comment that precedes no declaration it can document (W0003).
     DanglingDoc { span: Span },
 }
@@ -101,6 +104,7 @@ impl SyntaxError {
             SyntaxError::InvalidNumber { .. } => "E0106",
             SyntaxError::MalformedContentType { .. } => "E0107",
             SyntaxError::MalformedPath { .. } => "E0108",
+            SyntaxError::TooDeep { .. } => "E0109",
             SyntaxError::DanglingDoc { .. } => "W0003",
         }
     }
@@ -120,6 +124,7 @@ impl SyntaxError {
             | SyntaxError::InvalidNumber { span, .. }
             | SyntaxError::MalformedContentType { span, .. }
             | SyntaxError::MalformedPath { span, .. }
+            | SyntaxError::TooDeep { span, .. }
             | SyntaxError::DanglingDoc { span } => *span,
             SyntaxError::Unclosed { opener, .. } => *opener,
         }

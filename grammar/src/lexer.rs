@@ -65,11 +65,21 @@ pub fn lex(src: &str, offset: usize, mode: Mode) -> Lexed {
     }
 }
 
+/// How deep brackets may nest (`[`, `{`): deeper ones are an error (E0109)
+/// and are left out of the token stream, their contents kept, so every
+/// recursive walk of a tree (lowering, the literal encoder, the printer, a
+/// runtime reading a module's header) has a bounded depth whatever the
+/// input. No schema or value people write comes near it.
+pub const MAX_NESTING: usize = 64;
+
 /// What a [`TokenStream`] gathered beside its tokens.
 pub struct StreamEnd {
     pub trivia: Vec<Trivia>,
     pub errors: Vec<SyntaxError>,
     pub injected: Vec<usize>,
+    /// The stretches of text nested deeper than [`MAX_NESTING`] (E0109):
+    /// parse errors inside them are its echo.
+    pub too_deep: Vec<Span>,
     /// The start of the first token after each trivia item, in order: all
     /// doc attachment needs to know of token positions.
     pub starts_after_trivia: Vec<usize>,
@@ -97,6 +107,10 @@ pub struct TokenStream<'src> {
     bad: Option<Span>,
     trivia_seen: usize,
     ended: bool,
+    /// Openers past [`MAX_NESTING`] still open, left out of the stream, and
+    /// where the outermost of them began.
+    excess: usize,
+    deep_from: usize,
     end: StreamEnd,
 }
 
@@ -122,10 +136,13 @@ impl<'src> TokenStream<'src> {
             bad: None,
             trivia_seen: 0,
             ended: false,
+            excess: 0,
+            deep_from: 0,
             end: StreamEnd {
                 trivia: Vec::new(),
                 errors: Vec::new(),
                 injected: Vec::new(),
+                too_deep: Vec::new(),
                 starts_after_trivia: Vec::new(),
             },
         }
@@ -238,6 +255,7 @@ impl<'src> TokenStream<'src> {
     /// Closes every opener above the first `keep`, reporting the innermost as
     /// unclosed (E0104) and queueing synthetic closers at `at`.
     fn close_above(&mut self, keep: usize, at: usize, noticed: Span, by: UnclosedBy) {
+        self.end_too_deep(at);
         let open: Vec<(Token, Span)> = self.stack.drain(keep..).collect();
         let Some(((_, innermost), enclosing)) = open.split_last() else {
             return;
@@ -251,6 +269,14 @@ impl<'src> TokenStream<'src> {
         self.end.injected.push(at);
         for (tok, _) in open.iter().rev() {
             self.ready.push_back((at, closer_for(tok), at));
+        }
+    }
+
+    /// Ends the stretch nested too deep, if one is open, at `at`.
+    fn end_too_deep(&mut self, at: usize) {
+        if self.excess > 0 {
+            self.excess = 0;
+            self.end.too_deep.push(Span::new(self.deep_from, at));
         }
     }
 
@@ -274,6 +300,26 @@ impl<'src> TokenStream<'src> {
             self.close_above(0, s, Span::new(s, e), UnclosedBy::NewItem);
         }
         match tok {
+            Token::LBrace | Token::LBracket
+                if self.excess > 0 || self.stack.len() >= MAX_NESTING =>
+            {
+                if self.excess == 0 {
+                    self.deep_from = s;
+                    self.end.errors.push(SyntaxError::TooDeep {
+                        span: Span::new(s, e),
+                        limit: MAX_NESTING,
+                    });
+                }
+                self.excess += 1;
+                return;
+            }
+            Token::RBrace | Token::RBracket if self.excess > 0 => {
+                self.excess -= 1;
+                if self.excess == 0 {
+                    self.end.too_deep.push(Span::new(self.deep_from, e));
+                }
+                return;
+            }
             Token::LBrace | Token::LBracket => self.stack.push((tok.clone(), Span::new(s, e))),
             Token::RBrace | Token::RBracket => {
                 let opener = if tok == Token::RBrace {
@@ -299,10 +345,16 @@ impl Iterator for TokenStream<'_> {
     type Item = Spanned;
 
     fn next(&mut self) -> Option<Spanned> {
-        if self.ready.is_empty() {
+        // A token left out (nested too deep) readies nothing: read on.
+        loop {
+            if let Some(t) = self.ready.pop_front() {
+                return Some(t);
+            }
+            if self.ended {
+                return None;
+            }
             self.advance();
         }
-        self.ready.pop_front()
     }
 }
 

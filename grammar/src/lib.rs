@@ -133,6 +133,7 @@ fn run<T>(
         trivia,
         mut errors,
         injected,
+        too_deep,
         starts_after_trivia: starts,
     } = stream.finish();
     let mut parse_errors = recovery.errors;
@@ -145,12 +146,13 @@ fn run<T>(
     };
     for e in parse_errors {
         let e = convert(e, end);
-        // Errors where a block was closed for the user are the E0104's echo.
+        // Errors where a block was closed for the user are the E0104's echo,
+        // and errors where brackets were left out, the E0109's.
         let at = e.span().start;
         if matches!(
             e,
             SyntaxError::UnexpectedToken { .. } | SyntaxError::UnexpectedEof { .. }
-        ) && injected.contains(&at)
+        ) && (injected.contains(&at) || too_deep.iter().any(|r| r.start <= at && at <= r.end))
         {
             continue;
         }

@@ -154,6 +154,12 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
             };
             Diagnostic::new(Code::E0108, "malformed path", at(*span, &label)).with_help(help)
         }
+        SyntaxError::TooDeep { span, limit } => Diagnostic::new(
+            Code::E0109,
+            format!("nested more than {limit} deep"),
+            at(*span, &format!("this bracket is the {}th one open", limit + 1)),
+        )
+        .with_help("flatten the type or value: name the inner part as a message type of its own and use it by name"),
         SyntaxError::DanglingDoc { span } => Diagnostic::new(
             Code::W0003,
             "doc comment attached to nothing",

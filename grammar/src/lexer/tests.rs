@@ -288,3 +288,47 @@ fn bson_mode_keywords_and_offsets() {
         ]
     );
 }
+
+#[test]
+fn brackets_past_the_limit_are_one_error_and_left_out() {
+    let depth = MAX_NESTING + 6;
+    let src = format!("{}x{}", "[".repeat(depth), "]".repeat(depth));
+    let lexed = lex(&src, 0, Mode::Main);
+    let opens = lexed
+        .tokens
+        .iter()
+        .filter(|t| t.1 == Token::LBracket)
+        .count();
+    let closes = lexed
+        .tokens
+        .iter()
+        .filter(|t| t.1 == Token::RBracket)
+        .count();
+    assert_eq!((opens, closes), (MAX_NESTING, MAX_NESTING));
+    assert_eq!(
+        lexed.errors,
+        vec![SyntaxError::TooDeep {
+            span: Span::new(MAX_NESTING, MAX_NESTING + 1),
+            limit: MAX_NESTING
+        }]
+    );
+    // Mixed brackets past the limit, then more at a legal depth: the stream
+    // stays balanced and the second deep run is a second error.
+    let deep = format!(
+        "{}{{[]}}{}",
+        "[".repeat(MAX_NESTING),
+        "]".repeat(MAX_NESTING)
+    );
+    let twice = format!("{deep} {deep}");
+    let lexed = lex(&twice, 0, Mode::Main);
+    assert_eq!(lexed.errors.len(), 2);
+    let depth_seen = lexed
+        .tokens
+        .iter()
+        .fold((0i64, 0i64), |(d, max), t| match t.1 {
+            Token::LBracket | Token::LBrace => (d + 1, max.max(d + 1)),
+            Token::RBracket | Token::RBrace => (d - 1, max),
+            _ => (d, max),
+        });
+    assert_eq!(depth_seen, (0, MAX_NESTING as i64));
+}
