@@ -229,6 +229,17 @@ impl<'a> Runtime<'a> {
             }
         }
         let _ = self.io.out.flush();
+        let lost = self.actors.iter().find_map(|a| match &a.body {
+            Body::Console(c) => c.lost_output.clone(),
+            _ => None,
+        });
+        if let Some(why) = lost {
+            let _ = writeln!(
+                self.io.err,
+                "error: console output was lost: writing to standard output failed ({why})"
+            );
+            self.failed = true;
+        }
         if self.failed { 1 } else { 0 }
     }
 

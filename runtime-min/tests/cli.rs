@@ -50,3 +50,37 @@ fn bad_input_exits_2() {
     let (status, _, _) = run(&[], "");
     assert_eq!(status, Some(2));
 }
+
+/// Console output to a full disk is not reported as success: each write is
+/// answered `100 io_error` (the trace shows it), and the run ends with
+/// status 1 saying output was lost.
+#[cfg(target_os = "linux")]
+#[test]
+fn console_output_to_a_full_disk_is_lost_and_said() {
+    let b = common::bundle("cli_full", "examples/hello", "Hello.oth", &[]);
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_full/Hello.othimg");
+    std::fs::write(&path, b).unwrap();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
+        .arg(&path)
+        .arg("--trace")
+        .stdin(std::process::Stdio::piped())
+        .stdout(full)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"Ada\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("console output was lost"), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(err.contains("100 io_error"), "{err}");
+}

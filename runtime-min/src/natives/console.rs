@@ -1,18 +1,23 @@
 //! `Console`: `/ watch -> text/plain*` streams standard-input lines to each
 //! watcher (the runtime hands out a line only when the image is idle), and
-//! `/ write text/plain` prints the text and a newline on standard output.
+//! `/ write text/plain` prints the text and a newline on standard output
+//! (answered `100 io_error` when standard output fails).
 
 use std::io::Write;
 
 use othc::model::Verb;
 
 use super::Reply;
+use crate::abi::errno;
 use crate::{Payload, Sender};
 
 #[derive(Default)]
 pub(crate) struct Console {
     /// Who watches, and with which ticket.
     pub watchers: Vec<(Sender, i32)>,
+    /// Why standard output failed, the first time it did: output was lost,
+    /// and the run ends with status 1 saying so.
+    pub lost_output: Option<String>,
 }
 
 impl Console {
@@ -31,9 +36,21 @@ impl Console {
             return None;
         }
         let text = payload.map(|p| &p.data[..]).unwrap_or(&[]);
-        let _ = out.write_all(text);
-        let _ = out.write_all(b"\n");
-        Some(vec![Reply::done(None)])
+        let mut line = Vec::with_capacity(text.len() + 1);
+        line.extend_from_slice(text);
+        line.push(b'\n');
+        // Flushed per line: a write that fails (a full disk, a closed pipe)
+        // is answered as failed, never `done`.
+        match out.write_all(&line).and_then(|()| out.flush()) {
+            Ok(()) => Some(vec![Reply::done(None)]),
+            Err(e) => {
+                self.lost_output.get_or_insert_with(|| e.to_string());
+                Some(vec![Reply::error(
+                    errno::IO_ERROR,
+                    format!("standard output: {e}"),
+                )])
+            }
+        }
     }
 
     /// Ends the watches of `from` (one ticket, or all).
