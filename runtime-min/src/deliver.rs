@@ -46,6 +46,9 @@ impl Runtime<'_> {
         match arrival {
             Ok(a) => {
                 req.stream = a.stream;
+                if let Sender::Instance(x) = req.from {
+                    self.actors[x].queued += held_cost(&req);
+                }
                 self.queue.push_back(Event::Serve {
                     to: a.to,
                     req,
@@ -107,6 +110,12 @@ impl Runtime<'_> {
     }
 
     pub(crate) fn process(&mut self, e: Event) {
+        if let Event::Serve { req, .. } = &e
+            && let Sender::Instance(x) = req.from
+        {
+            let q = &mut self.actors[x].queued;
+            *q = q.saturating_sub(held_cost(req));
+        }
         // What the caller gave up on (cancelled, or stopped) is not delivered.
         let dropped = match &e {
             Event::Serve { req, .. } => self.abandoned(req.from, req.ticket),
@@ -116,6 +125,21 @@ impl Runtime<'_> {
             Event::Cancel { .. } => false,
         };
         if dropped {
+            // The last answer to a cancelled ticket: nothing more will come.
+            if let Event::Answer {
+                to: Sender::Instance(c),
+                ticket,
+                done: true,
+                ..
+            }
+            | Event::Error {
+                to: Sender::Instance(c),
+                ticket,
+                ..
+            } = &e
+            {
+                self.actors[*c].dropped.remove(ticket);
+            }
             return;
         }
         self.trace(&e);
@@ -259,6 +283,15 @@ impl Runtime<'_> {
             let why = format!(
                 "its requests filled the queue past {} deliveries (`--max-queue`)",
                 self.limits.queue
+            );
+            return self.kill(a, &why);
+        }
+        let actor = &self.actors[a];
+        let held = actor.queued + actor.dropped.len() * TICKET_COST;
+        if held > self.limits.held_bytes() {
+            let why = format!(
+                "the host held more than {} MiB for it (`--max-held`): its requests waiting and tickets cancelled",
+                self.limits.held_mib
             );
             self.kill(a, &why);
         }
@@ -458,5 +491,20 @@ impl Runtime<'_> {
         let me = Sender::Instance(a);
         self.queue
             .retain(|e| !matches!(e, Event::Serve { req, .. } if req.from == me));
+        self.actors[a].queued = 0;
+        self.actors[a].dropped.clear();
     }
+}
+
+/// What one cancelled ticket costs the host to remember.
+const TICKET_COST: usize = 16;
+
+/// What a request waiting in the queue costs the host: the event and its
+/// payload's bytes.
+fn held_cost(req: &Serving) -> usize {
+    std::mem::size_of::<Event>()
+        + req
+            .payload
+            .as_ref()
+            .map_or(0, |p| p.data.len() + p.content_type.len())
 }

@@ -54,37 +54,93 @@ pub struct Host {
     pub view: Vec<Link>,
     pub exposed: Vec<Link>,
     memory_limit: usize,
+    /// What the host may hold for it from one call (`--max-held`), and
+    /// what it holds from this one so far.
+    held_limit: usize,
+    held_in_call: usize,
+    /// Bytes of all its memories, and elements of all its tables, so far.
+    memory_used: usize,
+    table_elements: usize,
     payload_limit: usize,
     /// The instance's memory, once instantiated (looked up once, not on
     /// every host call).
     memory: Option<Memory>,
 }
 
+/// Table elements one instance may hold across all its tables.
+const MAX_TABLE_ELEMENTS: usize = 1 << 20;
+
+impl Host {
+    /// Records what the instance asked for, counting what the host holds
+    /// for it: a module that asks for more in one call than `--max-held`
+    /// (a flood of requests, payload copies or cancels) is stopped there,
+    /// before the host's own memory pays for it.
+    fn hold(&mut self, call: Call) -> wasmtime::Result<()> {
+        let bytes = match &call {
+            Call::Request { payload, .. } | Call::Answer { payload, .. } => match payload {
+                Carried::Some(p) => p.data.len() + p.content_type.len(),
+                _ => 0,
+            },
+            Call::Fail { code, desc, .. } => code.len() + desc.len(),
+            Call::Forward { .. } | Call::Cancel { .. } => 0,
+        };
+        self.held_in_call = self
+            .held_in_call
+            .saturating_add(std::mem::size_of::<Call>() + bytes);
+        if self.held_in_call > self.held_limit {
+            return Err(wasmtime::Error::msg(format!(
+                "it asked the host to hold more than {} MiB for it in one call (`--max-held`)",
+                self.held_limit >> 20
+            )));
+        }
+        self.calls.push(call);
+        Ok(())
+    }
+}
+
 impl ResourceLimiter for Host {
+    /// The limit is the instance's, across all its memories: each memory
+    /// growing (its first allocation included) adds what it grows by.
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        if desired > self.memory_limit {
+        let total = self
+            .memory_used
+            .saturating_sub(current)
+            .saturating_add(desired);
+        if total > self.memory_limit {
             // Trapping, not refusing: a module told "no" would abort anyway,
             // and this way the report names the limit.
             return Err(wasmtime::Error::msg(format!(
-                "it hit the memory limit of {} MiB (`--max-memory`)",
+                "it hit the memory limit of {} MiB (`--max-memory`) across its memories",
                 self.memory_limit >> 20
             )));
         }
+        self.memory_used = total;
         Ok(true)
     }
 
+    /// Likewise across all its tables.
     fn table_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        Ok(desired <= 1 << 20)
+        let total = self
+            .table_elements
+            .saturating_sub(current)
+            .saturating_add(desired);
+        if total > MAX_TABLE_ELEMENTS {
+            return Err(wasmtime::Error::msg(format!(
+                "its tables hit the limit of {MAX_TABLE_ELEMENTS} elements"
+            )));
+        }
+        self.table_elements = total;
+        Ok(true)
     }
 }
 
@@ -247,20 +303,27 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
             host.next_ticket += 1;
             let ticket = host.next_ticket;
             let aim = view::Aim::new(&host.view, path);
-            host.calls.push(Call::Request {
+            host.hold(Call::Request {
                 ticket,
                 verb,
                 aim,
                 payload,
-            });
+            })?;
             Ok(ticket)
         },
     )?;
     l.func_wrap(
         "othismo",
         "cancel",
-        |mut c: Caller<'_, Host>, ticket: i32| {
-            c.data_mut().calls.push(Call::Cancel { ticket });
+        |mut c: Caller<'_, Host>, ticket: i32| -> wasmtime::Result<()> {
+            let host = c.data_mut();
+            if ticket <= 0 || ticket > host.next_ticket {
+                return Err(misuse(
+                    "cancel",
+                    format!("ticket {ticket} was never issued"),
+                ));
+            }
+            host.hold(Call::Cancel { ticket })
         },
     )?;
     l.func_wrap(
@@ -275,12 +338,11 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
          dl: i32|
          -> wasmtime::Result<()> {
             let payload = payload(&mut c, "answer", (tp, tl, dp, dl))?;
-            c.data_mut().calls.push(Call::Answer {
+            c.data_mut().hold(Call::Answer {
                 id,
                 done: done != 0,
                 payload,
-            });
-            Ok(())
+            })
         },
     )?;
     l.func_wrap(
@@ -302,13 +364,12 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
             }
             let code = string(&mut c, "fail", "its code", cp, cl)?;
             let desc = string(&mut c, "fail", "its description", dp, dl)?;
-            c.data_mut().calls.push(Call::Fail {
+            c.data_mut().hold(Call::Fail {
                 id,
                 errno,
                 code,
                 desc,
-            });
-            Ok(())
+            })
         },
     )?;
     l.func_wrap(
@@ -317,8 +378,7 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
         |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| -> wasmtime::Result<()> {
             let path = string(&mut c, "forward", "its path", pp, pl)?;
             let aim = view::Aim::new(&c.data().view, path);
-            c.data_mut().calls.push(Call::Forward { id, aim });
-            Ok(())
+            c.data_mut().hold(Call::Forward { id, aim })
         },
     )?;
     // The view is the store's own: rearranging it calls nobody, so it is
@@ -386,6 +446,10 @@ impl Wasm {
             view,
             exposed: Vec::new(),
             memory_limit: limits.memory_bytes(),
+            held_limit: limits.held_bytes(),
+            held_in_call: 0,
+            memory_used: 0,
+            table_elements: 0,
             payload_limit: limits.payload,
             memory: None,
         };
@@ -418,6 +482,7 @@ impl Wasm {
 
     /// A fresh execution deadline: each delivery gets the whole allowance.
     fn arm(&mut self) {
+        self.store.data_mut().held_in_call = 0;
         self.store.set_epoch_deadline(self.deadline);
     }
 
@@ -527,6 +592,10 @@ mod tests {
             view: Vec::new(),
             exposed: Vec::new(),
             memory_limit: 0,
+            held_limit: 0,
+            held_in_call: 0,
+            memory_used: 0,
+            table_elements: 0,
             payload_limit: 0,
             memory: None,
         };

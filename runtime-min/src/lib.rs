@@ -122,8 +122,12 @@ struct Actor {
     serving: IdMap<Serving>,
     /// Request ids whose callers cancelled: late answers are dropped.
     cancelled: IdSet,
-    /// Tickets of its own requests it cancelled: their answers are dropped.
+    /// Tickets of its own requests it cancelled: their answers are dropped
+    /// (and the ticket forgotten once the last of them comes).
     dropped: IdSet,
+    /// Bytes of its requests waiting in the queue (`held_cost` each): with
+    /// its cancelled tickets, what the host holds for it between calls.
+    queued: usize,
     next_id: i32,
     dead: bool,
 }

@@ -8,6 +8,7 @@ pub const DEFAULT_MEMORY_MIB: u64 = 64;
 pub const DEFAULT_TIME_MS: u64 = 1000;
 pub const DEFAULT_PAYLOAD: usize = 16 << 20;
 pub const DEFAULT_QUEUE: usize = 65536;
+pub const DEFAULT_HELD_MIB: u64 = 64;
 
 /// The limits of a run.
 #[derive(Clone, Debug, clap::Args)]
@@ -30,6 +31,12 @@ pub struct Limits {
     /// past it is stopped
     #[arg(long = "max-queue", value_name = "N", default_value_t = DEFAULT_QUEUE)]
     pub queue: usize,
+
+    /// What the host holds for one instance, in MiB: the requests, payload
+    /// copies and cancelled tickets it asked for in one call, and its
+    /// requests still waiting in the queue; an instance past it is stopped
+    #[arg(long = "max-held", value_name = "MIB", default_value_t = DEFAULT_HELD_MIB)]
+    pub held_mib: u64,
 }
 
 impl Default for Limits {
@@ -39,6 +46,7 @@ impl Default for Limits {
             time_ms: DEFAULT_TIME_MS,
             payload: DEFAULT_PAYLOAD,
             queue: DEFAULT_QUEUE,
+            held_mib: DEFAULT_HELD_MIB,
         }
     }
 }
@@ -49,6 +57,10 @@ pub const TICK: Duration = Duration::from_millis(10);
 impl Limits {
     pub fn memory_bytes(&self) -> usize {
         usize::try_from(self.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
+    }
+
+    pub fn held_bytes(&self) -> usize {
+        usize::try_from(self.held_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
     }
 
     /// The execution deadline per delivery, in ticks of [`TICK`].

@@ -147,6 +147,7 @@ impl<'a> Runtime<'a> {
                 serving: IdMap::default(),
                 cancelled: IdSet::default(),
                 dropped: IdSet::default(),
+                queued: 0,
                 next_id: 0,
                 dead: false,
             });

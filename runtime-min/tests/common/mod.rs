@@ -187,6 +187,11 @@ pub fn run(bundle: &[u8], input: &[&str]) -> (i32, String, String) {
 
 /// Why `bundle` does not load; `None` when it does.
 pub fn load_error(bundle: &[u8]) -> Option<LoadError> {
+    load_error_with(bundle, Limits::default())
+}
+
+/// Why `bundle` does not load under `limits`; `None` when it does.
+pub fn load_error_with(bundle: &[u8], limits: Limits) -> Option<LoadError> {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let io = Io {
         input: Box::new(std::iter::empty()),
@@ -194,5 +199,5 @@ pub fn load_error(bundle: &[u8]) -> Option<LoadError> {
         err: &mut err,
         trace: None,
     };
-    Runtime::load(bundle, Limits::default(), io).err()
+    Runtime::load(bundle, limits, io).err()
 }
