@@ -280,3 +280,50 @@ async fn push_and_pull_over_the_daemon() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `crucible serve --max-body` bounds what a push may send: a body over it
+/// is answered 413 before it is read to the end.
+#[tokio::test]
+async fn a_push_over_max_body_is_refused() {
+    use std::io::BufRead;
+    let at = scratch("max_body");
+    let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--sandbox", "box"])
+        .args(["--max-body", "1", "--root"])
+        .arg(at.join("sandboxes"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    if let Some(err) = daemon.stderr.take() {
+        let _ = std::io::BufReader::new(err).read_line(&mut line);
+    }
+    let addr = line
+        .strip_prefix("listening on ")
+        .and_then(|r| r.split_whitespace().next())
+        .map(str::to_string);
+    let (result, small) = match &addr {
+        Some(addr) => {
+            let c = Client::new(addr, None);
+            let big = vec![7u8; 2 << 20];
+            let big = c
+                .push("box", "/", archive(&[("big.bin", Regular, "", &big)]))
+                .await;
+            let small = c
+                .push("box", "/", archive(&[("small.bin", Regular, "", b"ok")]))
+                .await;
+            (Some(big), Some(small))
+        }
+        None => (None, None),
+    };
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    let (Some(result), Some(small)) = (result, small) else {
+        panic!("the daemon did not say where it listens: {line}");
+    };
+    match result {
+        Err(ClientError::Http { status: 413, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(small.unwrap().files, 1);
+}

@@ -45,6 +45,14 @@ enum Command {
         /// A sandbox to create (repeatable)
         #[arg(long = "sandbox", value_name = "ID", required = true)]
         sandboxes: Vec<String>,
+        /// The largest request body (an exec request, a pushed tar archive),
+        /// in MiB; larger ones are answered 413
+        #[arg(long = "max-body", value_name = "MIB", default_value_t = 256)]
+        max_body_mib: usize,
+        /// Seconds a connection has to send a request's head (and a
+        /// WebSocket client its exec request) before it is closed
+        #[arg(long = "head-timeout", value_name = "SECONDS", default_value_t = 30)]
+        head_timeout_s: u64,
     },
     /// Run a command in a sandbox; stdin goes to it (interactive
     /// transports), its output comes back, and its exit code is this one's
@@ -125,6 +133,8 @@ async fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             root,
             key,
             sandboxes,
+            max_body_mib,
+            head_timeout_s,
         } => {
             let backend = LocalBackend::new(root);
             for s in &sandboxes {
@@ -132,7 +142,9 @@ async fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }
             let config = Config {
                 key,
-                ..Config::default()
+                max_body: max_body_mib.saturating_mul(1 << 20),
+                head_timeout: std::time::Duration::from_secs(head_timeout_s),
+                first_message_timeout: std::time::Duration::from_secs(head_timeout_s),
             };
             let listener = tokio::net::TcpListener::bind(&listen).await?;
             eprintln!(
