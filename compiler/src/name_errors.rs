@@ -32,7 +32,7 @@ pub enum NameError {
         sought: Sought,
         name: String,
         at: FileSpan,
-        candidates: Vec<String>,
+        candidates: crate::diagnostics::suggest::Candidates,
     },
     /// E0206: the name is in scope but is another kind of thing.
     WrongKind {

@@ -6,6 +6,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostics;
+use crate::diagnostics::suggest::Candidates;
 use crate::model::{ImageId, ObjectId, TypeId};
 use crate::name_errors::NameError;
 use crate::resolve::DeclKind;
@@ -43,6 +44,8 @@ pub struct Binding {
 #[derive(Default)]
 pub struct Scope {
     names: HashMap<String, Binding>,
+    /// The type names, sorted, once asked for (cleared by `bind`).
+    type_names: std::cell::OnceCell<Candidates>,
 }
 
 impl Scope {
@@ -65,6 +68,7 @@ impl Scope {
             });
             return;
         }
+        self.type_names = Default::default();
         self.names.insert(
             name.to_string(),
             Binding {
@@ -94,6 +98,19 @@ impl Scope {
             .collect();
         v.sort_unstable();
         v
+    }
+
+    /// The names of message types and enums, for "did you mean" help:
+    /// made once, shared by every unknown type name in the file.
+    pub fn type_names(&self) -> Candidates {
+        self.type_names
+            .get_or_init(|| {
+                self.names_of(|s| matches!(s, Sym::Type(..)))
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect()
+            })
+            .clone()
     }
 
     pub fn bindings(&self) -> impl Iterator<Item = (&String, &Binding)> {

@@ -45,7 +45,7 @@ pub enum TypeLookup {
 pub trait TypeNames {
     fn lookup(&self, name: &str) -> TypeLookup;
     /// The type names in scope, for "did you mean" help.
-    fn candidates(&self) -> Vec<String>;
+    fn candidates(&self) -> crate::diagnostics::suggest::Candidates;
 }
 
 /// The message type a literal names before its braces, or what is wrong

@@ -27,7 +27,7 @@ pub enum SchemaError {
     UnknownType {
         name: String,
         at: FileSpan,
-        candidates: Vec<String>,
+        candidates: crate::diagnostics::suggest::Candidates,
     },
     /// E0306: a lower-case type name that is not one of the BSON scalars.
     UnsupportedScalar { name: String, at: FileSpan },

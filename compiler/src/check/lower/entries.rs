@@ -106,7 +106,7 @@ impl Lowerer<'_> {
                         sought: Sought::PayloadType,
                         name: n.name.clone(),
                         at: fs(file, n.span),
-                        candidates,
+                        candidates: candidates.into(),
                     });
                     PayloadType::Unknown
                 }

@@ -178,7 +178,7 @@ impl Lowerer<'_> {
                 None
             }
             None => {
-                let candidates = self.out.scopes[mi]
+                let candidates: Vec<String> = self.out.scopes[mi]
                     .names_of(|s| matches!(s, Sym::Object(_) | Sym::Image(_)))
                     .into_iter()
                     .map(str::to_string)
@@ -187,7 +187,7 @@ impl Lowerer<'_> {
                     sought: Sought::Object,
                     name: name.name.clone(),
                     at: fs(file, name.span),
-                    candidates,
+                    candidates: candidates.into(),
                 });
                 None
             }

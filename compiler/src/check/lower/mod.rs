@@ -324,11 +324,7 @@ impl TypeNames for ScopeNames<'_> {
         }
     }
 
-    fn candidates(&self) -> Vec<String> {
-        self.scope
-            .names_of(|s| matches!(s, Sym::Type(..)))
-            .into_iter()
-            .map(str::to_string)
-            .collect()
+    fn candidates(&self) -> crate::diagnostics::suggest::Candidates {
+        self.scope.type_names()
     }
 }
