@@ -107,6 +107,9 @@ pub trait ToDiagnostic {
     fn to_diagnostic(&self) -> Diagnostic;
 }
 
+/// How many repeats of one diagnostic are labelled before they are counted.
+const MAX_REPEAT_LABELS: usize = 8;
+
 /// The sink every phase reports into.
 #[derive(Default, Debug)]
 pub struct Diagnostics {
@@ -144,20 +147,38 @@ impl Diagnostics {
         let mut out: Vec<Diagnostic> = Vec::with_capacity(self.list.len());
         let mut first: std::collections::HashMap<(Code, FileId, String), usize> =
             std::collections::HashMap::new();
+        // Per folded diagnostic: repeats labelled, and repeats past that.
+        let mut repeats: std::collections::HashMap<usize, (usize, usize)> =
+            std::collections::HashMap::new();
         for d in self.list.drain(..) {
             if codes.contains(&d.code)
                 && let Some(subject) = &d.subject
             {
                 let key = (d.code, d.primary.at.file, subject.clone());
                 if let Some(&i) = first.get(&key) {
-                    out[i]
-                        .labels
-                        .push(Label::new(d.primary.at.file, d.primary.at.span, label));
+                    // A few of the places, then how many more: a label for
+                    // each of thousands is slow to draw and no help.
+                    let (labelled, more) = repeats.entry(i).or_default();
+                    if *labelled < MAX_REPEAT_LABELS {
+                        *labelled += 1;
+                        out[i]
+                            .labels
+                            .push(Label::new(d.primary.at.file, d.primary.at.span, label));
+                    } else {
+                        *more += 1;
+                    }
                     continue;
                 }
                 first.insert(key, out.len());
             }
             out.push(d);
+        }
+        for (i, (_, more)) in repeats {
+            if more > 0
+                && let Some(last) = out[i].labels.last_mut()
+            {
+                last.message = format!("{label} (and {more} more times)");
+            }
         }
         self.list = out;
     }
@@ -185,5 +206,56 @@ impl Diagnostics {
         let mut v: Vec<&Diagnostic> = self.list.iter().collect();
         v.sort_by_key(|d| (d.primary.at.file, d.primary.at.span.start));
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oth_syntax::Span;
+
+    fn at(n: usize) -> Label {
+        Label::new(FileId(0), Span::new(n, n + 1), "here")
+    }
+
+    /// Thousands of repeats fold into one diagnostic with a few labels and
+    /// a count (a label each made a one-line file take seconds to draw).
+    #[test]
+    fn repeats_fold_into_a_few_labels_and_a_count() {
+        let mut d = Diagnostics::new();
+        for n in 0..1000 {
+            d.push(Diagnostic::new(Code::E0203, "unknown type `X`", at(n)).about("type", "X"));
+        }
+        d.merge_repeats(&[Code::E0203], "and here");
+        let all: Vec<&Diagnostic> = d.iter().collect();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].labels.len(), MAX_REPEAT_LABELS);
+        assert_eq!(
+            all[0].labels.last().unwrap().message,
+            format!("and here (and {} more times)", 999 - MAX_REPEAT_LABELS)
+        );
+    }
+
+    /// An unclosed bracket inside hundreds of others labels a few of them
+    /// and counts the rest.
+    #[test]
+    fn an_unclosed_bracket_labels_a_few_enclosing_ones() {
+        let src = format!("{}x", "[".repeat(60));
+        let parsed = oth_syntax::parse_values(&format!("a = {src}"));
+        let mut d = Diagnostics::new();
+        for e in &parsed.errors {
+            d.syntax(FileId(0), e);
+        }
+        let unclosed: Vec<&Diagnostic> = d.iter().filter(|d| d.code == Code::E0104).collect();
+        assert_eq!(unclosed.len(), 1, "{:?}", d.iter().collect::<Vec<_>>());
+        assert!(unclosed[0].labels.len() <= 5, "{:?}", unclosed[0].labels);
+        assert!(
+            unclosed[0]
+                .labels
+                .iter()
+                .any(|l| l.message.starts_with("and 56 more enclosing this")),
+            "{:?}",
+            unclosed[0].labels
+        );
     }
 }

@@ -1,5 +1,8 @@
 //! The wording of syntax errors (the data is `oth_syntax::SyntaxError`).
 
+/// How many enclosing openers an unclosed one's diagnostic labels.
+const MAX_OPEN_LABELS: usize = 3;
+
 use oth_syntax::error::{ContentTypeProblem, NumberProblem, PathProblem, UnclosedBy};
 use oth_syntax::{Span, SyntaxError};
 
@@ -88,8 +91,17 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
                 "unclosed block or bracket",
                 at(*opener, "this is never closed"),
             );
-            for o in others {
+            // A few of the enclosing openers, not all: a label each on one
+            // long line is slow to draw and says nothing more.
+            for o in others.iter().take(MAX_OPEN_LABELS) {
                 d = d.with_label(at(*o, "and this, still open there"));
+            }
+            if others.len() > MAX_OPEN_LABELS {
+                let more = others.len() - MAX_OPEN_LABELS;
+                d = d.with_label(at(
+                    others[MAX_OPEN_LABELS],
+                    &format!("and {more} more enclosing this, all still open there"),
+                ));
             }
             match by {
                 UnclosedBy::EndOfFile => d
