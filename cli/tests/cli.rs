@@ -451,3 +451,48 @@ fn run_the_hello_example_end_to_end() {
     let o = othc_with_input(&["run", "fixtures/parse/ok/seed_party_schema.oth"], "");
     says(&o, 2, "declares no image to run");
 }
+
+/// On a fresh cache (the AssemblyScript compiler not yet installed), the
+/// main job's stdout is the program's output alone, and a JSON build's
+/// stdout is JSON lines alone: npm's report goes to stderr with othc's.
+#[test]
+fn a_fresh_install_keeps_stdout_for_the_program() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_fresh");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(root().join("examples/hello"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    let hello = dir.join("Hello.oth").to_string_lossy().into_owned();
+    let fresh = |name: &str, args: &[&str], input: &str| {
+        let cache = dir.join(name);
+        test_support::run_with_input(
+            Command::new(env!("CARGO_BIN_EXE_othc"))
+                .args(args)
+                .env("OTHC_CACHE", &cache)
+                .current_dir(root()),
+            input.as_bytes(),
+        )
+    };
+    let o = fresh("cache_run", &["run", &hello], "Ada\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "Hi, Ada.\nHI, ADA.\n");
+    assert!(stderr(&o).contains("installing the AssemblyScript compiler"));
+    let o = fresh(
+        "cache_json",
+        &["build", &hello, "--message-format", "json"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for line in stdout(&o).lines() {
+        assert!(
+            serde_json::from_str::<serde_json::Value>(line).is_ok(),
+            "not JSON on stdout: {line}"
+        );
+    }
+}

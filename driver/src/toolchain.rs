@@ -103,6 +103,9 @@ pub fn asc() -> Result<PathBuf, String> {
         ])
         .arg(&staging)
         .arg(format!("assemblyscript@{ASC_VERSION}"))
+        // npm's own report ("added 3 packages") is about othc's tools, not
+        // the program: stderr, so stdout stays the program's or the JSON.
+        .stdout(std::io::stderr())
         .status()
         .map_err(|e| format!("cannot run npm (is Node.js installed?): {e}"))?;
     if !status.success() {
