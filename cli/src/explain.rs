@@ -25,10 +25,19 @@ pub fn run(args: ExplainArgs) -> u8 {
                 print!("{}", code.info().page);
                 EXIT_OK
             }
-            None => {
-                eprintln!("error: `{c}` is not an othc code; `othc explain` lists them all");
-                EXIT_USAGE
-            }
+            None => match codes::RETIRED
+                .iter()
+                .find(|r| r.id.eq_ignore_ascii_case(c.trim()))
+            {
+                Some(r) => {
+                    print!("{}", r.page);
+                    EXIT_OK
+                }
+                None => {
+                    eprintln!("error: `{c}` is not an othc code; `othc explain` lists them all");
+                    EXIT_USAGE
+                }
+            },
         },
     }
 }

@@ -58,8 +58,7 @@ fn errors_exit_1_with_reports_on_stderr_without_colour_when_piped() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert_eq!(err.matches("[E0103] Error").count(), 3, "{err}");
-    // The fixture also has a redundant `*` (W0401), which the checker notes.
-    assert!(err.ends_with("error: 3 errors, 1 warning\n"), "{err}");
+    assert!(err.ends_with("error: 3 errors\n"), "{err}");
     assert!(!err.contains('\u{1b}'), "no colour on a pipe");
     assert_eq!(stdout(&o), "");
     let o = othc(&[
@@ -192,6 +191,15 @@ fn explain_prints_the_book_page() {
     assert_eq!(stdout(&o), page);
     let o = othc(&["explain", "0104"]);
     assert!(stdout(&o).starts_with("# E0104: unclosed block or bracket"));
+    // A bare number, as people type it: an error's before a warning's.
+    let o = othc(&["explain", "504"]);
+    assert!(stdout(&o).starts_with("# E0504"), "{}", stdout(&o));
+    let o = othc(&["explain", "3"]);
+    assert!(stdout(&o).starts_with("# W0003"), "{}", stdout(&o));
+    // A retired code still explains itself.
+    let o = othc(&["explain", "W0401"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("(retired)"), "{}", stdout(&o));
     let o = othc(&["explain"]);
     assert!(
         stdout(&o)

@@ -324,7 +324,7 @@ pub struct EntryDef {
     pub answer: Option<PayloadType>,
     /// Answers are a stream (written `*`, or the verb always streams).
     pub stream: bool,
-    /// The header wrote `*` (redundant on `watch` and `list`, W0401): kept so
+    /// The header wrote `*` (says nothing more on `watch` and `list`): kept so
     /// a module's header prints as its source did.
     #[serde(default)]
     pub star: bool,

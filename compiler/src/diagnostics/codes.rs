@@ -99,9 +99,20 @@ codes! {
     W0001 = "W0001", "unused-import", "unused import";
     W0002 = "W0002", "naming-style", "type name not PascalCase / field name not camelCase or snake_case";
     W0003 = "W0003", "dangling-doc", "doc comment attached to nothing";
-    W0401 = "W0401", "redundant-stream-marker", "redundant `*` on watch or list";
     W0501 = "W0501", "unused-wire", "mount or bind that no need of the instance uses";
 }
+
+/// A code no longer reported: its number is never reused, and `othc
+/// explain` still prints its page (which says why it went).
+pub struct RetiredCode {
+    pub id: &'static str,
+    pub page: &'static str,
+}
+
+pub const RETIRED: &[RetiredCode] = &[RetiredCode {
+    id: "W0401",
+    page: include_str!("../../../book/src/errors/W0401.md"),
+}];
 
 pub struct CodeInfo {
     pub code: Code,
@@ -127,15 +138,24 @@ impl Code {
             .expect("every code is in ALL")
     }
 
-    /// Looks a code up as people type it: `E0103`, `e0103`, `0103`, or its slug.
+    /// Looks a code up as people type it: `E0103`, `e0103`, `0103`, `103`,
+    /// or its slug. A bare number is an error's before a warning's.
     pub fn parse(s: &str) -> Option<Code> {
         let s = s.trim();
-        ALL.iter()
-            .find(|i| {
-                i.id.eq_ignore_ascii_case(s)
-                    || (s.len() == 4 && i.id.ends_with(s) && i.id.starts_with('E'))
-                    || i.slug.eq_ignore_ascii_case(s)
+        let number: Option<u32> = s
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| s.parse().ok())
+            .flatten();
+        let numbered = |prefix: char| {
+            ALL.iter().find(|i| {
+                i.id.starts_with(prefix) && number.is_some_and(|n| i.id[1..].parse() == Ok(n))
             })
+        };
+        ALL.iter()
+            .find(|i| i.id.eq_ignore_ascii_case(s) || i.slug.eq_ignore_ascii_case(s))
+            .or_else(|| numbered('E'))
+            .or_else(|| numbered('W'))
             .map(|i| i.code)
     }
 }

@@ -51,8 +51,6 @@ pub enum HeaderError {
         at: FileSpan,
         file: String,
     },
-    /// W0401: `*` on a verb whose answers always stream.
-    RedundantStar { verb: &'static str, at: FileSpan },
 }
 
 impl ToDiagnostic for HeaderError {
@@ -141,12 +139,6 @@ impl ToDiagnostic for HeaderError {
             .with_help(format!(
                 "write `{file}` (its bindings come from `othc gen --lang as`), or mark the object `native` if the runtime provides it"
             )),
-            HeaderError::RedundantStar { verb, at } => Diagnostic::new(
-                Code::W0401,
-                format!("`{verb}` answers are always a stream"),
-                Label::at(*at, "this `*` says nothing more"),
-            )
-            .with_help("remove the `*`"),
         }
     }
 }

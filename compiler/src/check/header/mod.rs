@@ -2,8 +2,9 @@
 //!
 //! Codes: E0401 (duplicate serves entry), E0402 (ambiguous serves entries),
 //! E0403 (`operator` in needs), E0404 (generated method names collide),
-//! E0405 (pattern mount point), E0406 (unknown native object), W0401
-//! (redundant `*`).
+//! E0405 (pattern mount point), E0406 (unknown native object). A `*` on
+//! `watch` or `list`, which always stream, is the protocol's own notation
+//! and accepted silently.
 
 use std::collections::HashMap;
 
@@ -69,7 +70,6 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan]) {
                 cx.diags.report(HeaderError::OperatorInNeeds { at: op });
             }
         }
-        redundant_stars(cx, &n.entries);
         methods_unique(cx, &n.entries, "needs");
         // Two needs whose ready-made clients or client classes would share
         // a name: one report per pair of needs.
@@ -97,7 +97,6 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan]) {
 /// E0401 and E0402; returns the entries that are not repeats of an earlier
 /// one, so a repeat is not also reported as a method collision.
 fn serves_rules(cx: &mut Cx, serves: &[EntryId]) -> Vec<EntryId> {
-    redundant_stars(cx, serves);
     let mut distinct = Vec::new();
     // Keyed by verb and the pattern with its capture names erased.
     let mut seen: HashMap<(oth_syntax::ast::Verb, Vec<Seg>), EntryId> = HashMap::new();
@@ -140,21 +139,6 @@ fn serves_rules(cx: &mut Cx, serves: &[EntryId]) -> Vec<EntryId> {
         });
     }
     distinct
-}
-
-fn redundant_stars(cx: &mut Cx, entries: &[EntryId]) {
-    for &e in entries {
-        let def = cx.model.entry(e);
-        if let (true, Some(star)) = (
-            def.verb.always_streams(),
-            cx.spans.entries[e.index()].stream,
-        ) {
-            cx.diags.report(HeaderError::RedundantStar {
-                verb: def.verb.as_str(),
-                at: star,
-            });
-        }
-    }
 }
 
 fn methods_unique(cx: &mut Cx, entries: &[EntryId], what: &'static str) {
