@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::check::{ReportArgs, compile_and_report, print_diagnostics};
-use super::{EXIT_ERRORS, EXIT_OK};
+use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use othc_driver::build::{Options, build_images, build_objects};
 use othc_driver::toolchain::Profile;
 
@@ -50,12 +50,19 @@ pub struct BuildOptions {
 
 /// Builds the objects and image bundles of `files`; the bundles written, or
 /// the exit status to stop with.
-pub fn build(files: &[PathBuf], o: &BuildOptions) -> Result<Vec<PathBuf>, u8> {
+pub fn build(
+    files: &[PathBuf],
+    o: &BuildOptions,
+    to_run: Option<Option<&str>>,
+) -> Result<Vec<PathBuf>, u8> {
     let inputs = othc::ValueInputs {
         files: o.values.clone(),
         sets: o.set.clone(),
     };
     let compiled = compile_and_report(files, &inputs, &o.report)?;
+    if let Some(image) = to_run {
+        runnable(&compiled, &files[0], image)?;
+    }
     let out = o.out.clone().unwrap_or_else(|| {
         files[0]
             .parent()
@@ -91,13 +98,49 @@ pub fn build(files: &[PathBuf], o: &BuildOptions) -> Result<Vec<PathBuf>, u8> {
 }
 
 pub fn run(args: BuildArgs) -> u8 {
-    match build(&args.files, &args.options) {
+    match build(&args.files, &args.options, None) {
         Ok(_) => EXIT_OK,
         Err(status) => status,
     }
 }
 
 /// The bundle of image `name` among `bundles` (`NAME.othimg`).
+/// Before building anything for `othc run`: the file has the image asked
+/// for (`Some(name)`), or any image (`None`); else a usage error saying so.
+fn runnable(c: &othc::Compilation, file: &Path, image: Option<&str>) -> Result<(), u8> {
+    let roots: Vec<u32> = c.front.program.roots.iter().map(|r| r.0).collect();
+    let images: Vec<&str> = c
+        .checked
+        .model
+        .images
+        .iter()
+        .filter(|i| roots.contains(&i.file.0))
+        .map(|i| i.name.as_str())
+        .collect();
+    match image {
+        Some(name) if !images.contains(&name) => {
+            let has = if images.is_empty() {
+                "it declares none".to_string()
+            } else {
+                format!("it has {}", othc::diagnostics::wording::quote_list(&images))
+            };
+            eprintln!(
+                "error: `{}` has no image `{name}` to run ({has})",
+                file.display()
+            );
+            Err(EXIT_USAGE)
+        }
+        None if images.is_empty() => {
+            eprintln!(
+                "error: `{}` declares no image to run (an image block instantiates objects and wires them)",
+                file.display()
+            );
+            Err(EXIT_USAGE)
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn bundle_named<'b>(bundles: &'b [PathBuf], name: &str) -> Option<&'b Path> {
     bundles
         .iter()

@@ -1,6 +1,6 @@
-//! `othc fmt [--check] FILE...`: the canonical layout, comments kept.
+//! `othc fmt [--check] [FILE...]`: the canonical layout, comments kept.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -11,18 +11,33 @@ use othc::source::SourceMap;
 
 #[derive(Args)]
 pub struct FmtArgs {
-    /// The .oth files to format in place
-    #[arg(required = true, value_name = "FILE")]
+    /// The .oth files to format in place (default: every .oth file under the
+    /// current directory, hidden folders, `build`, `node_modules` and
+    /// `target` left out)
+    #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Change nothing; exit 1 if any file is not formatted, naming it
+    /// Change nothing: print the changes formatting would make, as a unified
+    /// diff on stdout, and exit 1 if there are any
     #[arg(long)]
     pub check: bool,
 }
 
 pub fn run(args: FmtArgs) -> u8 {
     let mut status = EXIT_OK;
-    for path in &args.files {
+    let files = if args.files.is_empty() {
+        let mut found = Vec::new();
+        oth_files_under(Path::new("."), &mut found);
+        found.sort();
+        if found.is_empty() {
+            eprintln!("error: no .oth files under the current directory; name the files to format");
+            return EXIT_USAGE;
+        }
+        found
+    } else {
+        args.files.clone()
+    };
+    for path in &files {
         let text = match std::fs::read(path)
             .map_err(|e| e.to_string())
             .and_then(othc::loader::decode_source)
@@ -56,6 +71,14 @@ pub fn run(args: FmtArgs) -> u8 {
             continue;
         }
         if args.check {
+            let name = path.display().to_string();
+            print!(
+                "{}",
+                similar::TextDiff::from_lines(&text, &formatted)
+                    .unified_diff()
+                    .context_radius(2)
+                    .header(&name, &name)
+            );
             eprintln!("would reformat {}", path.display());
             status = EXIT_ERRORS;
         } else if let Err(e) = std::fs::write(path, &formatted) {
@@ -66,4 +89,28 @@ pub fn run(args: FmtArgs) -> u8 {
         }
     }
     status
+}
+
+/// The `.oth` files under `dir`, skipping what is not the user's sources.
+fn oth_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
+            if !name.starts_with('.') && !matches!(&*name, "build" | "node_modules" | "target") {
+                oth_files_under(&path, out);
+            }
+        } else if kind.is_file() && name.ends_with(".oth") {
+            out.push(
+                path.strip_prefix("./")
+                    .map(Path::to_path_buf)
+                    .unwrap_or(path),
+            );
+        }
+    }
 }

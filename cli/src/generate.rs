@@ -1,4 +1,4 @@
-//! `othc gen --lang as FILE... [-o DIR]`: bindings for the objects and types
+//! `othc gen [--lang as] FILE... [-o DIR]`: bindings for the objects and types
 //! of each file (a `.oth` file, or a module built by `othc build`).
 
 use std::path::{Path, PathBuf};
@@ -18,8 +18,8 @@ pub enum Lang {
 
 #[derive(Args)]
 pub struct GenArgs {
-    /// The language to generate
-    #[arg(long, value_enum, value_name = "LANG")]
+    /// The language to generate (AssemblyScript, the one there is)
+    #[arg(long, value_enum, value_name = "LANG", default_value = "as")]
     pub lang: Lang,
 
     /// The .oth files (or built .wasm modules) to generate bindings for

@@ -26,6 +26,19 @@ pub fn run(args: InspectArgs) -> u8 {
     if args.file.extension().is_some_and(|e| e == "othimg") {
         return bundle(&args, &bytes);
     }
+    if !bytes.starts_with(b"\0asm") {
+        // Source text, most likely: not what inspect reads.
+        let hint = if args.file.extension().is_some_and(|e| e == "oth") {
+            "; for a .oth file, `othc check` checks it and `othc fmt` prints it canonically"
+        } else {
+            ""
+        };
+        eprintln!(
+            "error: `{}` is not a WebAssembly module: `othc inspect` reads a module (.wasm) or an image bundle (.othimg) that `othc build` wrote{hint}",
+            args.file.display()
+        );
+        return EXIT_USAGE;
+    }
     let sections = match wasm::custom_sections(&bytes) {
         Ok(s) => s,
         Err(e) => {

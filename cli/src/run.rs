@@ -36,7 +36,8 @@ pub fn run(args: RunArgs) -> u8 {
     let path = if args.file.extension().is_some_and(|e| e == "othimg") {
         args.file.clone()
     } else {
-        let bundles = match build(std::slice::from_ref(&args.file), &args.options) {
+        let to_run = Some(args.image.as_deref());
+        let bundles = match build(std::slice::from_ref(&args.file), &args.options, to_run) {
             Ok(b) => b,
             Err(status) => return status,
         };

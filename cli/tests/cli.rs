@@ -346,6 +346,22 @@ fn fmt_rewrites_checks_and_never_touches_what_does_not_parse() {
     let p = messy.to_string_lossy().into_owned();
     let o = othc(&["fmt", "--check", &p]);
     says(&o, 1, "would reformat");
+    // The diff it would make, on stdout; the file untouched.
+    assert!(
+        stdout(&o).starts_with(&format!("--- {p}\n+++ {p}\n@@")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("\n+    /bb  write */*\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        std::fs::read_to_string(&messy)
+            .unwrap()
+            .starts_with("object A { serves")
+    );
     let o = othc(&["fmt", &p]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
@@ -364,6 +380,55 @@ fn fmt_rewrites_checks_and_never_touches_what_does_not_parse() {
         text,
         "left as it was"
     );
+    // No files: the .oth files under the current directory, not those in
+    // build/ or hidden folders.
+    std::fs::remove_file(&broken).unwrap();
+    for sub in ["app", "build", ".hidden"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::write(dir.join(sub).join("m.oth"), "object M { }\n\n\n").unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .arg("fmt")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "formatted app/m.oth\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("app/m.oth")).unwrap(),
+        "object M {}\n"
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("build/m.oth"))
+            .unwrap()
+            .ends_with("\n\n\n")
+    );
+}
+
+/// The small things a newcomer trips on: `inspect` given a .oth file, `gen`
+/// without `--lang`, `run --image` naming no image (said before building).
+#[test]
+fn newcomer_slips_get_a_usage_answer() {
+    let o = othc(&["inspect", "examples/hello/Hello.oth"]);
+    says(&o, 2, "is not a WebAssembly module");
+    assert!(stderr(&o).contains("othc check"), "{}", stderr(&o));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_slips");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = othc(&[
+        "gen",
+        "fixtures/check/ok/nested_images.oth",
+        "-o",
+        &dir.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        std::fs::read_dir(&dir).unwrap().next().is_some(),
+        "bindings written"
+    );
+    let o = othc(&["run", "examples/hello/Hello.oth", "--image", "Nope"]);
+    says(&o, 2, "has no image `Nope` to run (it has `Hello`)");
+    assert!(!stderr(&o).contains("building"), "{}", stderr(&o));
 }
 
 #[test]
