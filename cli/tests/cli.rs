@@ -328,8 +328,8 @@ fn gen_writes_bindings_and_errors_stop_it() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(!out.join("E0303_unknown_field_type.oth.ts").exists());
-    let o = othc(&["gen", "examples/hello/Greeter.oth"]);
-    assert_eq!(o.status.code(), Some(2), "--lang is required");
+    let o = othc(&["gen", "--lang", "rust", "examples/hello/Greeter.oth"]);
+    assert_eq!(o.status.code(), Some(2), "AssemblyScript is the one language");
 }
 
 #[test]
