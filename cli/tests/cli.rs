@@ -329,7 +329,11 @@ fn gen_writes_bindings_and_errors_stop_it() {
     assert_eq!(o.status.code(), Some(1));
     assert!(!out.join("E0303_unknown_field_type.oth.ts").exists());
     let o = othc(&["gen", "--lang", "rust", "examples/hello/Greeter.oth"]);
-    assert_eq!(o.status.code(), Some(2), "AssemblyScript is the one language");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "AssemblyScript is the one language"
+    );
 }
 
 #[test]
@@ -568,4 +572,36 @@ fn a_fresh_install_keeps_stdout_for_the_program() {
             "not JSON on stdout: {line}"
         );
     }
+}
+
+/// Two objects in one .oth file: each is compiled from the .ts named after
+/// it, and the image runs (it used to compile both from one file named
+/// after the .oth and run an image that did nothing, silently).
+#[test]
+fn two_objects_in_one_file_build_and_run() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_counter");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(root().join("examples/counter"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    let file = dir.join("Counter.oth").to_string_lossy().into_owned();
+    let o = othc_with_input(&["run", &file], "a\nb\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1: a\n2: b\n");
+    assert!(dir.join("build/Counter.wasm").is_file() && dir.join("build/Clicker.wasm").is_file());
+    // Without Clicker.ts, the build says which file it wants.
+    std::fs::rename(dir.join("Clicker.ts"), dir.join("Counter2.ts")).unwrap();
+    let o = othc_with_input(&["build", &file], "");
+    says(&o, 1, "[E0407]");
+    assert!(
+        stderr(&o).contains("Clicker.ts` does not exist"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -16,8 +16,9 @@ use crate::toolchain::{self, Profile};
 use othc::Compilation;
 use othc::backends::assemblyscript;
 use othc::bundle::{Built, sha256_hex};
-use othc::check::{HeaderError, implementation_path, objects_to_build, prebuilt_objects};
+use othc::check::{check_implementations, prebuilt_objects};
 use othc::diagnostics::Diagnostics;
+use othc::loader::Loader;
 use othc::model::{FileIx, ObjectId};
 
 pub struct Options {
@@ -39,6 +40,15 @@ impl Options {
     }
 }
 
+/// The disk, for telling which implementation files are there.
+struct Disk;
+
+impl Loader for Disk {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+}
+
 /// A module's compiled bytes and whether they came from the cache, or the
 /// compiler's output when it failed.
 type Compiled = Result<(Vec<u8>, bool), String>;
@@ -54,19 +64,10 @@ fn bindings_hash(text: &str) -> Option<&str> {
 pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -> Vec<Built> {
     let model = &c.checked.model;
     let mut jobs: Vec<(ObjectId, PathBuf, String)> = Vec::new();
-    for o in objects_to_build(&c.front, &c.checked) {
+    for (o, ts) in check_implementations(&c.front, &c.checked, &Disk, diags) {
         let def = model.object(o);
         let module = &c.front.program.modules[def.file.index()];
-        let ts = implementation_path(&module.key);
         let at = c.checked.spans.objects[o.index()].name;
-        if !ts.is_file() {
-            diags.report(HeaderError::NoImplementation {
-                object: def.name.clone(),
-                at,
-                file: ts.display().to_string(),
-            });
-            continue;
-        }
         // The bindings beside the source: written when missing, E0703 when stale.
         let text = &c.front.sources.get(module.file).text;
         let generated = assemblyscript::generate(model, FileIx(def.file.0), text);

@@ -236,7 +236,12 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
             servers.push(server(model, def));
         }
         for n in &def.needs {
-            clients.push(client(model, n));
+            // Objects of one file needing the same at one mount point share
+            // its client (the checker allows nothing else, E0404).
+            let c = client(model, n);
+            if !clients.iter().any(|d: &ClientView| d.class == c.class) {
+                clients.push(c);
+            }
         }
     }
     let view = FileView {

@@ -1,9 +1,11 @@
 //! What `othc build` needs beyond `othc check`: every object it will compile
-//! has its implementation file (E0407). An object without `native` is
-//! implemented by the AssemblyScript file with the same stem next to its
-//! `.oth` file (`Greeter.oth` → `Greeter.ts`).
+//! has its implementation file (E0407), one of its own (E0408). An object
+//! without `native` is implemented by the AssemblyScript file named after
+//! the object, next to its `.oth` file (`object Greeter` in `Greeter.oth` →
+//! `Greeter.ts`; `Counter` and `Clicker` in `Both.oth` → `Counter.ts`,
+//! `Clicker.ts`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::Checked;
@@ -13,9 +15,9 @@ use crate::loader::Loader;
 use crate::model::{FileOrigin, ImageId, ObjectId, Shape};
 use crate::resolve::FrontEnd;
 
-/// The implementation file of the objects declared in `key` (a `.oth` path).
-pub fn implementation_path(key: &std::path::Path) -> PathBuf {
-    key.with_extension("ts")
+/// The implementation file of `object`, declared in `key` (a `.oth` path).
+pub fn implementation_path(key: &std::path::Path, object: &str) -> PathBuf {
+    key.with_file_name(format!("{object}.ts"))
 }
 
 /// The objects a build of the root files compiles: those the root files
@@ -74,25 +76,45 @@ fn objects_used(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
     out
 }
 
-/// E0407 for each object to build whose implementation file is missing.
+/// E0407 for each object to build whose implementation file is missing,
+/// and E0408 for two that would be compiled from one file. Returns the
+/// objects whose implementation is there and theirs alone, each with it.
 pub fn check_implementations(
     front: &FrontEnd,
     checked: &Checked,
     loader: &dyn Loader,
     diags: &mut Diagnostics,
-) {
-    let mut reported: HashSet<PathBuf> = HashSet::new();
+) -> Vec<(ObjectId, PathBuf)> {
+    let mut by_file: HashMap<PathBuf, ObjectId> = HashMap::new();
+    let mut out = Vec::new();
     for o in objects_to_build(front, checked) {
         let def = checked.model.object(o);
         let module = &front.program.modules[def.file.index()];
-        let ts = implementation_path(&module.key);
-        if loader.load(&ts).is_ok() || !reported.insert(ts.clone()) {
+        let ts = implementation_path(&module.key, &def.name);
+        let at = checked.spans.objects[o.index()].name;
+        if let Some(&first) = by_file.get(&ts) {
+            diags.report(HeaderError::OneImplementation {
+                object: def.name.clone(),
+                at,
+                other: checked.spans.objects[first.index()].name,
+                file: ts.display().to_string(),
+            });
+            out.retain(|(p, _): &(ObjectId, PathBuf)| p.0 != first.0);
             continue;
         }
+        by_file.insert(ts.clone(), o);
+        if loader.load(&ts).is_ok() {
+            out.push((o, ts));
+            continue;
+        }
+        let beside = module.key.with_extension("ts");
         diags.report(HeaderError::NoImplementation {
             object: def.name.clone(),
-            at: checked.spans.objects[o.index()].name,
+            at,
             file: ts.display().to_string(),
+            beside: (beside != ts && loader.load(&beside).is_ok())
+                .then(|| beside.display().to_string()),
         });
     }
+    out
 }

@@ -65,6 +65,7 @@ codes! {
     E0405 = "E0405", "pattern-mount-point", "`needs` mount point is a pattern";
     E0406 = "E0406", "unknown-native", "a `native` object the runtime does not provide";
     E0407 = "E0407", "missing-implementation", "implementation file is missing";
+    E0408 = "E0408", "one-implementation-for-two", "two objects would be compiled from one implementation file";
     E0501 = "E0501", "unknown-tree-name", "unknown instance or image-tree name in a path";
     E0502 = "E0502", "need-not-mounted", "a concrete need of an instance has nothing mounted at its mount point";
     E0503 = "E0503", "need-not-served", "need not met: nothing at the target serves this path with this verb";

@@ -45,10 +45,21 @@ pub enum HeaderError {
         at: FileSpan,
         first: FileSpan,
     },
-    /// E0407: an object to build whose implementation `file` is missing.
+    /// E0407: an object to build whose implementation `file` is missing;
+    /// `beside` is the `.ts` named after its `.oth` file, if that exists
+    /// (the layout before implementations were named after objects).
     NoImplementation {
         object: String,
         at: FileSpan,
+        file: String,
+        beside: Option<String>,
+    },
+    /// E0408: two objects to build whose implementation is one file (two
+    /// objects of one name in one folder).
+    OneImplementation {
+        object: String,
+        at: FileSpan,
+        other: FileSpan,
         file: String,
     },
 }
@@ -94,7 +105,7 @@ impl ToDiagnostic for HeaderError {
             )
             .with_label(Label::at(*first, "and so does this one"))
             .with_help(
-                "clients are named for the mount point's last segment: give the two mount points different last segments",
+                "clients are named for the mount point's last segment: give the two mount points different last segments (two objects of one file that need exactly the same at one mount point share its client)",
             ),
             HeaderError::MethodsCollide {
                 block,
@@ -131,14 +142,40 @@ impl ToDiagnostic for HeaderError {
             )
             .with_label(Label::at(*first, "from this one"))
             .with_help("no request could tell them apart: keep one of the two"),
-            HeaderError::NoImplementation { object, at, file } => Diagnostic::new(
-                Code::E0407,
-                format!("`{object}` has no implementation"),
-                Label::at(*at, format!("`{file}` does not exist")),
+            HeaderError::NoImplementation {
+                object,
+                at,
+                file,
+                beside,
+            } => {
+                let d = Diagnostic::new(
+                    Code::E0407,
+                    format!("`{object}` has no implementation"),
+                    Label::at(*at, format!("`{file}` does not exist")),
+                );
+                match beside {
+                    Some(other) => d.with_help(format!(
+                        "an object's implementation is the file named after the object: rename `{other}` to `{file}` if it implements `{object}` (an object per file), or write `{file}`"
+                    )),
+                    None => d.with_help(format!(
+                        "write `{file}`, named after the object (its bindings come from `othc gen`), or mark the object `native` if the runtime provides it"
+                    )),
+                }
+            }
+            HeaderError::OneImplementation {
+                object,
+                at,
+                other,
+                file,
+            } => Diagnostic::new(
+                Code::E0408,
+                format!("two objects `{object}` would both be compiled from `{file}`"),
+                Label::at(*at, format!("this `{object}` is implemented by `{file}`")),
             )
-            .with_help(format!(
-                "write `{file}` (its bindings come from `othc gen --lang as`), or mark the object `native` if the runtime provides it"
-            )),
+            .with_label(Label::at(*other, "and so is this one"))
+            .with_help(
+                "an object's implementation is the file named after it, beside its .oth file: rename one of the two objects, or move its .oth file to a folder of its own",
+            ),
         }
     }
 }

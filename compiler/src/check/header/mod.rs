@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::Cx;
 use crate::asnames;
-use crate::model::{EntryId, FileOrigin, NeedBlock, Seg};
+use crate::model::{EntryDef, EntryId, FileOrigin, NeedBlock, Seg};
 use crate::source::FileSpan;
 
 mod errors;
@@ -24,8 +24,11 @@ pub fn check(cx: &mut Cx) {
         .filter(|o| o.native && cx.model.files[o.file.index()].origin == FileOrigin::Env)
         .map(|o| o.name.clone())
         .collect();
+    // The clients of the objects of one file live in one bindings file.
+    let mut clients_by_file: HashMap<u32, Clients> = HashMap::new();
     for oi in 0..cx.model.objects.len() {
         let o = &cx.model.objects[oi];
+        let file = o.file.0;
         let sp = &cx.spans.objects[oi];
         if o.native
             && cx.model.files[o.file.index()].origin == FileOrigin::Source
@@ -47,17 +50,41 @@ pub fn check(cx: &mut Cx) {
         if !native {
             methods_unique(cx, &distinct, "serves");
         }
-        needs_rules(cx, &needs, &need_spans);
+        let clients = clients_by_file.entry(file).or_default();
+        needs_rules(cx, &needs, &need_spans, clients);
     }
     for ii in 0..cx.model.images.len() {
         let needs = cx.model.images[ii].needs.clone();
         let spans = cx.spans.images[ii].needs.clone();
-        needs_rules(cx, &needs, &spans);
+        needs_rules(cx, &needs, &spans, &mut HashMap::new());
     }
 }
 
-fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan]) {
-    let mut clients: HashMap<String, FileSpan> = HashMap::new();
+/// The generated client names of a bindings file so far: where each came
+/// from, and what its need block asks (two objects of one file may share a
+/// client when they need exactly the same at the same mount point).
+type Clients = HashMap<String, (FileSpan, ClientShape)>;
+
+/// A need block's mount point and entries.
+type ClientShape = (String, Vec<EntryDef>);
+
+/// A need block as its client sees it: the mount point, and the entries
+/// (docs and the way a stream was written aside).
+fn client_shape(cx: &Cx, n: &NeedBlock) -> ClientShape {
+    let entries = n
+        .entries
+        .iter()
+        .map(|e| EntryDef {
+            doc: None,
+            star: false,
+            ..cx.model.entry(*e).clone()
+        })
+        .collect();
+    (n.mount.to_string(), entries)
+}
+
+fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &mut Clients) {
+    let mut own: HashMap<String, FileSpan> = HashMap::new();
     for (n, at) in needs.iter().zip(spans) {
         if n.mount.segs.iter().any(|s| matches!(s, Seg::Capture(_))) {
             cx.diags.report(HeaderError::PatternMount {
@@ -72,15 +99,22 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan]) {
         }
         methods_unique(cx, &n.entries, "needs");
         // Two needs whose ready-made clients or client classes would share
-        // a name: one report per pair of needs.
+        // a name: one report per pair of needs. Across the objects of one
+        // file, a need block the same as one before shares its client.
         let names: Vec<String> = asnames::client_instance(&n.mount.segs)
             .into_iter()
             .chain([asnames::client_class(&n.mount.segs)])
             .collect();
-        if let Some((name, first)) = names
-            .iter()
-            .find_map(|name| clients.get(name).map(|f| (name, *f)))
-        {
+        let shape = client_shape(cx, n);
+        let clash = names.iter().find_map(|name| {
+            own.get(name).map(|f| (name, *f)).or_else(|| {
+                clients
+                    .get(name)
+                    .filter(|(_, s)| *s != shape)
+                    .map(|(f, _)| (name, *f))
+            })
+        });
+        if let Some((name, first)) = clash {
             cx.diags.report(HeaderError::ClientsCollide {
                 name: name.clone(),
                 at: *at,
@@ -88,7 +122,8 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan]) {
             });
         } else {
             for name in names {
-                clients.insert(name, *at);
+                own.insert(name.clone(), *at);
+                clients.entry(name).or_insert((*at, shape.clone()));
             }
         }
     }

@@ -1,0 +1,17 @@
+// Clicker: each line typed at the console is a click on the counter.
+import { OnText, run } from "othismo"
+import { ClickerServer, keys, counter } from "./Counter.oth"
+
+class Clicker extends ClickerServer {
+  start(): void {
+    keys.watch(new OnLine())                    // watch / -> text/plain*
+  }
+}
+
+class OnLine extends OnText {
+  text(line: string, done: bool): void {
+    counter.writeClick(line, null)              // write /click text/plain
+  }
+}
+
+run(new Clicker())
