@@ -197,22 +197,6 @@ fn hello_builds_the_same_bytes_twice_and_the_second_time_from_the_cache() {
         .map(|b| b.name.as_str())
         .collect();
     assert_eq!(recompiled, ["Shouter"]);
-    // Stale bindings are refused once the header changes.
-    let greeter = work.join("hello/Greeter.oth");
-    let text = std::fs::read_to_string(&greeter).unwrap();
-    std::fs::write(
-        &greeter,
-        text.replace(
-            "/greeting  write Greeting",
-            "/greeting  write Greeting\n    /greeted  read -> text/plain",
-        ),
-    )
-    .unwrap();
-    let (_, _, diags) = build(&hello, &work.join("out4"), &cache);
-    assert_eq!(
-        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
-        [Code::E0703]
-    );
 }
 
 #[test]
@@ -522,4 +506,55 @@ image App {
         .collect();
     // Before this test, the bundle chased the bind into itself and failed.
     assert_eq!(data, [("/data", "fs", "/sub")]);
+}
+
+/// Stale bindings are written again by the build when they are as othc
+/// left them (it used to stop with E0703 on every header edit), and never
+/// when they were edited by hand (E0703).
+#[test]
+fn stale_bindings_are_regenerated_unless_edited_by_hand() {
+    let work = scratch("stale_bindings");
+    copy_dir(&root().join("examples/hello"), &work);
+    let hello = work.join("Hello.oth");
+    let (_, built, diags) = build(&hello, &work.join("out"), &work.join("cache"));
+    assert!(!diags.has_errors() && built.len() == 2);
+    let bindings = work.join("Shouter.oth.ts");
+    assert_eq!(
+        othc::backends::assemblyscript::written(&std::fs::read_to_string(&bindings).unwrap()),
+        othc::backends::assemblyscript::Written::AsGenerated
+    );
+    // A header edit: the build writes the bindings again and goes on.
+    let shouter = work.join("Shouter.oth");
+    let text = std::fs::read_to_string(&shouter).unwrap();
+    std::fs::write(
+        &shouter,
+        text.replace("export object Shouter", "## Loud.\nexport object Shouter"),
+    )
+    .unwrap();
+    let (_, built, diags) = build(&hello, &work.join("out"), &work.join("cache"));
+    assert!(
+        !diags.has_errors(),
+        "{:?}",
+        diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    assert_eq!(built.len(), 2);
+    assert!(
+        std::fs::read_to_string(&bindings)
+            .unwrap()
+            .contains("Loud.")
+    );
+    // Edited by hand, then the header changes: left alone, E0703.
+    let edited = std::fs::read_to_string(&bindings).unwrap() + "// mine\n";
+    std::fs::write(&bindings, &edited).unwrap();
+    let text = std::fs::read_to_string(&shouter).unwrap();
+    std::fs::write(&shouter, text.replace("## Loud.", "## Very loud.")).unwrap();
+    let (_, built, diags) = build(&hello, &work.join("out"), &work.join("cache"));
+    let codes: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["E0703"]);
+    assert!(built.iter().all(|b| b.name != "Shouter"));
+    assert_eq!(
+        std::fs::read_to_string(&bindings).unwrap(),
+        edited,
+        "not overwritten"
+    );
 }

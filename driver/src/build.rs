@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::build_errors::BuildError;
 use crate::toolchain::{self, Profile};
 use othc::Compilation;
-use othc::backends::assemblyscript;
+use othc::backends::assemblyscript::{self, Written};
 use othc::bundle::{Built, sha256_hex};
 use othc::check::{check_implementations, prebuilt_objects};
 use othc::diagnostics::Diagnostics;
@@ -68,7 +68,8 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
         let def = model.object(o);
         let module = &c.front.program.modules[def.file.index()];
         let at = c.checked.spans.objects[o.index()].name;
-        // The bindings beside the source: written when missing, E0703 when stale.
+        // The bindings beside the source: written when missing, rewritten
+        // when stale and as othc left them, E0703 when edited by hand.
         let text = &c.front.sources.get(module.file).text;
         let generated = assemblyscript::generate(model, FileIx(def.file.0), text);
         let dir = module
@@ -79,7 +80,12 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
         let bindings = dir.join(&generated.file_name);
         match std::fs::read_to_string(&bindings) {
             Ok(old) if old == generated.text => {}
-            Ok(old) if bindings_hash(&old) != bindings_hash(&generated.text) => {
+            // Edited by hand, or stale with no way to tell: left alone.
+            Ok(old)
+                if assemblyscript::written(&old) == Written::Edited
+                    || (assemblyscript::written(&old) == Written::Unknown
+                        && bindings_hash(&old) != bindings_hash(&generated.text)) =>
+            {
                 diags.report(BuildError::StaleBindings {
                     object: def.name.clone(),
                     at,
@@ -88,8 +94,15 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
                 });
                 continue;
             }
-            _ => {
-                eprintln!("  generating {}", bindings.display());
+            found => {
+                let why = match (&found, found.as_ref().ok().and_then(|o| bindings_hash(o))) {
+                    (Err(_), _) => "",
+                    (Ok(_), Some(h)) if Some(h) != bindings_hash(&generated.text) => {
+                        " (its header changed)"
+                    }
+                    _ => " (another version of othc wrote it)",
+                };
+                eprintln!("  generating {}{why}", bindings.display());
                 if let Err(e) = std::fs::write(&bindings, &generated.text) {
                     diags.report(BuildError::Io {
                         at,

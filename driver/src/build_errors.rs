@@ -36,7 +36,8 @@ pub enum BuildError {
         at: FileSpan,
         reason: String,
     },
-    /// E0703: bindings generated from an older version of the header.
+    /// E0703: bindings that no longer match the header, edited by hand
+    /// since othc wrote them (so not rewritten).
     StaleBindings {
         object: String,
         at: FileSpan,
@@ -106,13 +107,17 @@ impl ToDiagnostic for BuildError {
                 source,
             } => Diagnostic::new(
                 Code::E0703,
-                format!("the bindings of `{object}` are stale"),
+                format!("the bindings of `{object}` were edited by hand"),
                 Label::at(
                     *at,
-                    format!("`{bindings}` was generated from an older version of this file"),
+                    format!(
+                        "`{bindings}` does not match this header, and was changed since othc wrote it, so it is not overwritten"
+                    ),
                 ),
             )
-            .with_help(format!("run `othc gen --lang as {source}` again")),
+            .with_help(format!(
+                "the bindings are generated: move what you changed into the object's implementation, then delete `{bindings}` (the build writes it again) or run `othc gen {source}`"
+            )),
         }
     }
 }

@@ -127,7 +127,42 @@ pub(super) struct EnumValueView {
 
 /// A doc comment's lines; the templates write them as `///` comments.
 pub fn generate(model: &Model, file: FileIx, source_text: &str) -> Generated {
-    render(model, file, source_text, TEMPLATE)
+    let mut g = render(model, file, source_text, TEMPLATE);
+    // The first line also carries the hash of the rest, so a build can
+    // tell a generated file left as it was (regenerated when stale) from
+    // one edited by hand (never overwritten).
+    if let Some((first, rest)) = g.text.split_once('\n') {
+        let first = first.trim_end_matches(").").to_string();
+        g.text = format!("{first}, body {}).\n{rest}", source_hash(rest));
+    }
+    g
+}
+
+/// What a bindings file found on disk is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// As othc wrote it: the hash its first line gives for the rest is the
+    /// rest's.
+    AsGenerated,
+    /// Changed since othc wrote it.
+    Edited,
+    /// No hash of the rest: written by an othc from before it kept one (or
+    /// not by othc at all).
+    Unknown,
+}
+
+pub fn written(text: &str) -> Written {
+    let Some((first, rest)) = text.split_once('\n') else {
+        return Written::Unknown;
+    };
+    match first
+        .rsplit_once(", body ")
+        .and_then(|(_, h)| h.strip_suffix(")."))
+    {
+        Some(h) if h == source_hash(rest) => Written::AsGenerated,
+        Some(_) => Written::Edited,
+        None => Written::Unknown,
+    }
 }
 
 /// An entry file that uses every class, method and function of the
