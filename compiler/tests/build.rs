@@ -558,3 +558,44 @@ fn stale_bindings_are_regenerated_unless_edited_by_hand() {
         "not overwritten"
     );
 }
+
+/// The module cache is keyed by content, not by folder: the same sources in
+/// another folder come from the cache, and compiling them there afresh
+/// gives the same bytes (so the cached module is the right one).
+#[test]
+fn the_cache_is_keyed_by_content_not_by_folder() {
+    let work = scratch("cache_by_content");
+    copy_dir(&root().join("examples/hello"), &work.join("one/hello"));
+    copy_dir(&root().join("examples/hello"), &work.join("two/elsewhere"));
+    let cache = work.join("cache");
+    let (_, first, d1) = build(
+        &work.join("one/hello/Hello.oth"),
+        &work.join("out1"),
+        &cache,
+    );
+    assert!(!d1.has_errors());
+    let (_, second, d2) = build(
+        &work.join("two/elsewhere/Hello.oth"),
+        &work.join("out2"),
+        &cache,
+    );
+    assert!(!d2.has_errors());
+    assert!(
+        second.iter().all(|b| b.cached),
+        "compiled again in another folder"
+    );
+    let (_, fresh, d3) = build(
+        &work.join("two/elsewhere/Hello.oth"),
+        &work.join("out3"),
+        &work.join("fresh_cache"),
+    );
+    assert!(!d3.has_errors());
+    for (a, b) in first.iter().zip(&fresh) {
+        assert!(!b.cached);
+        assert_eq!(
+            a.sha256, b.sha256,
+            "{}: the folder changed the module",
+            a.name
+        );
+    }
+}

@@ -282,6 +282,8 @@ fn compile_cached(
         h.update(n);
         h.update(text);
     }
+    // By content and place relative to the entry, not by where the folder
+    // is: the same sources elsewhere are the same module.
     for (path, text) in local_sources(ts)? {
         h.update(path.to_string_lossy().as_bytes());
         h.update(text);
@@ -306,17 +308,22 @@ fn compile_cached(
 
 /// `entry` and every file it imports by a relative path (`./x`, `../y`),
 /// transitively: (path, contents), in a stable order.
+/// The files `entry` imports by relative path, transitively, with itself:
+/// each named relative to the entry's folder (as its imports reach it).
 fn local_sources(entry: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
-    let mut todo = vec![entry.to_path_buf()];
-    while let Some(path) = todo.pop() {
-        if !seen.insert(path.clone()) {
+    let root = entry.parent().map(Path::to_path_buf).unwrap_or_default();
+    let first = PathBuf::from(entry.file_name().unwrap_or_default());
+    let mut todo = vec![first];
+    while let Some(rel) = todo.pop() {
+        if !seen.insert(rel.clone()) {
             continue;
         }
+        let path = root.join(&rel);
         let text =
             std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let dir = rel.parent().map(Path::to_path_buf).unwrap_or_default();
         for spec in relative_imports(&String::from_utf8_lossy(&text)) {
             let base = dir.join(&spec);
             // `./Greeter.oth` is `Greeter.oth.ts`; `./util`, `util.ts` or `util/index.ts`.
@@ -324,11 +331,11 @@ fn local_sources(entry: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
                 PathBuf::from(format!("{}.ts", base.display())),
                 base.join("index.ts"),
             ];
-            if let Some(found) = candidates.into_iter().find(|c| c.is_file()) {
+            if let Some(found) = candidates.into_iter().find(|c| root.join(c).is_file()) {
                 todo.push(found);
             }
         }
-        out.push((path, text));
+        out.push((rel, text));
     }
     out.sort();
     Ok(out)

@@ -169,9 +169,19 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default()
     ));
+    // Run in the entry's folder, naming it by its file name: what the
+    // compiler writes into the module (abort messages name their file)
+    // then does not depend on where the folder is, so the module cache can
+    // be keyed by content alone.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (pkgs, out) = (absolute(&pkgs), absolute(&out));
+    let folder = entry.parent().filter(|d| !d.as_os_str().is_empty());
     let mut cmd = Command::new("node");
-    cmd.arg(&asc)
-        .arg(entry)
+    if let Some(folder) = folder {
+        cmd.current_dir(folder);
+    }
+    cmd.arg(absolute(&asc))
+        .arg(entry.file_name().unwrap_or(entry.as_os_str()))
         .arg(pkgs.join("othismo").join("exports.ts"))
         .args([
             "--runtime",
