@@ -403,6 +403,34 @@ impl ContentType {
     }
 }
 
+/// Content types people write often: what a name that lost its `/`, or a
+/// content type near one of these, was most likely meant to be.
+pub const COMMON_CONTENT_TYPES: &[&str] = &[
+    "text/plain",
+    "text/html",
+    "text/css",
+    "text/csv",
+    "text/markdown",
+    "text/javascript",
+    "text/xml",
+    "application/json",
+    "application/bson",
+    "application/xml",
+    "application/octet-stream",
+    "application/javascript",
+    "application/pdf",
+    "application/zip",
+    "application/x-www-form-urlencoded",
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/svg+xml",
+    "image/webp",
+    "audio/mpeg",
+    "video/mp4",
+    "multipart/form-data",
+];
+
 /// The content type of stat records (book: reference/wire.md), written `Stat` in headers.
 pub const STAT_CONTENT_TYPE: &str = "application/x-othismo-stat";
 

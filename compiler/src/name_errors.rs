@@ -75,6 +75,12 @@ pub enum NameError {
     },
     /// W0001: an import nothing uses.
     UnusedImport { name: String, at: FileSpan },
+    /// W0201: a content type othc does not know, close to a common one.
+    NearContentType {
+        written: String,
+        near: &'static str,
+        at: FileSpan,
+    },
 }
 
 /// "a" or "an", for the word that follows.
@@ -205,6 +211,14 @@ impl ToDiagnostic for NameError {
                 Label::at(*at, "which message type?"),
             )
             .with_help("write the message: `write /path Greeting { ... }`"),
+            NameError::NearContentType { written, near, at } => Diagnostic::new(
+                Code::W0201,
+                format!("`{written}` is not a content type othc knows; did you mean `{near}`?"),
+                Label::at(*at, format!("close to `{near}`")),
+            )
+            .with_help(format!(
+                "write `{near}`; if `{written}` is meant, it is accepted as it is, and matches only itself"
+            )),
             NameError::UnusedImport { name, at } => Diagnostic::new(
                 Code::W0001,
                 format!("`{name}` is imported but never used"),
@@ -255,6 +269,16 @@ fn unknown(sought: &Sought, name: &str, at: FileSpan, candidates: &[String]) -> 
     };
     let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
     let d = Diagnostic::new(Code::E0203, message, Label::at(at, label)).about(subject, name);
+    // `textplain`: a content type that lost its `/`.
+    if *sought == Sought::PayloadType
+        && let Some(ct) = crate::model::COMMON_CONTENT_TYPES
+            .iter()
+            .find(|ct| ct.replace('/', "").eq_ignore_ascii_case(name))
+    {
+        return d.with_help(format!(
+            "`{name}` looks like the content type `{ct}` without its `/`: write `{ct}`"
+        ));
+    }
     match closest(name, &refs) {
         Some(near) => d.with_help(format!("did you mean `{near}`?")),
         None => d.with_help(otherwise),

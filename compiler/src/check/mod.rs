@@ -115,6 +115,7 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
     } else {
         Default::default()
     };
+    diags.drop_echoes_of_failed_imports(&[Code::E0203, Code::E0303]);
     diags.merge_repeats(&[Code::E0203, Code::E0303, Code::E0306], "and here");
     unused_imports(front, &lowered, diags);
     // Nobody can act on a style warning in `othismo:env` or a module's header.

@@ -100,6 +100,7 @@ codes! {
     W0001 = "W0001", "unused-import", "unused import";
     W0002 = "W0002", "naming-style", "type name not PascalCase / field name not camelCase or snake_case";
     W0003 = "W0003", "dangling-doc", "doc comment attached to nothing";
+    W0201 = "W0201", "near-content-type", "content type othc does not know, close to a common one";
     W0501 = "W0501", "unused-wire", "mount or bind that no need of the instance uses";
 }
 

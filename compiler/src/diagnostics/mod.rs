@@ -67,7 +67,7 @@ pub struct Diagnostic {
     /// What it is about, as data (`type Greeting`): repeats of one
     /// diagnostic about one thing in one file fold into one
     /// ([`Diagnostics::merge_repeats`]).
-    pub subject: Option<String>,
+    pub subject: Option<Subject>,
 }
 
 impl Diagnostic {
@@ -86,7 +86,10 @@ impl Diagnostic {
 
     /// Says what the diagnostic is about (a kind and a name).
     pub fn about(mut self, kind: &str, name: &str) -> Diagnostic {
-        self.subject = Some(format!("{kind} {name}"));
+        self.subject = Some(Subject {
+            kind: kind.to_string(),
+            name: name.to_string(),
+        });
         self
     }
 
@@ -99,6 +102,14 @@ impl Diagnostic {
         self.help = Some(help.into());
         self
     }
+}
+
+/// What a diagnostic is about: a kind of thing (`type`, `object`,
+/// `import`) and its name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Subject {
+    pub kind: String,
+    pub name: String,
 }
 
 /// An error held as data (names, spans, what was found), with its wording
@@ -145,7 +156,7 @@ impl Diagnostics {
     /// with no subject are never folded.
     pub fn merge_repeats(&mut self, codes: &[Code], label: &str) {
         let mut out: Vec<Diagnostic> = Vec::with_capacity(self.list.len());
-        let mut first: std::collections::HashMap<(Code, FileId, String), usize> =
+        let mut first: std::collections::HashMap<(Code, FileId, Subject), usize> =
             std::collections::HashMap::new();
         // Per folded diagnostic: repeats labelled, and repeats past that.
         let mut repeats: std::collections::HashMap<usize, (usize, usize)> =
@@ -181,6 +192,27 @@ impl Diagnostics {
             }
         }
         self.list = out;
+    }
+
+    /// Drops the "unknown name" errors (`codes`) about a name whose import
+    /// failed in the same file (E0202 said so, with the right suggestion):
+    /// one mistake, one error.
+    pub fn drop_echoes_of_failed_imports(&mut self, codes: &[Code]) {
+        let failed: std::collections::HashSet<(FileId, String)> = self
+            .list
+            .iter()
+            .filter(|d| d.code == Code::E0202)
+            .filter_map(|d| {
+                let s = d.subject.as_ref()?;
+                Some((d.primary.at.file, s.name.clone()))
+            })
+            .collect();
+        self.list.retain(|d| {
+            !(codes.contains(&d.code)
+                && d.subject
+                    .as_ref()
+                    .is_some_and(|s| failed.contains(&(d.primary.at.file, s.name.clone()))))
+        });
     }
 
     /// Drops the warnings whose primary span is in one of `files`.

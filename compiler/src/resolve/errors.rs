@@ -122,6 +122,7 @@ impl ToDiagnostic for LoadError {
                 format!("`{name}` is not exported by `{file}`"),
                 Label::at(*at, format!("this {kind} is private to its file")),
             )
+            .about("import", name)
             .with_label(Label::at(*declared, "declared here without `export`"))
             .with_help(format!(
                 "write `export` before the declaration of `{name}` in `{file}`"
@@ -136,7 +137,8 @@ impl ToDiagnostic for LoadError {
                     Code::E0202,
                     format!("`{file}` exports no `{name}`"),
                     Label::at(*at, "not exported there"),
-                );
+                )
+                .about("import", name);
                 let names: Vec<&str> = exported.iter().map(String::as_str).collect();
                 match closest(name, &names) {
                     Some(near) => d.with_help(format!("did you mean `{near}`?")),

@@ -23,6 +23,15 @@ pub struct Way {
     pub through: Vec<FileSpan>,
 }
 
+/// A mount or bind that no need goes through.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stray {
+    /// Where it links, and to what.
+    pub at: String,
+    pub from: String,
+    pub wire: FileSpan,
+}
+
 /// What a way leads to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Owner {
@@ -56,6 +65,9 @@ pub enum NeedError {
         need_at: FileSpan,
         /// An instance of the image to suggest mounting.
         example: String,
+        /// A wire of the instance that no need uses, at a path near the
+        /// need's: most likely the mount meant for it.
+        near: Option<Stray>,
     },
     /// E0503: nothing mounted at the need's path.
     NothingAtPath {
@@ -72,6 +84,8 @@ pub enum NeedError {
         owner_at: FileSpan,
         /// The path in the owner's served tree.
         there: String,
+        /// A path the owner does serve that is near `there`: a typo?
+        near: Option<String>,
     },
     /// E0503: what is mounted serves the path with other verbs only.
     OtherVerbs {
@@ -145,6 +159,7 @@ impl ToDiagnostic for NeedError {
                 at,
                 need_at,
                 example,
+                near: None,
             } => Diagnostic::new(
                 Code::E0502,
                 format!("`{instance}` needs `{mount}`, but nothing is mounted there"),
@@ -153,6 +168,26 @@ impl ToDiagnostic for NeedError {
             .with_label(Label::at(*need_at, "the need is declared here"))
             .with_help(format!(
                 "mount something that serves it: `instance {instance} = ... {{ mount {mount} /{example} }}`"
+            )),
+            NeedError::NothingMounted {
+                instance,
+                mount,
+                at: _,
+                need_at,
+                near: Some(near),
+                ..
+            } => Diagnostic::new(
+                Code::E0502,
+                format!("`{instance}` needs `{mount}`, but nothing is mounted there"),
+                Label::at(
+                    near.wire,
+                    format!("this mounts `{}`, which matches no need of `{instance}`", near.at),
+                ),
+            )
+            .with_label(Label::at(*need_at, format!("the need is at `{mount}`")))
+            .with_help(format!(
+                "did you mean `{mount}`? `mount {mount} {}`",
+                near.from
             )),
             NeedError::NothingAtPath {
                 instance,
@@ -178,7 +213,9 @@ impl ToDiagnostic for NeedError {
                 owner,
                 owner_at,
                 there,
-            } => along(
+                near,
+            } => {
+                let d = along(
                 way,
                 Code::E0503,
                 format!(
@@ -189,11 +226,17 @@ impl ToDiagnostic for NeedError {
                 ),
                 format!("this mounts {owner} here"),
             )
-            .with_label(Label::at(*owner_at, format!("{owner} serves no `{there}`")))
-            .with_help(format!(
-                "mount an object that serves `{} {there}`, or add that entry to its `serves`",
-                way.verb.as_str()
-            )),
+            .with_label(Label::at(*owner_at, format!("{owner} serves no `{there}`")));
+                match near {
+                    Some(near) => d.with_help(format!(
+                        "did you mean `{near}`? {owner} serves it: write the need's path as it does"
+                    )),
+                    None => d.with_help(format!(
+                        "mount an object that serves `{} {there}`, or add that entry to its `serves`",
+                        way.verb.as_str()
+                    )),
+                }
+            }
             NeedError::OtherVerbs {
                 way,
                 owner,

@@ -2,11 +2,12 @@
 //! that will answer it, and held against that serve: E0502–E0508, and
 //! W0501 for a mount or bind no need uses.
 
-use super::need_errors::{NeedError, Way};
+use super::need_errors::{NeedError, Stray, Way};
 use super::{ImageChecker, describe};
 use crate::check::matching::{covers, request_met};
 use crate::model::*;
 use crate::namespace::path::strip_prefix;
+use crate::namespace::serve::Holder;
 use crate::namespace::serve::{Found, lookup};
 use crate::namespace::tree::Tree;
 use crate::namespace::view::{ReadonlyBy, ViewMiss, view};
@@ -48,7 +49,12 @@ impl ImageChecker<'_> {
                         || strip_prefix(&w.link.at.segs, &block.mount.segs).is_some()
                 });
                 if !mounted_at_or_under {
-                    self.nothing_mounted(tree, img, ii, block, block_spans[b]);
+                    // A wire no need goes through, at a path near this one:
+                    // a typo, reported with this error rather than apart.
+                    if let Some(wi) = self.nothing_mounted(tree, img, ii, blocks, b, block_spans[b])
+                    {
+                        used[wi] = true;
+                    }
                     for &e in &block.entries {
                         self.need_checks.push(NeedCheck {
                             image: img,
@@ -79,29 +85,70 @@ impl ImageChecker<'_> {
         }
     }
 
+    /// E0502 for need block `b`; returns the wire it names as the likely
+    /// typo, if one is.
     fn nothing_mounted(
         &mut self,
         tree: &Tree,
         img: ImageId,
         ii: usize,
-        block: &NeedBlock,
+        blocks: &[NeedBlock],
+        b: usize,
         need_at: FileSpan,
-    ) {
+    ) -> Option<usize> {
+        let block = &blocks[b];
         let inst = &self.model().image(img).instances[ii];
         let at = self.spans().images[img.index()].instances[ii].name;
         let names = tree.names(img);
+        // The instance named like the need's last segment, if there is one.
+        let last = block.mount.segs.last().and_then(|s| match s {
+            Seg::Literal(l) => Some(l.as_str()),
+            _ => None,
+        });
         let example = names
             .iter()
-            .find(|n| **n != inst.name)
+            .find(|n| Some(n.as_str()) == last && **n != inst.name)
+            .or_else(|| names.iter().find(|n| **n != inst.name))
             .cloned()
             .unwrap_or_else(|| "other".into());
+        // Wires at paths no need block is at or under, and the nearest.
+        let stray: Vec<(usize, String)> = inst
+            .wiring
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| {
+                !blocks.iter().any(|n| {
+                    strip_prefix(&n.mount.segs, &w.link.at.segs).is_some()
+                        || strip_prefix(&w.link.at.segs, &n.mount.segs).is_some()
+                })
+            })
+            .map(|(wi, w)| (wi, w.link.at.to_string()))
+            .collect();
+        let texts: Vec<&str> = stray.iter().map(|(_, t)| t.as_str()).collect();
+        let mount = block.mount.to_string();
+        let near = crate::diagnostics::suggest::closest(&mount, &texts)
+            .and_then(|t| stray.iter().find(|(_, s)| s == t))
+            .map(|(wi, s)| {
+                let w = &inst.wiring[*wi];
+                let sp = &self.spans().images[img.index()].instances[ii].wiring[*wi];
+                (
+                    *wi,
+                    Stray {
+                        at: s.clone(),
+                        from: w.link.from.to_string(),
+                        wire: sp.whole,
+                    },
+                )
+            });
         self.report(NeedError::NothingMounted {
             instance: inst.name.clone(),
-            mount: block.mount.to_string(),
+            mount,
             at,
             need_at,
             example,
+            near: near.as_ref().map(|(_, s)| s.clone()),
         });
+        near.map(|(wi, _)| wi)
     }
 
     fn need_entry(
@@ -165,11 +212,27 @@ impl ImageChecker<'_> {
                 let readonly = !hit.readonly.is_empty() || !ro.is_empty();
                 record(self, NeedOutcome::NothingServed { readonly });
                 let owner_at = self.holder_at(holder);
+                let near = match holder {
+                    Holder::Object(o) => {
+                        let model = self.model();
+                        let served: Vec<String> = model
+                            .object(o)
+                            .serves
+                            .iter()
+                            .map(|e| model.entry(*e).path.to_string())
+                            .collect();
+                        let refs: Vec<&str> = served.iter().map(String::as_str).collect();
+                        let want = there.to_string();
+                        crate::diagnostics::suggest::closest(&want, &refs).map(str::to_string)
+                    }
+                    _ => None,
+                };
                 self.report(NeedError::NotServed {
                     way,
                     owner,
                     owner_at,
-                    there,
+                    there: there.to_string(),
+                    near,
                 });
             }
             Found::OtherVerbs(verbs, holder, ro) => {

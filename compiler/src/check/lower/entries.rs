@@ -83,7 +83,9 @@ impl Lowerer<'_> {
                     });
                     return PayloadType::Unknown;
                 }
-                PayloadType::Content(ContentType::from_syntax(&c.ct))
+                let ct = ContentType::from_syntax(&c.ct);
+                self.near_common(&ct, fs(file, c.span));
+                PayloadType::Content(ct)
             }
             TypeRef::Name(n) => match self.out.scopes[mi].get(&n.name) {
                 Some(Sym::Type(id, false)) => PayloadType::Message(id),
@@ -111,6 +113,23 @@ impl Lowerer<'_> {
                     PayloadType::Unknown
                 }
             },
+        }
+    }
+
+    /// W0201 for a content type that is none of the common ones but close
+    /// to one (`text/plian`): most likely a typo, which would otherwise
+    /// only show as a need no serve meets.
+    fn near_common(&mut self, ct: &ContentType, at: crate::source::FileSpan) {
+        let essence = ct.essence();
+        if ct.ty == "*" || ct.subtype == "*" || COMMON_CONTENT_TYPES.contains(&essence.as_str()) {
+            return;
+        }
+        if let Some(near) = crate::diagnostics::suggest::closest(&essence, COMMON_CONTENT_TYPES) {
+            self.diags.report(NameError::NearContentType {
+                written: ct.text.clone(),
+                near,
+                at,
+            });
         }
     }
 
