@@ -59,7 +59,7 @@ pub fn build(
         files: o.values.clone(),
         sets: o.set.clone(),
     };
-    let compiled = compile_and_report(files, &inputs, &o.report)?;
+    let mut compiled = compile_and_report(files, &inputs, &o.report)?;
     if let Some(image) = to_run {
         runnable(&compiled, &files[0], image)?;
     }
@@ -77,7 +77,7 @@ pub fn build(
     let opts = Options::new(out, profile);
     eprintln!("building into {}", opts.out.display());
     let mut diags = othc::Diagnostics::new();
-    let built = build_objects(&compiled, &opts, &mut diags);
+    let built = build_objects(&mut compiled, &opts, &mut diags);
     print_diagnostics(&compiled.front.sources, &diags, &o.report);
     if diags.has_errors() {
         return Err(EXIT_ERRORS);

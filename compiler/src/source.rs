@@ -1,6 +1,6 @@
 //! The files of one compilation, and positions in them.
 
-use oth_syntax::Span;
+pub use oth_syntax::Span;
 
 /// Index of a file in a [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -52,7 +52,8 @@ fn build(
     out: &Path,
     cache: &Path,
 ) -> (othc::Compilation, Vec<othc::bundle::Built>, Diagnostics) {
-    let c = othc::compile(&Disk, &[root_file.to_path_buf()], &Default::default()).expect("loads");
+    let mut c =
+        othc::compile(&Disk, &[root_file.to_path_buf()], &Default::default()).expect("loads");
     assert!(
         !c.front.diags.has_errors(),
         "{}",
@@ -61,7 +62,7 @@ fn build(
     let mut opts = Options::new(out.to_path_buf(), Profile::Release);
     opts.cache = cache.to_path_buf();
     let mut diags = Diagnostics::new();
-    let built = build_objects(&c, &opts, &mut diags);
+    let built = build_objects(&mut c, &opts, &mut diags);
     (c, built, diags)
 }
 
@@ -445,10 +446,10 @@ fn objects_imported_from_modules_are_bundled_as_they_are() {
     let sections = othc::sections::sections_of(&first.checked.model, shouter.object);
     let empty = othc::sections::append(b"\0asm\x01\0\0\0", &sections).unwrap();
     std::fs::write(uses.join("Shouter.wasm"), empty).unwrap();
-    let c = othc::compile(&Disk, &[uses.join("Hello.oth")], &Default::default()).unwrap();
+    let mut c = othc::compile(&Disk, &[uses.join("Hello.oth")], &Default::default()).unwrap();
     assert!(!c.front.diags.has_errors());
     let mut diags = Diagnostics::new();
-    build_objects(&c, &opts, &mut diags);
+    build_objects(&mut c, &opts, &mut diags);
     let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::E0702]);
 }
@@ -598,4 +599,36 @@ fn the_cache_is_keyed_by_content_not_by_folder() {
             a.name
         );
     }
+}
+
+/// The AssemblyScript compiler's errors point at their place in the
+/// implementation, so editors and JSON readers go to the line to fix (they
+/// used to point at the object's name in the .oth file).
+#[test]
+fn compile_errors_point_into_the_implementation() {
+    let work = scratch("asc_error_place");
+    copy_dir(
+        &root().join("fixtures/build/err/E0701_compile_error"),
+        &work,
+    );
+    let (c, built, diags) = build(
+        &work.join("App.oth"),
+        &work.join("out"),
+        &work.join("cache"),
+    );
+    assert!(built.is_empty());
+    let d: Vec<_> = diags.iter().collect();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].code, Code::E0701);
+    let file = c.front.sources.get(d[0].primary.at.file);
+    assert!(file.name.ends_with("App.ts"), "{}", file.name);
+    let at = file.line_col(d[0].primary.at.span.start);
+    assert_eq!((at.line, at.column), (5, 14));
+    assert_eq!(&file.text[d[0].primary.at.span.range()], "Request");
+    assert!(d[0].message.contains("Cannot find name 'Request'"));
+    assert!(
+        d[0].labels
+            .iter()
+            .any(|l| c.front.sources.get(l.at.file).name.ends_with("App.oth"))
+    );
 }

@@ -61,7 +61,88 @@ fn bindings_hash(text: &str) -> Option<&str> {
 }
 
 /// Compiles every object the root files declare or instantiate.
-pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -> Vec<Built> {
+pub fn build_objects(c: &mut Compilation, opts: &Options, diags: &mut Diagnostics) -> Vec<Built> {
+    let mut failed: Vec<(ObjectId, PathBuf, String)> = Vec::new();
+    let built = build_modules(c, opts, diags, &mut failed);
+    // The compiler's errors point into the implementations: those files
+    // join the source map, so each error is shown (and given as JSON) at
+    // its place in the `.ts` file.
+    for (o, ts, output) in failed {
+        let object = c.checked.model.object(o).name.clone();
+        let at = c.checked.spans.objects[o.index()].name;
+        let located = locate_errors(&mut c.front.sources, &ts, &output);
+        diags.report(BuildError::Compiler {
+            object,
+            at,
+            output,
+            located,
+        });
+    }
+    built
+}
+
+/// The compiler's errors that name a place in the implementation (or a
+/// file it imports by relative path), at that place.
+fn locate_errors(
+    sources: &mut othc::source::SourceMap,
+    ts: &Path,
+    output: &str,
+) -> Vec<(othc::source::FileSpan, String)> {
+    let dir = ts.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut files: Vec<(PathBuf, othc::source::FileId)> = Vec::new();
+    let mut out = Vec::new();
+    for e in toolchain::compile_errors(output).into_iter().take(10) {
+        let Some(place) = e.place else { continue };
+        let path = dir.join(&place.file);
+        let file = match files.iter().find(|(p, _)| *p == path) {
+            Some((_, id)) => *id,
+            None => {
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let id = sources.add(path.display().to_string(), text);
+                files.push((path.clone(), id));
+                id
+            }
+        };
+        let text = &sources.get(file).text;
+        let Some(start) = offset_of(text, place.line, place.column) else {
+            continue;
+        };
+        let end = (start + place.len.max(1)).min(text.len());
+        let end = (start..=end)
+            .rev()
+            .find(|i| text.is_char_boundary(*i))
+            .unwrap_or(start);
+        out.push((
+            othc::source::FileSpan::new(file, othc::source::Span::new(start, end)),
+            e.message,
+        ));
+    }
+    out
+}
+
+/// The byte offset of 1-based `line` and `column` (in characters).
+fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
+    let start = text
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)?)
+        .map(str::len)
+        .sum::<usize>();
+    let rest = text.get(start..)?;
+    let col = rest
+        .char_indices()
+        .nth(column.checked_sub(1)?)
+        .map_or(rest.len(), |(i, _)| i);
+    Some(start + col)
+}
+
+fn build_modules(
+    c: &Compilation,
+    opts: &Options,
+    diags: &mut Diagnostics,
+    failed: &mut Vec<(ObjectId, PathBuf, String)>,
+) -> Vec<Built> {
     let model = &c.checked.model;
     let mut jobs: Vec<(ObjectId, PathBuf, String)> = Vec::new();
     for (o, ts) in check_implementations(&c.front, &c.checked, &Disk, diags) {
@@ -118,12 +199,12 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
         jobs.push((o, ts, generated.text));
     }
     // Compile in parallel: asc is slow, and modules are independent.
-    let results: Vec<(ObjectId, Compiled)> = std::thread::scope(|scope| {
+    let results: Vec<(ObjectId, PathBuf, Compiled)> = std::thread::scope(|scope| {
         let handles: Vec<_> = jobs
             .iter()
             .map(|(o, ts, bindings)| {
                 let name = model.object(*o).name.clone();
-                scope.spawn(move || (*o, compile_cached(&name, ts, bindings, opts)))
+                scope.spawn(move || (*o, ts.clone(), compile_cached(&name, ts, bindings, opts)))
             })
             .collect();
         handles
@@ -132,17 +213,13 @@ pub fn build_objects(c: &Compilation, opts: &Options, diags: &mut Diagnostics) -
             .collect()
     });
     let mut built = Vec::new();
-    for (o, result) in results {
+    for (o, ts, result) in results {
         let def = model.object(o);
         let at = c.checked.spans.objects[o.index()].name;
         let (wasm, cached) = match result {
             Ok(r) => r,
             Err(output) => {
-                diags.report(BuildError::Compiler {
-                    object: def.name.clone(),
-                    at,
-                    output,
-                });
+                failed.push((o, ts, output));
                 continue;
             }
         };

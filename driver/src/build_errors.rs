@@ -16,11 +16,13 @@ pub enum BuildError {
         what: &'static str,
         reason: String,
     },
-    /// E0701: the AssemblyScript compiler failed; `output` is what it said.
+    /// E0701: the AssemblyScript compiler failed; `output` is what it said,
+    /// `located` its errors that name a place in the sources, at it.
     Compiler {
         object: String,
         at: FileSpan,
         output: String,
+        located: Vec<(FileSpan, String)>,
     },
     /// E0702: a module (compiled here, or `prebuilt` from a `.wasm`) that
     /// breaks the host ABI.
@@ -60,12 +62,34 @@ impl ToDiagnostic for BuildError {
                 format!("cannot {verb} `{path}`: {reason}"),
                 Label::at(*at, *what),
             ),
-            BuildError::Compiler { object, at, output } => Diagnostic::new(
-                Code::E0701,
-                format!("the AssemblyScript compiler failed on `{object}`"),
-                Label::at(*at, "compiling this object's implementation failed"),
-            )
-            .with_help(format!("the compiler said:\n{}", output.trim_end())),
+            BuildError::Compiler {
+                object,
+                at,
+                output,
+                located,
+            } => match located.split_first() {
+                // At the first error's place in the implementation, the
+                // others and the object labelled, so editors and JSON
+                // readers go to the line to fix.
+                Some(((first, message), rest)) => {
+                    let mut d = Diagnostic::new(
+                        Code::E0701,
+                        format!("the AssemblyScript compiler failed on `{object}`: {message}"),
+                        Label::at(*first, message.clone()),
+                    );
+                    for (place, message) in rest {
+                        d = d.with_label(Label::at(*place, message.clone()));
+                    }
+                    d.with_label(Label::at(*at, "in the implementation of this object"))
+                        .with_help(format!("the compiler said:\n{}", output.trim_end()))
+                }
+                None => Diagnostic::new(
+                    Code::E0701,
+                    format!("the AssemblyScript compiler failed on `{object}`"),
+                    Label::at(*at, "compiling this object's implementation failed"),
+                )
+                .with_help(format!("the compiler said:\n{}", output.trim_end())),
+            },
             BuildError::BreaksAbi {
                 module,
                 prebuilt: false,

@@ -150,6 +150,70 @@ pub enum Profile {
     Debug,
 }
 
+/// One error the AssemblyScript compiler reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompilerError {
+    /// `TS2304: Cannot find name 'Request'.`
+    pub message: String,
+    /// Where, when it is in the user's sources (not the SDK's `~lib/`).
+    pub place: Option<Place>,
+}
+
+/// A place the compiler names: `in App.ts(5,14)`, with the length of the
+/// `~~~` under it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub len: usize,
+}
+
+/// The errors in the compiler's output, in order.
+pub fn compile_errors(output: &str) -> Vec<CompilerError> {
+    let mut out: Vec<CompilerError> = Vec::new();
+    let mut len = 0;
+    for line in output.lines() {
+        let t = line.trim_start();
+        if let Some(m) = t.strip_prefix("ERROR ") {
+            out.push(CompilerError {
+                message: m.trim().to_string(),
+                place: None,
+            });
+            len = 0;
+        } else if let Some(tildes) = t
+            .strip_prefix("│")
+            .map(str::trim)
+            .filter(|s| s.starts_with('~'))
+        {
+            len = tildes.chars().take_while(|c| *c == '~').count();
+        } else if let Some(at) = t.strip_prefix("└─ in ") {
+            let Some(last) = out.last_mut() else { continue };
+            if last.place.is_some() {
+                continue;
+            }
+            let Some((file, rest)) = at.rsplit_once('(') else {
+                continue;
+            };
+            let Some((l, c)) = rest.trim_end_matches(')').split_once(',') else {
+                continue;
+            };
+            if file.starts_with("~lib/") {
+                continue;
+            }
+            if let (Ok(line), Ok(column)) = (l.trim().parse(), c.trim().parse()) {
+                last.place = Some(Place {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    len,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// A failed compilation: the compiler's own output.
 #[derive(Debug)]
 pub struct CompileError {
@@ -204,4 +268,30 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
         return Err(fail(text));
     }
     std::fs::read(&out).map_err(|e| fail(format!("the compiler wrote no `{}`: {e}", out.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_errors_are_read_with_their_places() {
+        let output = "ERROR TS2304: Cannot find name 'Request'.\n   :\n 5 │ write(req: Request, text: string): void {\n   │            ~~~~~~~\n   └─ in App.ts(5,14)\n\nERROR AS100: Not implemented.\n   :\n 9 │ x\n   └─ in ~lib/othismo/server.ts(9,1)\n\nFAILURE 2 compile error(s)\n";
+        let errors = compile_errors(output);
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors[0].message, "TS2304: Cannot find name 'Request'.");
+        assert_eq!(
+            errors[0].place,
+            Some(Place {
+                file: "App.ts".into(),
+                line: 5,
+                column: 14,
+                len: 7
+            })
+        );
+        assert_eq!(
+            errors[1].place, None,
+            "the SDK's own files are not the user's"
+        );
+    }
 }

@@ -57,11 +57,11 @@ pub fn bundle(name: &str, from: &str, image: &str, sets: &[&str]) -> Vec<u8> {
         }
     }
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let c = compile(&work.join(image), &sets).unwrap();
+    let mut c = compile(&work.join(image), &sets).unwrap();
     let mut opts = Options::new(work.join("build"), Profile::Release);
     opts.cache = work.join("cache");
     let mut diags = othc::Diagnostics::new();
-    let built = build_objects(&c, &opts, &mut diags);
+    let built = build_objects(&mut c, &opts, &mut diags);
     assert!(
         !diags.has_errors(),
         "{}",
