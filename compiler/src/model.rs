@@ -393,6 +393,17 @@ impl ContentType {
         ContentType::parse(&ct.text)
     }
 
+    /// The common content type this one is most likely a typo of: none
+    /// when it is common itself, a wildcard, or not near one (W0201).
+    pub fn near_common(&self) -> Option<&'static str> {
+        let essence = self.essence();
+        if self.ty == "*" || self.subtype == "*" || COMMON_CONTENT_TYPES.contains(&essence.as_str())
+        {
+            return None;
+        }
+        crate::diagnostics::suggest::closest(&essence, COMMON_CONTENT_TYPES)
+    }
+
     /// `type/subtype`, lower case, without parameters.
     pub fn essence(&self) -> String {
         if self.subtype.is_empty() {

@@ -110,6 +110,9 @@ pub enum NeedError {
     AnswerType {
         way: Way,
         expects: String,
+        /// The common content type `expects` is likely a typo of (W0201):
+        /// then the typo is never suggested as a fix.
+        expects_typo_of: Option<&'static str>,
         answers: Option<String>,
         serve_at: FileSpan,
     },
@@ -322,6 +325,7 @@ impl ToDiagnostic for NeedError {
             NeedError::AnswerType {
                 way,
                 expects,
+                expects_typo_of,
                 answers,
                 serve_at,
             } => {
@@ -341,10 +345,16 @@ impl ToDiagnostic for NeedError {
                     "this mount leads to a serve that answers something else".into(),
                 )
                 .with_label(Label::at(*serve_at, format!("answers {got}")))
-                .with_help(format!(
-                    "make the need accept what the serve answers (`-> {}`), or the serve answer `{expects}`",
-                    answers.as_deref().unwrap_or("*/*")
-                ))
+                .with_help(match expects_typo_of {
+                    Some(meant) => format!(
+                        "`{expects}` looks like a typo of `{meant}`: make the need accept what the serve answers (`-> {}`)",
+                        answers.as_deref().unwrap_or("*/*")
+                    ),
+                    None => format!(
+                        "make the need accept what the serve answers (`-> {}`), or the serve answer `{expects}`",
+                        answers.as_deref().unwrap_or("*/*")
+                    ),
+                })
             }
             NeedError::Stream { way, serve_at } => along(
                 way,

@@ -300,6 +300,10 @@ impl ImageChecker<'_> {
             if !ok {
                 self.report(NeedError::AnswerType {
                     way: way.clone(),
+                    expects_typo_of: match want {
+                        PayloadType::Content(ct) => ct.near_common(),
+                        _ => None,
+                    },
                     expects: describe(model, want),
                     answers: s.answer.as_ref().map(|g| describe(model, g)),
                     serve_at: ss.whole,

@@ -120,11 +120,7 @@ impl Lowerer<'_> {
     /// to one (`text/plian`): most likely a typo, which would otherwise
     /// only show as a need no serve meets.
     fn near_common(&mut self, ct: &ContentType, at: crate::source::FileSpan) {
-        let essence = ct.essence();
-        if ct.ty == "*" || ct.subtype == "*" || COMMON_CONTENT_TYPES.contains(&essence.as_str()) {
-            return;
-        }
-        if let Some(near) = crate::diagnostics::suggest::closest(&essence, COMMON_CONTENT_TYPES) {
+        if let Some(near) = ct.near_common() {
             self.diags.report(NameError::NearContentType {
                 written: ct.text.clone(),
                 near,
