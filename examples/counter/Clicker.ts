@@ -1,10 +1,10 @@
 // Clicker: each line typed at the console is a click on the counter.
 import { OnText, run } from "othismo"
-import { ClickerServer, keys, counter } from "./Counter.oth"
+import { ClickerServer, cons, counter } from "./Counter.oth"
 
 class Clicker extends ClickerServer {
   start(): void {
-    keys.watch(new OnLine())                    // watch / -> text/plain*
+    cons.watch(new OnLine())                    // watch / -> text/plain*
   }
 }
 

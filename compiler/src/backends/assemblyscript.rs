@@ -264,21 +264,34 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
         }
     }
     let mut servers = Vec::new();
-    let mut clients = Vec::new();
+    // The objects of one file that need something at one mount point share
+    // its client, with the entries of all their needs there (the checker
+    // made sure their method names agree, E0404).
+    let mut shared: Vec<NeedBlock> = Vec::new();
     for &o in &objects {
         let def = model.object(o);
         if !def.native {
             servers.push(server(model, def));
         }
         for n in &def.needs {
-            // Objects of one file needing the same at one mount point share
-            // its client (the checker allows nothing else, E0404).
-            let c = client(model, n);
-            if !clients.iter().any(|d: &ClientView| d.class == c.class) {
-                clients.push(c);
+            match shared.iter_mut().find(|s| s.mount == n.mount) {
+                Some(s) => {
+                    for &e in &n.entries {
+                        let same = |x: &EntryId| {
+                            let (a, b) = (model.entry(*x), model.entry(e));
+                            (&a.path, a.verb, &a.request, &a.answer, a.stream)
+                                == (&b.path, b.verb, &b.request, &b.answer, b.stream)
+                        };
+                        if !s.entries.iter().any(same) {
+                            s.entries.push(e);
+                        }
+                    }
+                }
+                None => shared.push(n.clone()),
             }
         }
     }
+    let clients: Vec<ClientView> = shared.iter().map(|n| client(model, n)).collect();
     let view = FileView {
         import: format!("./{base}"),
         source: base.clone(),

@@ -105,7 +105,7 @@ impl ToDiagnostic for HeaderError {
             )
             .with_label(Label::at(*first, "and so does this one"))
             .with_help(
-                "clients are named for the mount point's last segment: give the two mount points different last segments (two objects of one file that need exactly the same at one mount point share its client)",
+                "clients are named for the mount point's last segment: give the two mount points different last segments (two objects of one file that need something at the same mount point share its client)",
             ),
             HeaderError::MethodsCollide {
                 block,

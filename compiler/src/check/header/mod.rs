@@ -60,27 +60,27 @@ pub fn check(cx: &mut Cx) {
     }
 }
 
-/// The generated client names of a bindings file so far: where each came
-/// from, and what its need block asks (two objects of one file may share a
-/// client when they need exactly the same at the same mount point).
-type Clients = HashMap<String, (FileSpan, ClientShape)>;
+/// The generated clients of a bindings file so far, by name: where the
+/// first came from, its mount point, and the methods of all the need
+/// blocks of the file's objects at that mount point (one client serves
+/// them all: the union of their entries).
+type Clients = HashMap<String, SharedClient>;
 
-/// A need block's mount point and entries.
-type ClientShape = (String, Vec<EntryDef>);
+struct SharedClient {
+    at: FileSpan,
+    mount: String,
+    /// Method name → the entry (as its client sees it) and where it is.
+    methods: HashMap<String, (EntryDef, FileSpan)>,
+}
 
-/// A need block as its client sees it: the mount point, and the entries
-/// (docs and the way a stream was written aside).
-fn client_shape(cx: &Cx, n: &NeedBlock) -> ClientShape {
-    let entries = n
-        .entries
-        .iter()
-        .map(|e| EntryDef {
-            doc: None,
-            star: false,
-            ..cx.model.entry(*e).clone()
-        })
-        .collect();
-    (n.mount.to_string(), entries)
+/// An entry as a client's method sees it (docs and the way a stream was
+/// written aside).
+fn method_shape(cx: &Cx, e: EntryId) -> EntryDef {
+    EntryDef {
+        doc: None,
+        star: false,
+        ..cx.model.entry(e).clone()
+    }
 }
 
 fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &mut Clients) {
@@ -100,30 +100,61 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &m
         methods_unique(cx, &n.entries, "needs");
         // Two needs whose ready-made clients or client classes would share
         // a name: one report per pair of needs. Across the objects of one
-        // file, a need block the same as one before shares its client.
+        // file, needs at the same mount point share one client, with the
+        // methods of both; at another mount point they clash.
         let names: Vec<String> = asnames::client_instance(&n.mount.segs)
             .into_iter()
             .chain([asnames::client_class(&n.mount.segs)])
             .collect();
-        let shape = client_shape(cx, n);
-        let clash = names.iter().find_map(|name| {
-            own.get(name).map(|f| (name, *f)).or_else(|| {
+        let mount = n.mount.to_string();
+        let class = asnames::client_class(&n.mount.segs);
+        let clash = names
+            .iter()
+            .find_map(|name| own.get(name).map(|f| (name, *f)))
+            .or_else(|| {
                 clients
-                    .get(name)
-                    .filter(|(_, s)| *s != shape)
-                    .map(|(f, _)| (name, *f))
-            })
-        });
+                    .get(&class)
+                    .filter(|c| c.mount != mount)
+                    .map(|c| (&names[0], c.at))
+            });
         if let Some((name, first)) = clash {
             cx.diags.report(HeaderError::ClientsCollide {
                 name: name.clone(),
                 at: *at,
                 first,
             });
-        } else {
-            for name in names {
-                own.insert(name.clone(), *at);
-                clients.entry(name).or_insert((*at, shape.clone()));
+            continue;
+        }
+        for name in &names {
+            own.insert(name.clone(), *at);
+        }
+        let shared = clients.entry(class).or_insert_with(|| SharedClient {
+            at: *at,
+            mount: mount.clone(),
+            methods: HashMap::new(),
+        });
+        // The shared client's methods: one entry each, whichever object's.
+        // Against the other objects' only (one block's own are E0404 above).
+        let before: Vec<String> = shared.methods.keys().cloned().collect();
+        for &e in &n.entries {
+            let shape = method_shape(cx, e);
+            let whole = cx.spans.entries[e.index()].whole;
+            for method in asnames::method_names(cx.model, cx.model.entry(e)) {
+                match shared.methods.get(&method) {
+                    Some((other, first)) if before.contains(&method) && *other != shape => {
+                        let first = *first;
+                        cx.diags.report(HeaderError::MethodsCollide {
+                            block: "needs",
+                            name: method,
+                            at: whole,
+                            first,
+                        });
+                    }
+                    Some(_) => {}
+                    None => {
+                        shared.methods.insert(method, (shape.clone(), whole));
+                    }
+                }
             }
         }
     }
