@@ -474,6 +474,22 @@ fn build_and_inspect_the_hello_example() {
     );
 }
 
+/// A fresh copy of `examples/NAME` in the scratch folder `into`.
+fn copy_of_example(name: &str, into: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(into);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(root().join("examples").join(name))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    dir
+}
+
 /// `othc` with `stdin` piped in.
 fn othc_with_input(args: &[&str], stdin: &str) -> Output {
     test_support::run_with_input(
@@ -489,17 +505,7 @@ fn othc_with_input(args: &[&str], stdin: &str) -> Output {
 /// leaves behind run again.
 #[test]
 fn run_the_hello_example_end_to_end() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_run");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(root().join("examples/hello"))
-        .unwrap()
-        .flatten()
-    {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-        }
-    }
+    let dir = copy_of_example("hello", "cli_run");
     let hello = dir.join("Hello.oth").to_string_lossy().into_owned();
     let o = othc_with_input(&["run", &hello], "Ada\nGrace\n");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -534,17 +540,7 @@ fn run_the_hello_example_end_to_end() {
 /// stdout is JSON lines alone: npm's report goes to stderr with othc's.
 #[test]
 fn a_fresh_install_keeps_stdout_for_the_program() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_fresh");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(root().join("examples/hello"))
-        .unwrap()
-        .flatten()
-    {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-        }
-    }
+    let dir = copy_of_example("hello", "cli_fresh");
     let hello = dir.join("Hello.oth").to_string_lossy().into_owned();
     let fresh = |name: &str, args: &[&str], input: &str| {
         let cache = dir.join(name);
@@ -579,17 +575,7 @@ fn a_fresh_install_keeps_stdout_for_the_program() {
 /// after the .oth and run an image that did nothing, silently).
 #[test]
 fn two_objects_in_one_file_build_and_run() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_counter");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(root().join("examples/counter"))
-        .unwrap()
-        .flatten()
-    {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-        }
-    }
+    let dir = copy_of_example("counter", "cli_counter");
     let file = dir.join("Counter.oth").to_string_lossy().into_owned();
     let o = othc_with_input(&["run", &file], "a\nb\n");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

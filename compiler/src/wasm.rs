@@ -72,36 +72,22 @@ pub fn header_source(bytes: &[u8]) -> Result<String, String> {
     Ok(text)
 }
 
+/// A module of nothing but custom sections (name, text): what a header
+/// is read from, for tests and fuzzing of everything that reads one.
+pub fn module_with_sections(sections: &[(&str, &str)]) -> Vec<u8> {
+    let mut out = wasm_encoder::Module::new();
+    for (name, text) in sections {
+        out.section(&wasm_encoder::CustomSection {
+            name: (*name).into(),
+            data: text.as_bytes().into(),
+        });
+    }
+    out.finish()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    /// A minimal module: the wasm preamble and custom sections.
-    pub fn module_with_sections(sections: &[(&str, &str)]) -> Vec<u8> {
-        let mut out = b"\0asm\x01\0\0\0".to_vec();
-        for (name, data) in sections {
-            let mut body = Vec::new();
-            leb(&mut body, name.len());
-            body.extend_from_slice(name.as_bytes());
-            body.extend_from_slice(data.as_bytes());
-            out.push(0);
-            leb(&mut out, body.len());
-            out.extend(body);
-        }
-        out
-    }
-
-    fn leb(out: &mut Vec<u8>, mut n: usize) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
 
     #[test]
     fn reads_header_and_schemas() {

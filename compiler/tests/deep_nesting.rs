@@ -86,37 +86,11 @@ fn a_module_header_with_a_deep_type_is_refused_not_overflowed() {
         deep_type()
     );
     let err = on_small_stack(move || {
-        let wasm = module_with_sections(&[
+        let wasm = othc::wasm::module_with_sections(&[
             ("othismo:header", header),
             ("othismo:schemas:application/bson", &schemas),
         ]);
         othc::header::read(&wasm).map(|_| ()).unwrap_err()
     });
     assert!(err.contains("E0109"), "{err}");
-}
-
-/// The wasm preamble, then custom sections (name, text).
-fn module_with_sections(sections: &[(&str, &str)]) -> Vec<u8> {
-    fn leb(mut n: usize, out: &mut Vec<u8>) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
-    let mut m = b"\0asm\x01\0\0\0".to_vec();
-    for (name, text) in sections {
-        let mut body = Vec::new();
-        leb(name.len(), &mut body);
-        body.extend_from_slice(name.as_bytes());
-        body.extend_from_slice(text.as_bytes());
-        m.push(0);
-        leb(body.len(), &mut m);
-        m.extend(body);
-    }
-    m
 }

@@ -132,39 +132,17 @@ pub fn wasm_header(data: &[u8]) {
         return;
     };
     let header = format!("{}\n{text}", othc::wasm::HEADER_MAGIC);
-    let _ = othc::header::read(&module(&[(othc::wasm::HEADER_SECTION, &header)]));
-    let _ = othc::header::read(&module(&[
+    let _ = othc::header::read(&othc::wasm::module_with_sections(&[(
+        othc::wasm::HEADER_SECTION,
+        &header,
+    )]));
+    let _ = othc::header::read(&othc::wasm::module_with_sections(&[
         (
             othc::wasm::HEADER_SECTION,
             "# othismo header 1\nexport object Pad { }",
         ),
         ("othismo:schemas:application/bson", text),
     ]));
-}
-
-/// The wasm preamble, then custom sections (name, text).
-fn module(sections: &[(&str, &str)]) -> Vec<u8> {
-    fn leb(mut n: usize, out: &mut Vec<u8>) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                return out.push(byte);
-            }
-            out.push(byte | 0x80);
-        }
-    }
-    let mut m = b"\0asm\x01\0\0\0".to_vec();
-    for (name, text) in sections {
-        let mut body = Vec::new();
-        leb(name.len(), &mut body);
-        body.extend_from_slice(name.as_bytes());
-        body.extend_from_slice(text.as_bytes());
-        m.push(0);
-        leb(body.len(), &mut m);
-        m.extend(body);
-    }
-    m
 }
 
 /// Limits small enough that one execution stays short.

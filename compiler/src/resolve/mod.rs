@@ -518,13 +518,13 @@ mod tests {
     #[test]
     fn wasm_imports_read_the_header() {
         let mut l = MemoryLoader::new();
-        let good = wasm::tests::module_with_sections(&[(
+        let good = wasm::module_with_sections(&[(
             wasm::HEADER_SECTION,
             "# othismo header 1\nobject Store { serves { / read -> text/plain } }",
         )]);
-        let bare = wasm::tests::module_with_sections(&[("name", "x")]);
+        let bare = wasm::module_with_sections(&[("name", "x")]);
         // The header parses, but its schemas section does not: still a broken header.
-        let bad_schemas = wasm::tests::module_with_sections(&[
+        let bad_schemas = wasm::module_with_sections(&[
             (
                 wasm::HEADER_SECTION,
                 "# othismo header 1\nexport object Pad { }",
