@@ -195,8 +195,17 @@ impl Printer<'_> {
                 end <= span.start && !self.comments.text(end, span.start).contains('\n')
             });
             if trailing && self.out.ends_with('\n') {
+                // After a blank line the next item asked for, the comment
+                // still goes at the end of the construct's line.
+                let blank = self.out.ends_with("\n\n");
+                if blank {
+                    self.out.pop();
+                }
                 self.out.pop();
                 self.out.push_str(&format!("  #{text}\n"));
+                if blank {
+                    self.out.push('\n');
+                }
             } else {
                 self.line(&format!("#{text}"));
             }
