@@ -16,6 +16,23 @@ use oth_syntax::ast::{self, *};
 use oth_syntax::{SyntaxError, Trivia, TriviaKind};
 
 mod pieces;
+
+/// Whether `between` (source text between two constructs) has a blank
+/// line: two line ends with only spaces between them. Two line ends with a
+/// `}` between are not one (a block closed on its own line).
+fn has_blank_line(between: &str) -> bool {
+    let mut ends = between.match_indices('\n').map(|(i, _)| i);
+    let Some(mut prev) = ends.next() else {
+        return false;
+    };
+    for i in ends {
+        if between[prev + 1..i].trim().is_empty() {
+            return true;
+        }
+        prev = i;
+    }
+    false
+}
 use pieces::*;
 pub use pieces::{bson_type, string, type_ref, value};
 
@@ -216,7 +233,7 @@ impl Printer<'_> {
                 .list
                 .get(self.comments.next)
                 .map_or(pos, |(s, _)| s.start.min(pos));
-            if next != usize::MAX && self.comments.text(span.end, next).matches('\n').count() > 1 {
+            if next != usize::MAX && has_blank_line(self.comments.text(span.end, next)) {
                 self.blank();
             }
         }
@@ -230,11 +247,21 @@ impl Printer<'_> {
             .map_or(span.start, |d| d.span.start.min(span.start));
         if keep_blank
             && let Some(end) = self.last_end
-            && self.comments.text(end, at).matches('\n').count() > 1
+            && has_blank_line(self.comments.text(end, at))
         {
             self.blank();
         }
         self.flush_comments(at);
+    }
+
+    /// Whether a comment not yet printed starts before `end`: inside the
+    /// block ending there, which then cannot be printed `{}` (the comment
+    /// would move out of it, and a doc comment onto what follows).
+    fn comments_before(&self, end: usize) -> bool {
+        self.comments
+            .list
+            .get(self.comments.next)
+            .is_some_and(|(span, _)| span.start < end)
     }
 
     fn end(&mut self, span: Span) {
@@ -329,7 +356,7 @@ impl Printer<'_> {
                 bson::FieldItem::Error(_) => None,
             })
             .collect();
-        if fields.is_empty() {
+        if fields.is_empty() && !self.comments_before(m.span.end) {
             self.line(&format!("message {} {{}}", m.name.name));
         } else {
             self.open(&format!("message {}", m.name.name));
@@ -348,7 +375,7 @@ impl Printer<'_> {
     fn enumeration(&mut self, e: &bson::Enum) {
         self.start(e.span, &e.doc, false);
         self.doc(&e.doc);
-        if e.values.is_empty() {
+        if e.values.is_empty() && !self.comments_before(e.span.end) {
             self.line(&format!("enum {} {{}}", e.name.name));
         } else {
             self.open(&format!("enum {}", e.name.name));
@@ -373,7 +400,7 @@ impl Printer<'_> {
             .iter()
             .filter(|m| !matches!(m, ObjectMember::Error(_)))
             .collect();
-        if members.is_empty() {
+        if members.is_empty() && !self.comments_before(o.span.end) {
             self.line(&format!("{export}{native}object {} {{}}", o.name.name));
             self.end(o.span);
             return;
@@ -407,7 +434,7 @@ impl Printer<'_> {
                 EntryItem::Error(_) => None,
             })
             .collect();
-        if entries.is_empty() {
+        if entries.is_empty() && !self.comments_before(span.end) {
             self.line(&format!("{head} {{}}"));
             self.end(span);
             return;
@@ -437,7 +464,7 @@ impl Printer<'_> {
             .iter()
             .filter(|p| !matches!(p, ImagePart::Error(_)))
             .collect();
-        if parts.is_empty() {
+        if parts.is_empty() && !self.comments_before(img.span.end) {
             self.line(&format!("{export}image {} {{}}", img.name.name));
             self.end(img.span);
             return;
