@@ -621,7 +621,13 @@ fn compile_errors_point_into_the_implementation() {
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].code, Code::E0701);
     let file = c.front.sources.get(d[0].primary.at.file);
-    assert!(file.name.ends_with("App.ts"), "{}", file.name);
+    assert!(
+        file.name.ends_with("App.ts"),
+        "{}: {} {:?}",
+        file.name,
+        d[0].message,
+        d[0].help
+    );
     let at = file.line_col(d[0].primary.at.span.start);
     assert_eq!((at.line, at.column), (5, 14));
     assert_eq!(&file.text[d[0].primary.at.span.range()], "Request");

@@ -171,6 +171,7 @@ pub struct Place {
 
 /// The errors in the compiler's output, in order.
 pub fn compile_errors(output: &str) -> Vec<CompilerError> {
+    let output = without_colours(output);
     let mut out: Vec<CompilerError> = Vec::new();
     let mut len = 0;
     for line in output.lines() {
@@ -214,6 +215,24 @@ pub fn compile_errors(output: &str) -> Vec<CompilerError> {
     out
 }
 
+/// `text` without terminal colour codes (`ESC [ ... m`).
+fn without_colours(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A failed compilation: the compiler's own output.
 #[derive(Debug)]
 pub struct CompileError {
@@ -253,6 +272,9 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
             "--exportRuntime",
             "--exportStart",
             "_start",
+            // Its output is read (for the places of errors) and shown in
+            // diagnostics: no colour codes, which it adds when `CI` is set.
+            "--noColors",
         ]);
     match profile {
         Profile::Release => cmd.args(["-O3", "--noAssert"]),
@@ -293,5 +315,8 @@ mod tests {
             errors[1].place, None,
             "the SDK's own files are not the user's"
         );
+        // With colour codes (asc adds them when `CI` is set), the same.
+        let coloured = output.replace("ERROR", "\u{1b}[91mERROR\u{1b}[0m");
+        assert_eq!(compile_errors(&coloured), errors);
     }
 }
