@@ -2,13 +2,13 @@
 //! only record what it asked (the runtime acts once the call has returned,
 //! so no module is ever re-entered), and the exports the runtime calls.
 
-use wasmtime::{
-    Caller, Engine, Instance, Linker, Memory, Module, ResourceLimiter, Store, TypedFunc,
-};
+use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
 
 use crate::Payload;
 use crate::limits::Limits;
 use crate::view::{self, Link};
+
+mod budget;
 
 /// A payload as a module handed it over: carried, absent, or over the
 /// payload limit (its length; the bytes are never copied).
@@ -65,83 +65,6 @@ pub struct Host {
     /// The instance's memory, once instantiated (looked up once, not on
     /// every host call).
     memory: Option<Memory>,
-}
-
-/// Table elements one instance may hold across all its tables.
-const MAX_TABLE_ELEMENTS: usize = 1 << 20;
-
-impl Host {
-    /// Records what the instance asked for, counting what the host holds
-    /// for it: a module that asks for more in one call than `--max-held`
-    /// (a flood of requests, payload copies or cancels) is stopped there,
-    /// before the host's own memory pays for it.
-    fn hold(&mut self, call: Call) -> wasmtime::Result<()> {
-        let bytes = match &call {
-            Call::Request { payload, .. } | Call::Answer { payload, .. } => match payload {
-                Carried::Some(p) => p.data.len() + p.content_type.len(),
-                _ => 0,
-            },
-            Call::Fail { code, desc, .. } => code.len() + desc.len(),
-            Call::Forward { .. } | Call::Cancel { .. } => 0,
-        };
-        self.held_in_call = self
-            .held_in_call
-            .saturating_add(std::mem::size_of::<Call>() + bytes);
-        if self.held_in_call > self.held_limit {
-            return Err(wasmtime::Error::msg(format!(
-                "it asked the host to hold more than {} MiB for it in one call (`--max-held`)",
-                self.held_limit >> 20
-            )));
-        }
-        self.calls.push(call);
-        Ok(())
-    }
-}
-
-impl ResourceLimiter for Host {
-    /// The limit is the instance's, across all its memories: each memory
-    /// growing (its first allocation included) adds what it grows by.
-    fn memory_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        let total = self
-            .memory_used
-            .saturating_sub(current)
-            .saturating_add(desired);
-        if total > self.memory_limit {
-            // Trapping, not refusing: a module told "no" would abort anyway,
-            // and this way the report names the limit.
-            return Err(wasmtime::Error::msg(format!(
-                "it hit the memory limit of {} MiB (`--max-memory`) across its memories",
-                self.memory_limit >> 20
-            )));
-        }
-        self.memory_used = total;
-        Ok(true)
-    }
-
-    /// Likewise across all its tables.
-    fn table_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        let total = self
-            .table_elements
-            .saturating_sub(current)
-            .saturating_add(desired);
-        if total > MAX_TABLE_ELEMENTS {
-            return Err(wasmtime::Error::msg(format!(
-                "its tables hit the limit of {MAX_TABLE_ELEMENTS} elements"
-            )));
-        }
-        self.table_elements = total;
-        Ok(true)
-    }
 }
 
 type Serve = TypedFunc<(i32, i32, i32, i32, i32, i32, i32, i32, i32), ()>;

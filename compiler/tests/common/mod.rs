@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod building;
+
 use std::path::{Path, PathBuf};
 
 use othc::loader::Loader;
