@@ -334,6 +334,29 @@ pub struct EntryDef {
     pub doc: Option<String>,
 }
 
+impl EntryDef {
+    /// Whether two need entries make the same client method: all but the
+    /// doc and how a stream was written. Objects of one file share a
+    /// client, with one method for entries that are the same this way.
+    pub fn same_for_client(&self, other: &EntryDef) -> bool {
+        (
+            &self.path,
+            self.operator,
+            self.verb,
+            &self.request,
+            &self.answer,
+            self.stream,
+        ) == (
+            &other.path,
+            other.operator,
+            other.verb,
+            &other.request,
+            &other.answer,
+            other.stream,
+        )
+    }
+}
+
 /// What a payload may be: a content type, or a message type (which stands
 /// for `application/bson` and that type).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -137,6 +137,55 @@ fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
     Some(start + col)
 }
 
+/// What became of a `.oth` file's bindings beside it.
+enum Bindings {
+    /// As generated now (found so, or written): their text.
+    Ready(String),
+    /// Stale, and edited by hand or of unknown making: left alone (E0703).
+    Edited(PathBuf),
+    /// They could not be written (E0701).
+    Unwritable(PathBuf, String),
+}
+
+/// The bindings beside `.oth` file `file`: written when missing, rewritten
+/// when stale and as othc left them, left alone when edited by hand.
+fn keep_bindings(c: &Compilation, file: u32) -> Bindings {
+    let module = &c.front.program.modules[file as usize];
+    let text = &c.front.sources.get(module.file).text;
+    let generated = assemblyscript::generate(&c.checked.model, FileIx(file), text);
+    let dir = module
+        .key
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let bindings = dir.join(&generated.file_name);
+    match std::fs::read_to_string(&bindings) {
+        Ok(old) if old == generated.text => Bindings::Ready(generated.text),
+        // Edited by hand, or stale with no way to tell: left alone.
+        Ok(old)
+            if assemblyscript::written(&old) == Written::Edited
+                || (assemblyscript::written(&old) == Written::Unknown
+                    && bindings_hash(&old) != bindings_hash(&generated.text)) =>
+        {
+            Bindings::Edited(bindings)
+        }
+        found => {
+            let why = match (&found, found.as_ref().ok().and_then(|o| bindings_hash(o))) {
+                (Err(_), _) => "",
+                (Ok(_), Some(h)) if Some(h) != bindings_hash(&generated.text) => {
+                    " (its header changed)"
+                }
+                _ => " (another version of othc wrote it)",
+            };
+            eprintln!("  generating {}{why}", bindings.display());
+            match std::fs::write(&bindings, &generated.text) {
+                Ok(()) => Bindings::Ready(generated.text),
+                Err(e) => Bindings::Unwritable(bindings, e.to_string()),
+            }
+        }
+    }
+}
+
 fn build_modules(
     c: &Compilation,
     opts: &Options,
@@ -145,58 +194,33 @@ fn build_modules(
 ) -> Vec<Built> {
     let model = &c.checked.model;
     let mut jobs: Vec<(ObjectId, PathBuf, String)> = Vec::new();
+    // One bindings file per .oth file, however many of its objects are
+    // built: generated, compared and written once.
+    let mut bindings_of: std::collections::HashMap<u32, Bindings> =
+        std::collections::HashMap::new();
     for (o, ts) in check_implementations(&c.front, &c.checked, &Disk, diags) {
         let def = model.object(o);
         let module = &c.front.program.modules[def.file.index()];
         let at = c.checked.spans.objects[o.index()].name;
-        // The bindings beside the source: written when missing, rewritten
-        // when stale and as othc left them, E0703 when edited by hand.
-        let text = &c.front.sources.get(module.file).text;
-        let generated = assemblyscript::generate(model, FileIx(def.file.0), text);
-        let dir = module
-            .key
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let bindings = dir.join(&generated.file_name);
-        match std::fs::read_to_string(&bindings) {
-            Ok(old) if old == generated.text => {}
-            // Edited by hand, or stale with no way to tell: left alone.
-            Ok(old)
-                if assemblyscript::written(&old) == Written::Edited
-                    || (assemblyscript::written(&old) == Written::Unknown
-                        && bindings_hash(&old) != bindings_hash(&generated.text)) =>
-            {
-                diags.report(BuildError::StaleBindings {
-                    object: def.name.clone(),
-                    at,
-                    bindings: bindings.display().to_string(),
-                    source: module.key.display().to_string(),
-                });
-                continue;
-            }
-            found => {
-                let why = match (&found, found.as_ref().ok().and_then(|o| bindings_hash(o))) {
-                    (Err(_), _) => "",
-                    (Ok(_), Some(h)) if Some(h) != bindings_hash(&generated.text) => {
-                        " (its header changed)"
-                    }
-                    _ => " (another version of othc wrote it)",
-                };
-                eprintln!("  generating {}{why}", bindings.display());
-                if let Err(e) = std::fs::write(&bindings, &generated.text) {
-                    diags.report(BuildError::Io {
-                        at,
-                        verb: "write",
-                        path: bindings.display().to_string(),
-                        what: "the bindings of this object",
-                        reason: e.to_string(),
-                    });
-                    continue;
-                }
-            }
+        let kept = bindings_of
+            .entry(def.file.0)
+            .or_insert_with(|| keep_bindings(c, def.file.0));
+        match kept {
+            Bindings::Ready(text) => jobs.push((o, ts, text.clone())),
+            Bindings::Edited(bindings) => diags.report(BuildError::StaleBindings {
+                object: def.name.clone(),
+                at,
+                bindings: bindings.display().to_string(),
+                source: module.key.display().to_string(),
+            }),
+            Bindings::Unwritable(bindings, reason) => diags.report(BuildError::Io {
+                at,
+                verb: "write",
+                path: bindings.display().to_string(),
+                what: "the bindings of this object",
+                reason: reason.clone(),
+            }),
         }
-        jobs.push((o, ts, generated.text));
     }
     // Compile in parallel: asc is slow, and modules are independent.
     let results: Vec<(ObjectId, PathBuf, Compiled)> = std::thread::scope(|scope| {

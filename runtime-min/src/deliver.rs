@@ -10,7 +10,7 @@ use othc::namespace::path::text;
 use crate::abi::{self, errno};
 use crate::host::{Call, Carried};
 use crate::natives::{self, Reply};
-use crate::{Body, Claim, Event, Runtime, Sender, Serving, route, view};
+use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, route, view};
 
 impl Runtime<'_> {
     fn fail_to(&mut self, to: Sender, ticket: i32, errno: i32, desc: String) {
@@ -502,9 +502,5 @@ const TICKET_COST: usize = 16;
 /// What a request waiting in the queue costs the host: the event and its
 /// payload's bytes.
 fn held_cost(req: &Serving) -> usize {
-    std::mem::size_of::<Event>()
-        + req
-            .payload
-            .as_ref()
-            .map_or(0, |p| p.data.len() + p.content_type.len())
+    std::mem::size_of::<Event>() + req.payload.as_ref().map_or(0, Payload::held_bytes)
 }

@@ -48,6 +48,14 @@ pub struct Payload {
     pub data: Vec<u8>,
 }
 
+impl Payload {
+    /// What holding a copy costs the host: its bytes and its type's
+    /// (`--max-held`).
+    pub fn held_bytes(&self) -> usize {
+        self.data.len() + self.content_type.len()
+    }
+}
+
 /// Who sent a request: an instance, or the operator (startup request `n`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Sender {

@@ -277,11 +277,7 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
             match shared.iter_mut().find(|s| s.mount == n.mount) {
                 Some(s) => {
                     for &e in &n.entries {
-                        let same = |x: &EntryId| {
-                            let (a, b) = (model.entry(*x), model.entry(e));
-                            (&a.path, a.verb, &a.request, &a.answer, a.stream)
-                                == (&b.path, b.verb, &b.request, &b.answer, b.stream)
-                        };
+                        let same = |x: &EntryId| model.entry(*x).same_for_client(model.entry(e));
                         if !s.entries.iter().any(same) {
                             s.entries.push(e);
                         }

@@ -17,7 +17,7 @@ impl Host {
     pub(super) fn hold(&mut self, call: Call) -> wasmtime::Result<()> {
         let bytes = match &call {
             Call::Request { payload, .. } | Call::Answer { payload, .. } => match payload {
-                Carried::Some(p) => p.data.len() + p.content_type.len(),
+                Carried::Some(p) => p.held_bytes(),
                 _ => 0,
             },
             Call::Fail { code, desc, .. } => code.len() + desc.len(),
@@ -46,11 +46,7 @@ impl ResourceLimiter for Host {
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        let total = self
-            .memory_used
-            .saturating_sub(current)
-            .saturating_add(desired);
-        if total > self.memory_limit {
+        if !grow(&mut self.memory_used, current, desired, self.memory_limit) {
             // Trapping, not refusing: a module told "no" would abort anyway,
             // and this way the report names the limit.
             return Err(wasmtime::Error::msg(format!(
@@ -58,7 +54,6 @@ impl ResourceLimiter for Host {
                 self.memory_limit >> 20
             )));
         }
-        self.memory_used = total;
         Ok(true)
     }
 
@@ -69,16 +64,28 @@ impl ResourceLimiter for Host {
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        let total = self
-            .table_elements
-            .saturating_sub(current)
-            .saturating_add(desired);
-        if total > MAX_TABLE_ELEMENTS {
+        if !grow(
+            &mut self.table_elements,
+            current,
+            desired,
+            MAX_TABLE_ELEMENTS,
+        ) {
             return Err(wasmtime::Error::msg(format!(
                 "its tables hit the limit of {MAX_TABLE_ELEMENTS} elements"
             )));
         }
-        self.table_elements = total;
         Ok(true)
     }
+}
+
+/// One memory or table of an instance going from `current` to `desired`:
+/// the instance's total (`used`) moves by the difference, unless that
+/// would pass `limit` (then nothing changes and the growth is refused).
+fn grow(used: &mut usize, current: usize, desired: usize, limit: usize) -> bool {
+    let total = used.saturating_sub(current).saturating_add(desired);
+    if total > limit {
+        return false;
+    }
+    *used = total;
+    true
 }

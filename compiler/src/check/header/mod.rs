@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::Cx;
 use crate::asnames;
-use crate::model::{EntryDef, EntryId, FileOrigin, NeedBlock, Seg};
+use crate::model::{EntryId, FileOrigin, NeedBlock, Seg};
 use crate::source::FileSpan;
 
 mod errors;
@@ -69,18 +69,8 @@ type Clients = HashMap<String, SharedClient>;
 struct SharedClient {
     at: FileSpan,
     mount: String,
-    /// Method name → the entry (as its client sees it) and where it is.
-    methods: HashMap<String, (EntryDef, FileSpan)>,
-}
-
-/// An entry as a client's method sees it (docs and the way a stream was
-/// written aside).
-fn method_shape(cx: &Cx, e: EntryId) -> EntryDef {
-    EntryDef {
-        doc: None,
-        star: false,
-        ..cx.model.entry(e).clone()
-    }
+    /// Method name → the entry it was made for, and where that is.
+    methods: HashMap<String, (EntryId, FileSpan)>,
 }
 
 fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &mut Clients) {
@@ -137,11 +127,13 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &m
         // Against the other objects' only (one block's own are E0404 above).
         let before: Vec<String> = shared.methods.keys().cloned().collect();
         for &e in &n.entries {
-            let shape = method_shape(cx, e);
             let whole = cx.spans.entries[e.index()].whole;
             for method in asnames::method_names(cx.model, cx.model.entry(e)) {
                 match shared.methods.get(&method) {
-                    Some((other, first)) if before.contains(&method) && *other != shape => {
+                    Some((other, first))
+                        if before.contains(&method)
+                            && !cx.model.entry(*other).same_for_client(cx.model.entry(e)) =>
+                    {
                         let first = *first;
                         cx.diags.report(HeaderError::MethodsCollide {
                             block: "needs",
@@ -152,7 +144,7 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &m
                     }
                     Some(_) => {}
                     None => {
-                        shared.methods.insert(method, (shape.clone(), whole));
+                        shared.methods.insert(method, (e, whole));
                     }
                 }
             }
