@@ -9,6 +9,7 @@ mod fmt;
 mod fs;
 mod generate;
 mod inspect;
+mod lsp;
 mod run;
 
 use std::process::ExitCode;
@@ -77,6 +78,14 @@ pub enum Command {
     ///
     /// Prints the code's page of the book. Without a code, lists them all.
     Explain(explain::ExplainArgs),
+    /// Serve editors: the language server, over stdin and stdout
+    ///
+    /// Diagnostics as you type (the same codes, places and help as `othc
+    /// check`), hover, go to definition, references, rename, completion,
+    /// formatting, outline, folding, semantic colouring and quick fixes.
+    /// Logs go to stderr. See the book's "Editors" page for each editor's
+    /// set-up.
+    Lsp(lsp::LspArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, Default)]
@@ -115,6 +124,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Lsp(args) => lsp::run(args),
     };
     ExitCode::from(status)
 }

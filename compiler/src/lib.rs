@@ -10,6 +10,7 @@ pub mod check;
 pub mod diagnostics;
 pub mod formats;
 pub mod header;
+pub mod ide;
 pub mod loader;
 pub mod model;
 pub mod name_errors;

@@ -218,7 +218,8 @@ impl ToDiagnostic for NameError {
             )
             .with_help(format!(
                 "write `{near}`; if `{written}` is meant, it is accepted as it is, and matches only itself"
-            )),
+            ))
+            .with_replacement(near),
             NameError::UnusedImport { name, at } => Diagnostic::new(
                 Code::W0001,
                 format!("`{name}` is imported but never used"),
@@ -275,12 +276,16 @@ fn unknown(sought: &Sought, name: &str, at: FileSpan, candidates: &[String]) -> 
             .iter()
             .find(|ct| ct.replace('/', "").eq_ignore_ascii_case(name))
     {
-        return d.with_help(format!(
-            "`{name}` looks like the content type `{ct}` without its `/`: write `{ct}`"
-        ));
+        return d
+            .with_help(format!(
+                "`{name}` looks like the content type `{ct}` without its `/`: write `{ct}`"
+            ))
+            .with_replacement(ct);
     }
     match closest(name, &refs) {
-        Some(near) => d.with_help(format!("did you mean `{near}`?")),
+        Some(near) => d
+            .with_help(format!("did you mean `{near}`?"))
+            .with_replacement(near),
         None => d.with_help(otherwise),
     }
 }

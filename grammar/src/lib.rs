@@ -229,3 +229,28 @@ fn describe_expected(expected: &[String]) -> Vec<String> {
     }
     out
 }
+
+/// Whether `word` is spelt like a keyword of `.oth` files or of schema
+/// blocks (`message`, `enum`): a name an editor must not rename to.
+pub fn is_keyword(word: &str) -> bool {
+    if word == "message" || word == "enum" {
+        return true;
+    }
+    let lexed = lexer::lex(word, 0, lexer::Mode::Main);
+    matches!(lexed.tokens.as_slice(), [(0, t, end)] if *end == word.len() && t.keyword_text().is_some())
+}
+
+#[cfg(test)]
+mod keyword_tests {
+    #[test]
+    fn keywords_are_known_by_their_spelling() {
+        for k in [
+            "import", "mount", "readonly", "read", "remove", "message", "enum",
+        ] {
+            assert!(super::is_keyword(k), "{k}");
+        }
+        for n in ["Greeter", "reader", "mounted", "x", "list_all"] {
+            assert!(!super::is_keyword(n), "{n}");
+        }
+    }
+}

@@ -29,6 +29,7 @@ pub use implementations::{
 };
 pub use matching::covers;
 pub use payloads::SlotValue;
+pub use scope::{NameUse, Sym};
 pub use values::{ValueInputs, load_values};
 
 /// What the rule modules share.
@@ -45,6 +46,37 @@ pub struct Checked {
     /// Where every path of every image leads, as the checker resolved it:
     /// the bundle writer writes this, never resolving again.
     pub namespace: crate::namespace::Namespace,
+    /// Every name as the checker resolved it, for editors.
+    pub names: NameIndex,
+}
+
+/// The names of a checked program, as the lowering resolved them: what the
+/// language server answers definitions, references, renames and
+/// completions from, without resolving a name a second way.
+#[derive(Default)]
+pub struct NameIndex {
+    /// Every resolved use, sorted by file and place, each place once.
+    pub uses: Vec<NameUse>,
+    /// Per file (indexed like `model.files`): the names in scope, sorted.
+    pub in_scope: Vec<Vec<(String, Sym)>>,
+}
+
+impl NameIndex {
+    fn new(scopes: &[scope::Scope]) -> NameIndex {
+        let mut uses: Vec<NameUse> = scopes.iter().flat_map(|s| s.take_uses()).collect();
+        uses.sort_by_key(|u| (u.at.file, u.at.span.start, u.at.span.end));
+        uses.dedup();
+        let in_scope = scopes
+            .iter()
+            .map(|s| {
+                let mut v: Vec<(String, Sym)> =
+                    s.bindings().map(|(n, b)| (n.clone(), b.sym)).collect();
+                v.sort();
+                v
+            })
+            .collect();
+        NameIndex { uses, in_scope }
+    }
 }
 
 /// A program loaded and checked: its sources, every diagnostic, the model.
@@ -127,11 +159,13 @@ pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) ->
         .map(|m| m.file)
         .collect();
     diags.drop_warnings_in(&generated);
+    let names = NameIndex::new(&lowered.scopes);
     let lower::Lowered { model, spans, .. } = lowered;
     Checked {
         model,
         spans,
         namespace,
+        names,
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Codes: E0204 (a name declared or imported twice in one file).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostics;
@@ -13,7 +13,7 @@ use crate::resolve::DeclKind;
 use crate::source::FileSpan;
 
 /// What a name stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Sym {
     /// A message type (`enum_ == false`) or an enum.
     Type(TypeId, bool),
@@ -41,9 +41,21 @@ pub struct Binding {
     pub used: Cell<bool>,
 }
 
+/// A name written where a declaration is meant, and what it resolved to.
+/// Every lookup with a place records one: the language server's
+/// definitions, references and renames read these, so a name resolves in
+/// one place only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NameUse {
+    pub at: FileSpan,
+    pub sym: Sym,
+}
+
 #[derive(Default)]
 pub struct Scope {
     names: HashMap<String, Binding>,
+    /// Every name this file resolved, in the order it was looked up.
+    uses: RefCell<Vec<NameUse>>,
     /// The type names, sorted, once asked for (cleared by `bind`).
     type_names: std::cell::OnceCell<Candidates>,
 }
@@ -80,12 +92,24 @@ impl Scope {
         );
     }
 
-    /// Looks a name up and marks it used.
-    pub fn get(&self, name: &str) -> Option<Sym> {
+    /// Looks up the name written at `at`, marks it used and records where.
+    pub fn get(&self, name: &str, at: FileSpan) -> Option<Sym> {
         self.names.get(name).map(|b| {
             b.used.set(true);
+            self.record(at, b.sym);
             b.sym
         })
+    }
+
+    /// Records a place that names `sym` without a lookup (an import's name,
+    /// which the importing file's scope binds but does not look up).
+    pub fn record(&self, at: FileSpan, sym: Sym) {
+        self.uses.borrow_mut().push(NameUse { at, sym });
+    }
+
+    /// Every name the file resolved, taken out of the scope.
+    pub fn take_uses(&self) -> Vec<NameUse> {
+        self.uses.take()
     }
 
     /// Names of the kinds `want` accepts, for "did you mean" help.

@@ -68,6 +68,18 @@ pub struct Diagnostic {
     /// diagnostic about one thing in one file fold into one
     /// ([`Diagnostics::merge_repeats`]).
     pub subject: Option<Subject>,
+    /// Edits that make the fix the help names, when it is that concrete
+    /// (an editor offers them as code actions).
+    pub fixes: Vec<Fix>,
+}
+
+/// Replace the text at `at` with `replacement`: a fix an editor can apply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What the editor offers: "Replace with `Greeter`".
+    pub title: String,
+    pub at: FileSpan,
+    pub replacement: String,
 }
 
 impl Diagnostic {
@@ -81,6 +93,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             subject: None,
+            fixes: Vec::new(),
         }
     }
 
@@ -100,6 +113,16 @@ impl Diagnostic {
 
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Offers replacing the primary span's text with `replacement`.
+    pub fn with_replacement(mut self, replacement: &str) -> Diagnostic {
+        self.fixes.push(Fix {
+            title: format!("Replace with `{replacement}`"),
+            at: self.primary.at,
+            replacement: replacement.to_string(),
+        });
         self
     }
 }

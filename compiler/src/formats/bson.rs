@@ -155,7 +155,7 @@ fn resolve_type(
             if let Some(s) = Scalar::parse(n) {
                 return FieldType::Scalar(s);
             }
-            match names.lookup(n) {
+            match names.lookup(n, FileSpan::new(file, t.span)) {
                 TypeLookup::Message(id) | TypeLookup::Enum(id) => FieldType::Named(id),
                 TypeLookup::NotAType(kind) => {
                     diags.report(NameError::WrongKind {

@@ -5,6 +5,7 @@
 mod bson;
 mod bson_literal;
 mod schema_errors;
+pub use bson::describe as describe_field_type;
 pub use schema_errors::SchemaError;
 mod value_errors;
 pub use value_errors::ValueError;
@@ -43,7 +44,9 @@ pub enum TypeLookup {
 
 /// The names a block's types may refer to.
 pub trait TypeNames {
-    fn lookup(&self, name: &str) -> TypeLookup;
+    /// What `name`, written at `at`, stands for (the place is recorded for
+    /// the language server's references).
+    fn lookup(&self, name: &str, at: crate::source::FileSpan) -> TypeLookup;
     /// The type names in scope, for "did you mean" help.
     fn candidates(&self) -> crate::diagnostics::suggest::Candidates;
 }
@@ -57,7 +60,7 @@ pub fn message_type(
     at: crate::source::FileSpan,
 ) -> Result<TypeId, crate::name_errors::NameError> {
     use crate::name_errors::{NameError, Sought};
-    let kind = match names.lookup(name) {
+    let kind = match names.lookup(name, at) {
         TypeLookup::Message(id) => return Ok(id),
         TypeLookup::Enum(_) => DeclKind::Enum,
         TypeLookup::NotAType(k) => k,

@@ -141,7 +141,9 @@ impl ToDiagnostic for LoadError {
                 .about("import", name);
                 let names: Vec<&str> = exported.iter().map(String::as_str).collect();
                 match closest(name, &names) {
-                    Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                    Some(near) => d
+                        .with_help(format!("did you mean `{near}`?"))
+                        .with_replacement(near),
                     None if exported.is_empty() => d.with_help(format!("`{file}` exports nothing")),
                     None => d.with_help(format!("`{file}` exports {}", quote_list(exported))),
                 }

@@ -87,7 +87,7 @@ impl Lowerer<'_> {
                 self.near_common(&ct, fs(file, c.span));
                 PayloadType::Content(ct)
             }
-            TypeRef::Name(n) => match self.out.scopes[mi].get(&n.name) {
+            TypeRef::Name(n) => match self.out.scopes[mi].get(&n.name, fs(file, n.span)) {
                 Some(Sym::Type(id, false)) => PayloadType::Message(id),
                 Some(sym) => {
                     self.diags.report(NameError::WrongKind {

@@ -165,7 +165,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn shape(&mut self, mi: usize, file: FileId, name: &ast::Ident) -> Option<Shape> {
-        match self.out.scopes[mi].get(&name.name) {
+        match self.out.scopes[mi].get(&name.name, fs(file, name.span)) {
             Some(Sym::Object(o)) => Some(Shape::Object(o)),
             Some(Sym::Image(i)) => Some(Shape::Image(i)),
             Some(sym) => {

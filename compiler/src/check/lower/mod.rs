@@ -193,6 +193,7 @@ impl Lowerer<'_> {
                         continue;
                     }
                     let local = n.local();
+                    self.out.scopes[mi].record(fs(m.file, n.name.span), sym);
                     self.out.scopes[mi].bind(
                         &local.name,
                         sym,
@@ -315,8 +316,8 @@ pub struct ScopeNames<'a> {
 }
 
 impl TypeNames for ScopeNames<'_> {
-    fn lookup(&self, name: &str) -> TypeLookup {
-        match self.scope.get(name) {
+    fn lookup(&self, name: &str, at: FileSpan) -> TypeLookup {
+        match self.scope.get(name, at) {
             Some(Sym::Type(id, false)) => TypeLookup::Message(id),
             Some(Sym::Type(id, true)) => TypeLookup::Enum(id),
             Some(s) => TypeLookup::NotAType(s.kind()),

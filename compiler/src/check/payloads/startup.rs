@@ -80,7 +80,11 @@ impl PayloadChecker<'_> {
                 let names = ScopeNames {
                     scope: &self.lowered.scopes[mi],
                 };
-                let id = match crate::formats::TypeNames::lookup(&names, &tname.name) {
+                let id = match crate::formats::TypeNames::lookup(
+                    &names,
+                    &tname.name,
+                    FileSpan::new(file, tname.span),
+                ) {
                     crate::formats::TypeLookup::Message(id) => Some(id),
                     _ => None,
                 };

@@ -1,0 +1,204 @@
+//! What hovering a name shows: its declaration, its doc, and for a mount or
+//! bind line what the instance sees through it.
+
+use super::{Analysis, Target};
+use crate::check::Sym;
+use crate::formats::describe_field_type as describe;
+use crate::model::{FieldType, ImageId, Shape, TypeKind};
+use crate::namespace::tree;
+use crate::namespace::view::ReadonlyBy;
+
+impl Analysis {
+    /// Markdown describing `target`: a code block with its declaration,
+    /// then its doc and what else is worth knowing.
+    pub fn hover(&self, target: Target) -> String {
+        let model = &self.compiled.checked.model;
+        let (code, doc, more) = match target {
+            Target::Sym(Sym::Type(t, _)) => {
+                let def = model.ty(t);
+                (self.type_text(t), def.doc.clone(), None)
+            }
+            Target::Member(t, k) => {
+                let def = model.ty(t);
+                match &def.kind {
+                    TypeKind::Message { fields } => {
+                        let Some(f) = fields.get(k) else {
+                            return String::new();
+                        };
+                        let opt = if f.optional { "?" } else { "" };
+                        (
+                            format!("{}.{}{opt}: {}", def.name, f.name, describe(model, &f.ty)),
+                            f.doc.clone(),
+                            None,
+                        )
+                    }
+                    TypeKind::Enum { values } => {
+                        let Some(v) = values.get(k) else {
+                            return String::new();
+                        };
+                        (format!("{}.{}", def.name, v.name), v.doc.clone(), None)
+                    }
+                }
+            }
+            Target::Sym(Sym::Object(o)) => {
+                let def = model.object(o);
+                let native = if def.native { "native " } else { "" };
+                let mut lines = vec![format!("{native}object {}", def.name)];
+                for &e in &def.serves {
+                    lines.push(format!("  serves {}", self.entry_text(e)));
+                }
+                for n in &def.needs {
+                    lines.push(format!("  needs {} ({} entries)", n.mount, n.entries.len()));
+                }
+                (lines.join("\n"), def.doc.clone(), None)
+            }
+            Target::Sym(Sym::Image(i)) => {
+                let def = model.image(i);
+                let mut lines = vec![format!("image {}", def.name)];
+                for s in &def.slots {
+                    lines.push(format!("  require {}", s.name));
+                }
+                for inst in &def.instances {
+                    lines.push(format!(
+                        "  instance {} = {}",
+                        inst.name,
+                        self.shape_name(inst.of)
+                    ));
+                }
+                (lines.join("\n"), def.doc.clone(), None)
+            }
+            Target::Instance(i, ii) => {
+                let inst = &model.image(i).instances[ii];
+                (
+                    format!("instance {} = {}", inst.name, self.shape_name(inst.of)),
+                    inst.doc.clone(),
+                    None,
+                )
+            }
+            Target::Slot(i, si) => {
+                let slot = &model.image(i).slots[si];
+                let spans = &self.compiled.checked.spans.images[i.index()].slots[si];
+                let ty = &self.text(spans.ty.file)[spans.ty.span.range()];
+                (
+                    format!("require {}: {ty}", slot.name),
+                    slot.doc.clone(),
+                    None,
+                )
+            }
+            Target::Entry(e) => (self.entry_text(e), model.entry(e).doc.clone(), None),
+            Target::Wire(i, ii, w) => {
+                let spans = &self.compiled.checked.spans.images[i.index()].instances[ii].wiring[w];
+                let line = self.text(spans.whole.file)[spans.whole.span.range()].to_string();
+                (line, None, Some(self.wire_text(i, ii, w)))
+            }
+        };
+        let mut out = format!("```oth\n{code}\n```");
+        if let Some(d) = doc.filter(|d| !d.trim().is_empty()) {
+            out.push_str("\n\n");
+            out.push_str(d.trim());
+        }
+        if let Some(m) = more {
+            out.push_str("\n\n");
+            out.push_str(&m);
+        }
+        out
+    }
+
+    fn type_text(&self, t: crate::model::TypeId) -> String {
+        let model = &self.compiled.checked.model;
+        let def = model.ty(t);
+        match &def.kind {
+            TypeKind::Message { fields } => {
+                let mut s = format!("message {} {{", def.name);
+                for f in fields {
+                    let opt = if f.optional { "?" } else { "" };
+                    s.push_str(&format!("\n  {}{opt}: {}", f.name, describe(model, &f.ty)));
+                }
+                s.push_str(if fields.is_empty() { "}" } else { "\n}" });
+                s
+            }
+            TypeKind::Enum { values } => {
+                let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
+                format!("enum {} {{ {} }}", def.name, names.join(", "))
+            }
+        }
+    }
+
+    /// An entry as written in its file.
+    fn entry_text(&self, e: crate::model::EntryId) -> String {
+        let at = self.compiled.checked.spans.entries[e.index()].whole;
+        let text = &self.text(at.file)[at.span.range()];
+        // A doc written before it is part of nothing here.
+        text.lines()
+            .filter(|l| !l.trim_start().starts_with("##"))
+            .flat_map(str::split_whitespace)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn shape_name(&self, of: Option<Shape>) -> String {
+        let model = &self.compiled.checked.model;
+        match of {
+            Some(Shape::Object(o)) => model.object(o).name.clone(),
+            Some(Shape::Image(i)) => model.image(i).name.clone(),
+            None => "?".into(),
+        }
+    }
+
+    /// What instance `ii` sees through wire `w`.
+    fn wire_text(&self, img: ImageId, ii: usize, w: usize) -> String {
+        let model = &self.compiled.checked.model;
+        let ns = &self.compiled.checked.namespace;
+        let Some(reached) = ns
+            .wires
+            .get(img.index())
+            .and_then(|x| x.get(ii))
+            .and_then(|x| x.get(w))
+        else {
+            return "Not resolved (the file has errors that stop the image check).".into();
+        };
+        let reached = match reached {
+            Ok(r) => r,
+            Err(_) => return "Leads nowhere: see the diagnostics on this line.".into(),
+        };
+        let mut out = match reached.target {
+            tree::Target::Instance(ti, tii) => {
+                let inst = &model.image(ti).instances[tii];
+                format!(
+                    "Reaches instance `{}` ({}) at `{}`",
+                    inst.name,
+                    self.shape_name(inst.of),
+                    crate::namespace::path::text(&reached.path)
+                )
+            }
+            tree::Target::Need(ti, n) => format!(
+                "Reaches what image `{}` is given at `{}`",
+                model.image(ti).name,
+                model.image(ti).needs[n].mount
+            ),
+        };
+        match reached.readonly.first() {
+            None => out.push_str(", writable."),
+            Some(ReadonlyBy::Wire(..)) | Some(ReadonlyBy::Export(..)) => {
+                out.push_str(", read-only.")
+            }
+        }
+        let entries = self.reached_through(img, ii, w);
+        if !entries.is_empty() {
+            out.push_str("\n\nNeeds met through it:");
+            for (need, serve) in entries {
+                out.push_str(&format!(
+                    "\n- `{}` → `{}`",
+                    self.entry_text(need),
+                    self.entry_text(serve)
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// How a field type reads (re-exported for completion details).
+pub(super) fn field_type(model: &crate::model::Model, t: &FieldType) -> String {
+    describe(model, t)
+}

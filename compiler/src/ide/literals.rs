@@ -1,0 +1,101 @@
+//! The field names written in message literals (slot defaults and startup
+//! payloads), each tied to the field it sets: hover shows the field's type,
+//! definition goes to its declaration. A literal's type comes from the name
+//! use the checker recorded for it; nested messages follow the field types.
+
+use oth_syntax::ast::{self, ImagePart, Item, Payload, ValueKind};
+
+use super::{Analysis, Target};
+use crate::check::Sym;
+use crate::model::{FieldType, TypeId, TypeKind};
+use crate::source::{FileId, FileSpan};
+
+impl Analysis {
+    pub(super) fn literal_fields(&self, out: &mut Vec<(Target, FileSpan)>) {
+        for m in &self.compiled.front.program.modules {
+            for item in &m.ast.items {
+                let Item::Image(img) = item else { continue };
+                for part in &img.parts {
+                    match part {
+                        ImagePart::Slot(s) => {
+                            if let Some(v) = &s.default {
+                                self.value(m.file, None, v, out);
+                            }
+                        }
+                        ImagePart::Startup(st) => {
+                            if let Some(Payload::Message(v)) = &st.payload {
+                                self.value(m.file, None, v, out);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// A value whose type is `expected` (a message type), if known.
+    fn value(
+        &self,
+        file: FileId,
+        expected: Option<TypeId>,
+        v: &ast::Value,
+        out: &mut Vec<(Target, FileSpan)>,
+    ) {
+        let (ty, fields) = match &v.kind {
+            ValueKind::Message(name, fields) => {
+                let at = FileSpan::new(file, name.span);
+                let named = self
+                    .compiled
+                    .checked
+                    .names
+                    .uses
+                    .iter()
+                    .find(|u| u.at == at)
+                    .and_then(|u| match u.sym {
+                        Sym::Type(t, false) => Some(t),
+                        _ => None,
+                    });
+                (named, fields)
+            }
+            ValueKind::Map(fields) => (expected, fields),
+            _ => return,
+        };
+        let Some(ty) = ty else { return };
+        let model = &self.compiled.checked.model;
+        let TypeKind::Message { fields: defs } = &model.ty(ty).kind else {
+            return;
+        };
+        for (key, val) in fields {
+            let Some(k) = defs.iter().position(|f| f.name == key.name) else {
+                continue;
+            };
+            out.push((Target::Member(ty, k), FileSpan::new(file, key.span)));
+            self.typed(file, &defs[k].ty, val, out);
+        }
+    }
+
+    /// A field's value, by the field's type.
+    fn typed(
+        &self,
+        file: FileId,
+        t: &FieldType,
+        v: &ast::Value,
+        out: &mut Vec<(Target, FileSpan)>,
+    ) {
+        match (t, &v.kind) {
+            (FieldType::List(inner), ValueKind::List(items)) => {
+                for i in items {
+                    self.typed(file, inner, i, out);
+                }
+            }
+            (FieldType::Map(inner), ValueKind::Map(entries)) => {
+                for (_, e) in entries {
+                    self.typed(file, inner, e, out);
+                }
+            }
+            (FieldType::Named(id), _) => self.value(file, Some(*id), v, out),
+            _ => {}
+        }
+    }
+}

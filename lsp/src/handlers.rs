@@ -1,0 +1,302 @@
+//! One function per request: LSP in, `othc::ide` asked, LSP out.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use lsp_server::{ErrorCode, Request};
+use lsp_types::*;
+use othc::ide::{self, Analysis, Target};
+use othc::source::{FileId, FileSpan};
+use serde_json::Value;
+
+use crate::lines::LineIndex;
+use crate::server::{Failure, Server, params};
+use crate::workspace::{path_of, url_of};
+
+fn json<T: serde::Serialize>(v: Result<T, Failure>) -> Result<Value, Failure> {
+    v.map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
+}
+
+pub fn dispatch(server: &mut Server, req: &Request) -> Result<Value, Failure> {
+    use lsp_types::request::*;
+    let p = &req.params;
+    match req.method.as_str() {
+        HoverRequest::METHOD => json(hover(server, params(p)?)),
+        GotoDefinition::METHOD => json(definition(server, params(p)?)),
+        References::METHOD => json(references(server, params(p)?)),
+        PrepareRenameRequest::METHOD => json(prepare_rename(server, params(p)?)),
+        Rename::METHOD => json(rename(server, params(p)?)),
+        Completion::METHOD => json(crate::complete::completion(server, params(p)?)),
+        Formatting::METHOD => json(formatting(server, params(p)?)),
+        DocumentSymbolRequest::METHOD => json(symbols(server, params(p)?)),
+        FoldingRangeRequest::METHOD => json(folding(server, params(p)?)),
+        SemanticTokensFullRequest::METHOD => json(crate::tokens::full(server, params(p)?)),
+        CodeActionRequest::METHOD => json(crate::actions::code_actions(server, params(p)?)),
+        other => Err((
+            ErrorCode::MethodNotFound as i32,
+            format!("othc lsp does not answer `{other}`"),
+        )),
+    }
+}
+
+/// A place in a document, in the analysis's terms.
+pub struct Place {
+    pub analysis: Arc<Analysis>,
+    pub file: FileId,
+    pub offset: usize,
+}
+
+/// The analysis and file of `uri` (`None`: not a file the check loaded).
+pub fn file_of(server: &mut Server, uri: &Url) -> Option<(Arc<Analysis>, FileId)> {
+    let path = path_of(uri)?;
+    let analysis = server.current()?;
+    let file = analysis.file(&path.display().to_string())?;
+    Some((analysis, file))
+}
+
+pub fn place(server: &mut Server, at: &TextDocumentPositionParams) -> Option<Place> {
+    let (analysis, file) = file_of(server, &at.text_document.uri)?;
+    let offset = LineIndex::new(analysis.text(file)).offset(at.position);
+    Some(Place {
+        analysis,
+        file,
+        offset,
+    })
+}
+
+pub fn location(analysis: &Analysis, at: FileSpan) -> Option<Location> {
+    let f = analysis.compiled.front.sources.get(at.file);
+    Some(Location::new(
+        url_of(&f.name)?,
+        LineIndex::new(&f.text).range(at.span),
+    ))
+}
+
+pub fn range(analysis: &Analysis, at: FileSpan) -> Range {
+    LineIndex::new(analysis.text(at.file)).range(at.span)
+}
+
+fn hover(server: &mut Server, p: HoverParams) -> Result<Option<Hover>, Failure> {
+    let Some(pl) = place(server, &p.text_document_position_params) else {
+        return Ok(None);
+    };
+    let Some((target, at)) = pl.analysis.at(pl.file, pl.offset) else {
+        return Ok(None);
+    };
+    Ok(Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: pl.analysis.hover(target),
+        }),
+        range: Some(range(&pl.analysis, at)),
+    }))
+}
+
+fn definition(
+    server: &mut Server,
+    p: GotoDefinitionParams,
+) -> Result<Option<GotoDefinitionResponse>, Failure> {
+    let Some(pl) = place(server, &p.text_document_position_params) else {
+        return Ok(None);
+    };
+    let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
+        return Ok(None);
+    };
+    let found: Vec<Location> = pl
+        .analysis
+        .goes_to(target)
+        .into_iter()
+        .filter_map(|at| location(&pl.analysis, at))
+        .collect();
+    Ok(match found.len() {
+        0 => None,
+        1 => Some(GotoDefinitionResponse::Scalar(found[0].clone())),
+        _ => Some(GotoDefinitionResponse::Array(found)),
+    })
+}
+
+fn references(server: &mut Server, p: ReferenceParams) -> Result<Option<Vec<Location>>, Failure> {
+    let Some(pl) = place(server, &p.text_document_position) else {
+        return Ok(None);
+    };
+    let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
+        return Ok(None);
+    };
+    let mut all = pl.analysis.references(target);
+    if !p.context.include_declaration {
+        let decl = pl.analysis.definition(target);
+        all.retain(|at| Some(*at) != decl);
+    }
+    Ok(Some(
+        all.into_iter()
+            .filter_map(|at| location(&pl.analysis, at))
+            .collect(),
+    ))
+}
+
+/// What a rename at a place would rename, or why nothing can be.
+fn renamable(pl: &Place) -> Result<(Target, FileSpan), Failure> {
+    let refused = |m: &str| (ErrorCode::RequestFailed as i32, m.to_string());
+    let (target, at) = pl
+        .analysis
+        .at(pl.file, pl.offset)
+        .ok_or_else(|| refused("there is no name here to rename"))?;
+    match target {
+        Target::Sym(_) | Target::Instance(..) | Target::Slot(..) => Ok((target, at)),
+        _ => Err(refused(
+            "only types, objects, images, instances and slots can be renamed",
+        )),
+    }
+}
+
+fn prepare_rename(
+    server: &mut Server,
+    p: TextDocumentPositionParams,
+) -> Result<Option<PrepareRenameResponse>, Failure> {
+    let Some(pl) = place(server, &p) else {
+        return Ok(None);
+    };
+    let (_, at) = renamable(&pl)?;
+    Ok(Some(PrepareRenameResponse::Range(range(&pl.analysis, at))))
+}
+
+fn rename(server: &mut Server, p: RenameParams) -> Result<Option<WorkspaceEdit>, Failure> {
+    let Some(pl) = place(server, &p.text_document_position) else {
+        return Ok(None);
+    };
+    let (target, _) = renamable(&pl)?;
+    let edits = ide::rename(&pl.analysis, target, &p.new_name).map_err(|why| {
+        (
+            ErrorCode::RequestFailed as i32,
+            format!("cannot rename: {why}"),
+        )
+    })?;
+    let mut changes: HashMap<Url, Vec<TextEdit>> = HashMap::new();
+    for e in edits {
+        let Some(loc) = location(&pl.analysis, e.at) else {
+            continue;
+        };
+        changes
+            .entry(loc.uri)
+            .or_default()
+            .push(TextEdit::new(loc.range, e.new_text));
+    }
+    Ok(Some(WorkspaceEdit::new(changes)))
+}
+
+fn formatting(
+    server: &mut Server,
+    p: DocumentFormattingParams,
+) -> Result<Option<Vec<TextEdit>>, Failure> {
+    let Some(path) = path_of(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    let text = match server.docs.get(&path) {
+        Some(t) => t.to_string(),
+        None => std::fs::read_to_string(&path).map_err(|e| {
+            (
+                ErrorCode::RequestFailed as i32,
+                format!("cannot read `{}`: {e}", path.display()),
+            )
+        })?,
+    };
+    let formatted = othc::printer::format_file(&text).map_err(|u| {
+        let first = u.errors.first().map(|e| {
+            let at = LineIndex::new(&text).position(e.span().start);
+            // Worded as `othc check` words it.
+            let mut words = othc::Diagnostics::new();
+            words.syntax(FileId(0), e);
+            let said = words
+                .iter()
+                .next()
+                .map(|d| format!("{} {}", d.code, d.message))
+                .unwrap_or_default();
+            format!(" (line {}: {said})", at.line + 1)
+        });
+        (
+            ErrorCode::RequestFailed as i32,
+            format!(
+                "`{}` does not parse, so it is not formatted{}",
+                file_name(&path),
+                first.unwrap_or_default()
+            ),
+        )
+    })?;
+    if formatted == text {
+        return Ok(Some(Vec::new()));
+    }
+    let end = LineIndex::new(&text).position(text.len());
+    Ok(Some(vec![TextEdit::new(
+        Range::new(Position::new(0, 0), end),
+        formatted,
+    )]))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+fn symbols(
+    server: &mut Server,
+    p: DocumentSymbolParams,
+) -> Result<Option<DocumentSymbolResponse>, Failure> {
+    let Some((analysis, file)) = file_of(server, &p.text_document.uri) else {
+        return Ok(None);
+    };
+    let ix = LineIndex::new(analysis.text(file));
+    #[allow(deprecated)] // `deprecated` is a required field of the type.
+    fn convert(ix: &LineIndex, s: ide::Symbol) -> DocumentSymbol {
+        DocumentSymbol {
+            name: s.name,
+            detail: (!s.detail.is_empty()).then_some(s.detail),
+            kind: match s.kind {
+                ide::SymbolKind::Object => SymbolKind::CLASS,
+                ide::SymbolKind::Image => SymbolKind::MODULE,
+                ide::SymbolKind::Schemas => SymbolKind::NAMESPACE,
+                ide::SymbolKind::Type => SymbolKind::STRUCT,
+                ide::SymbolKind::Entry => SymbolKind::METHOD,
+                ide::SymbolKind::Needs => SymbolKind::INTERFACE,
+                ide::SymbolKind::Slot => SymbolKind::FIELD,
+                ide::SymbolKind::Instance => SymbolKind::VARIABLE,
+                ide::SymbolKind::Wire => SymbolKind::PROPERTY,
+            },
+            tags: None,
+            deprecated: None,
+            range: ix.range(s.whole),
+            selection_range: ix.range(s.name_at),
+            children: Some(s.children.into_iter().map(|c| convert(ix, c)).collect()),
+        }
+    }
+    let out = ide::symbols(&analysis, file)
+        .into_iter()
+        .map(|s| convert(&ix, s))
+        .collect();
+    Ok(Some(DocumentSymbolResponse::Nested(out)))
+}
+
+fn folding(
+    server: &mut Server,
+    p: FoldingRangeParams,
+) -> Result<Option<Vec<FoldingRange>>, Failure> {
+    let Some((analysis, file)) = file_of(server, &p.text_document.uri) else {
+        return Ok(None);
+    };
+    let ix = LineIndex::new(analysis.text(file));
+    Ok(Some(
+        ide::folds(&analysis, file)
+            .into_iter()
+            .map(|f| FoldingRange {
+                start_line: ix.position(f.start).line,
+                start_character: None,
+                end_line: ix.position(f.end).line,
+                end_character: None,
+                kind: None,
+                collapsed_text: None,
+            })
+            .collect(),
+    ))
+}

@@ -1,0 +1,294 @@
+//! The server's loop: documents in, checks out. Edits are debounced; each
+//! check runs on a thread of its own over a snapshot of the documents, so a
+//! newer edit starts a newer check at once instead of waiting behind an
+//! older one, whose result is then dropped unpublished. Requests are
+//! answered from an analysis of the current text (made on the spot if the
+//! last check is older than the last edit).
+
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, after, never, select, unbounded};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_types::notification::PublishDiagnostics;
+use lsp_types::{PublishDiagnosticsParams, Url};
+use othc::ide::Analysis;
+use serde_json::Value;
+
+use crate::diagnostics::{BookLinks, by_file};
+use crate::workspace::{Documents, analyze, path_of};
+
+/// How the server behaves: the command line and `initializationOptions`
+/// set it.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// How long after the last edit a check starts.
+    pub debounce: Duration,
+    /// Where diagnostic codes link to.
+    pub book: Option<BookLinks>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            debounce: Duration::from_millis(10),
+            book: BookLinks::local(),
+        }
+    }
+}
+
+/// A finished check.
+struct Done {
+    generation: u64,
+    analysis: Option<Arc<Analysis>>,
+}
+
+pub struct Server<'c> {
+    conn: &'c Connection,
+    pub(crate) config: Config,
+    pub(crate) docs: Documents,
+    /// Bumped by every change to what a check would see.
+    generation: u64,
+    /// When the next check starts, if one is due.
+    due: Option<Instant>,
+    /// The newest analysis and the generation it saw.
+    analysis: Option<(u64, Arc<Analysis>)>,
+    /// The files diagnostics were last published for.
+    published: BTreeSet<Url>,
+    done_tx: Sender<Done>,
+    done_rx: Receiver<Done>,
+}
+
+/// An error answer: a JSON-RPC code and a message.
+pub type Failure = (i32, String);
+
+impl<'c> Server<'c> {
+    pub fn new(conn: &'c Connection, config: Config) -> Server<'c> {
+        let (done_tx, done_rx) = unbounded();
+        Server {
+            conn,
+            config,
+            docs: Documents::default(),
+            generation: 0,
+            due: None,
+            analysis: None,
+            published: BTreeSet::new(),
+            done_tx,
+            done_rx,
+        }
+    }
+
+    /// Serves until the client says `exit` (after `shutdown`) or goes away.
+    pub fn run(&mut self) -> Result<(), String> {
+        loop {
+            let timer = match self.due {
+                Some(t) => after(t.saturating_duration_since(Instant::now())),
+                None => never(),
+            };
+            select! {
+                recv(self.conn.receiver) -> msg => {
+                    let Ok(msg) = msg else {
+                        return Err("the client went away without `shutdown`".into());
+                    };
+                    match msg {
+                        Message::Request(req) => {
+                            if self.conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                                return Ok(());
+                            }
+                            self.request(req);
+                        }
+                        Message::Notification(n) => {
+                            if n.method == "exit" {
+                                return Err("`exit` came before `shutdown`".into());
+                            }
+                            self.notification(n);
+                        }
+                        Message::Response(_) => {}
+                    }
+                }
+                recv(self.done_rx) -> done => {
+                    if let Ok(done) = done
+                        && done.generation == self.generation
+                        && let Some(a) = done.analysis
+                    {
+                        self.publish(&a);
+                        self.analysis = Some((done.generation, a));
+                    }
+                }
+                recv(timer) -> _ => {
+                    self.due = None;
+                    self.start_check();
+                }
+            }
+        }
+    }
+
+    fn start_check(&mut self) {
+        let docs = self.docs.clone();
+        let generation = self.generation;
+        let tx = self.done_tx.clone();
+        thread::spawn(move || {
+            let analysis = catch_unwind(AssertUnwindSafe(|| analyze(&docs)))
+                .unwrap_or_else(|_| {
+                    eprintln!("othc lsp: the check panicked; diagnostics not updated");
+                    None
+                })
+                .map(Arc::new);
+            let _ = tx.send(Done {
+                generation,
+                analysis,
+            });
+        });
+    }
+
+    /// Something a check sees changed: check again after the debounce.
+    fn changed(&mut self) {
+        self.generation += 1;
+        self.due = Some(Instant::now() + self.config.debounce);
+    }
+
+    /// An analysis of the current text: the last check's if nothing changed
+    /// since, else a new one (published too, and the pending check dropped).
+    pub(crate) fn current(&mut self) -> Option<Arc<Analysis>> {
+        if let Some((g, a)) = &self.analysis
+            && *g == self.generation
+        {
+            return Some(a.clone());
+        }
+        let a = Arc::new(analyze(&self.docs)?);
+        self.due = None;
+        self.publish(&a);
+        self.analysis = Some((self.generation, a.clone()));
+        Some(a)
+    }
+
+    fn publish(&mut self, analysis: &Analysis) {
+        let files = by_file(analysis, self.config.book.as_ref());
+        let now: BTreeSet<Url> = files.keys().cloned().collect();
+        for (uri, diagnostics) in files {
+            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
+                uri,
+                diagnostics,
+                version: None,
+            });
+        }
+        // Fixed: cleared.
+        for uri in self.published.difference(&now) {
+            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
+                uri: uri.clone(),
+                diagnostics: Vec::new(),
+                version: None,
+            });
+        }
+        self.published = now;
+    }
+
+    pub(crate) fn notify<N: lsp_types::notification::Notification>(&self, params: N::Params) {
+        let n = Notification::new(N::METHOD.to_string(), params);
+        let _ = self.conn.sender.send(Message::Notification(n));
+    }
+
+    fn notification(&mut self, n: Notification) {
+        use lsp_types::notification::*;
+        let result = catch_unwind(AssertUnwindSafe(|| match n.method.as_str() {
+            DidOpenTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(n.params)
+                    && let Some(path) = path_of(&p.text_document.uri)
+                {
+                    self.docs
+                        .open(path, p.text_document.version, p.text_document.text);
+                    self.changed();
+                }
+            }
+            DidChangeTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(n.params)
+                    && let Some(path) = path_of(&p.text_document.uri)
+                {
+                    let mut text = self.docs.get(&path).unwrap_or_default().to_string();
+                    for change in p.content_changes {
+                        apply(&mut text, change);
+                    }
+                    self.docs.set(&path, p.text_document.version, text);
+                    self.changed();
+                }
+            }
+            DidCloseTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(n.params)
+                    && let Some(path) = path_of(&p.text_document.uri)
+                {
+                    self.docs.close(&path);
+                    if self.docs.is_empty() {
+                        // Nothing open: nothing to say about any file.
+                        self.generation += 1;
+                        self.analysis = None;
+                        for uri in std::mem::take(&mut self.published) {
+                            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
+                                uri,
+                                diagnostics: Vec::new(),
+                                version: None,
+                            });
+                        }
+                    } else {
+                        self.changed();
+                    }
+                }
+            }
+            // The disk changed under files that are not open.
+            DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => self.changed(),
+            _ => {}
+        }));
+        if result.is_err() {
+            eprintln!("othc lsp: handling `{}` panicked; ignored", n.method);
+        }
+    }
+
+    fn request(&mut self, req: Request) {
+        let id = req.id.clone();
+        let method = req.method.clone();
+        let outcome = catch_unwind(AssertUnwindSafe(|| crate::handlers::dispatch(self, &req)));
+        let response = match outcome {
+            Ok(Ok(value)) => Response::new_ok(id, value),
+            Ok(Err((code, message))) => Response::new_err(id, code, message),
+            Err(_) => {
+                eprintln!("othc lsp: `{method}` panicked; answered with an error");
+                Response::new_err(
+                    id,
+                    ErrorCode::InternalError as i32,
+                    format!(
+                        "othc lsp: `{method}` failed inside the server (a bug: please report it)"
+                    ),
+                )
+            }
+        };
+        let _ = self.conn.sender.send(Message::Response(response));
+    }
+}
+
+/// Applies one change event to a document's text.
+fn apply(text: &mut String, change: lsp_types::TextDocumentContentChangeEvent) {
+    match change.range {
+        None => *text = change.text,
+        Some(range) => {
+            let ix = crate::lines::LineIndex::new(text);
+            let (start, end) = (ix.offset(range.start), ix.offset(range.end));
+            let (start, end) = (start.min(end), start.max(end));
+            text.replace_range(start..end, &change.text);
+        }
+    }
+}
+
+/// Parses a request's params, or the error that answers bad ones.
+pub(crate) fn params<P: serde::de::DeserializeOwned>(v: &Value) -> Result<P, Failure> {
+    serde_json::from_value(v.clone()).map_err(|e| {
+        (
+            ErrorCode::InvalidParams as i32,
+            format!("invalid params: {e}"),
+        )
+    })
+}

@@ -1,0 +1,190 @@
+//! LSP's base protocol over stdin and stdout: `Content-Length` headers and
+//! JSON bodies. lsp-server's own stdio transport stops reading at the first
+//! body that is not a JSON-RPC message; this one answers it with the error
+//! the JSON-RPC spec gives (-32700 parse error, -32600 invalid request, id
+//! null) and reads on, so a client's slip never ends the session.
+
+use std::io::{self, BufRead, Write};
+use std::thread;
+
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+use lsp_server::{Connection, Message};
+
+/// The largest body read: a bigger `Content-Length` is refused unread.
+const MAX_BODY: usize = 256 << 20;
+
+/// A connection over stdio, and the threads that carry it (joined at the end).
+pub fn stdio() -> (Connection, Vec<thread::JoinHandle<()>>) {
+    let (to_client, outgoing) = bounded::<Message>(0);
+    let (raw_tx, raw_rx) = unbounded::<String>();
+    let writer = thread::spawn(move || write_loop(outgoing, raw_rx));
+    let (incoming, from_client) = bounded::<Message>(0);
+    let reader = thread::spawn(move || {
+        let stdin = io::stdin();
+        read_loop(&mut stdin.lock(), &incoming, &raw_tx);
+    });
+    (
+        Connection {
+            sender: to_client,
+            receiver: from_client,
+        },
+        vec![reader, writer],
+    )
+}
+
+fn write_loop(outgoing: Receiver<Message>, mut raw: Receiver<String>) {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    loop {
+        let body = crossbeam_channel::select! {
+            recv(outgoing) -> m => match m {
+                Ok(m) => match serde_json::to_string(&m) {
+                    Ok(s) => s,
+                    Err(_) => continue,
+                },
+                Err(_) => break,
+            },
+            recv(raw) -> r => match r {
+                Ok(r) => r,
+                // The reader is done: only the server's messages are left.
+                Err(_) => {
+                    raw = crossbeam_channel::never();
+                    continue;
+                }
+            },
+        };
+        if write!(out, "Content-Length: {}\r\n\r\n{body}", body.len()).is_err()
+            || out.flush().is_err()
+        {
+            break;
+        }
+    }
+}
+
+/// Reads messages until the input ends, handing each well-formed one on.
+pub fn read_loop(input: &mut impl BufRead, incoming: &Sender<Message>, raw: &Sender<String>) {
+    loop {
+        let body = match read_body(input) {
+            Ok(Some(b)) => b,
+            Ok(None) => return,
+            Err(e) => {
+                eprintln!("othc lsp: unreadable input, stopping: {e}");
+                return;
+            }
+        };
+        match parse(&body) {
+            Ok(m) => {
+                if incoming.send(m).is_err() {
+                    return;
+                }
+            }
+            Err(error) => {
+                eprintln!("othc lsp: {}", error["error"]["message"]);
+                let _ = raw.send(error.to_string());
+            }
+        }
+    }
+}
+
+/// A message, or the JSON-RPC error response that answers it.
+fn parse(body: &[u8]) -> Result<Message, serde_json::Value> {
+    let reply = |code: i32, message: String, id: serde_json::Value| {
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": { "code": code, "message": message }
+        })
+    };
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| reply(-32700, format!("parse error: {e}"), serde_json::Value::Null))?;
+    let id = value.get("id").cloned().unwrap_or(serde_json::Value::Null);
+    // A message is a request or notification (a string `method`) or a
+    // response (`result` or `error`): anything else is not one.
+    let shaped = match value.get("method") {
+        Some(m) => m.is_string(),
+        None => value.get("result").is_some() || value.get("error").is_some(),
+    };
+    if !shaped {
+        return Err(reply(
+            -32600,
+            "invalid request: no method, result or error".into(),
+            id,
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| reply(-32600, format!("invalid request: {e}"), id))
+}
+
+/// One body, `None` at the end of input.
+fn read_body(input: &mut impl BufRead) -> io::Result<Option<Vec<u8>>> {
+    let mut length = None;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        let header = line.trim_end();
+        if header.is_empty() {
+            if length.is_some() {
+                break;
+            }
+            continue;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.trim().eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse::<usize>().ok();
+            if length.is_none() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("bad Content-Length `{}`", value.trim()),
+                ));
+            }
+        }
+    }
+    let length = length.unwrap_or(0);
+    if length > MAX_BODY {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a body of {length} bytes is over the limit of {MAX_BODY}"),
+        ));
+    }
+    let mut body = vec![0; length];
+    input.read_exact(&mut body)?;
+    Ok(Some(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(body: &str) -> String {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    #[test]
+    fn malformed_bodies_are_answered_and_reading_goes_on() {
+        let input = [
+            frame("{not json"),
+            frame(r#"{"jsonrpc":"2.0","id":7,"params":{}}"#),
+            frame(r#"{"jsonrpc":"2.0","id":8,"method":42}"#),
+            frame(r#"{"jsonrpc":"2.0","method":"exit"}"#),
+        ]
+        .concat();
+        let (tx, rx) = unbounded();
+        let (raw_tx, raw_rx) = unbounded();
+        read_loop(&mut input.as_bytes(), &tx, &raw_tx);
+        let errors: Vec<serde_json::Value> = raw_rx
+            .try_iter()
+            .map(|s| serde_json::from_str(&s).unwrap())
+            .collect();
+        assert_eq!(errors[0]["error"]["code"], -32700);
+        assert_eq!(errors[0]["id"], serde_json::Value::Null);
+        assert_eq!(errors[1]["error"]["code"], -32600);
+        assert_eq!(errors[1]["id"], 7);
+        assert_eq!(errors[2]["error"]["code"], -32600);
+        assert_eq!(errors[2]["id"], 8);
+        let got: Vec<Message> = rx.try_iter().collect();
+        assert!(matches!(&got[..], [Message::Notification(n)] if n.method == "exit"));
+    }
+}
