@@ -89,15 +89,10 @@ pub fn serve(conn: &Connection, mut config: Config) -> Result<(), String> {
 /// `othc lsp`: serves over stdin and stdout; logs go to stderr. The exit
 /// status is 0 after a clean `shutdown` and `exit`, 1 otherwise.
 pub fn run_stdio(config: Config) -> u8 {
-    let (conn, threads) = transport::stdio();
+    let (conn, writer) = transport::stdio();
     let outcome = serve(&conn, config);
     drop(conn);
-    for t in threads {
-        // The reader may be blocked on stdin after `exit`: do not wait for it.
-        if t.is_finished() {
-            let _ = t.join();
-        }
-    }
+    let _ = writer.join();
     match outcome {
         Ok(()) => 0,
         Err(e) => {

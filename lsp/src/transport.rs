@@ -13,13 +13,15 @@ use lsp_server::{Connection, Message};
 /// The largest body read: a bigger `Content-Length` is refused unread.
 const MAX_BODY: usize = 256 << 20;
 
-/// A connection over stdio, and the threads that carry it (joined at the end).
-pub fn stdio() -> (Connection, Vec<thread::JoinHandle<()>>) {
+/// A connection over stdio, and the thread writing to stdout (join it after
+/// dropping the connection, so every message is out before the process
+/// ends; the reader is left blocked on stdin).
+pub fn stdio() -> (Connection, thread::JoinHandle<()>) {
     let (to_client, outgoing) = bounded::<Message>(0);
     let (raw_tx, raw_rx) = unbounded::<String>();
     let writer = thread::spawn(move || write_loop(outgoing, raw_rx));
     let (incoming, from_client) = bounded::<Message>(0);
-    let reader = thread::spawn(move || {
+    thread::spawn(move || {
         let stdin = io::stdin();
         read_loop(&mut stdin.lock(), &incoming, &raw_tx);
     });
@@ -28,7 +30,7 @@ pub fn stdio() -> (Connection, Vec<thread::JoinHandle<()>>) {
             sender: to_client,
             receiver: from_client,
         },
-        vec![reader, writer],
+        writer,
     )
 }
 

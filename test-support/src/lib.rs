@@ -154,3 +154,57 @@ mod tests {
         assert_eq!(texts(&o).0, "fed\n");
     }
 }
+
+/// Whether this run is CI's (`CI=true`): there a test that cannot run fails.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Makes sure the command `bin` exists, installing Debian's `package` with
+/// apt-get if it does not (saying so on stderr). `Err` says why it cannot be
+/// had; the caller fails under CI and skips, saying so, elsewhere.
+pub fn ensure_debian_tool(bin: &str, package: &str) -> Result<(), String> {
+    let found = || {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {bin}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if found() {
+        return Ok(());
+    }
+    eprintln!(
+        "test set-up: `{bin}` is missing; installing Debian's `{package}` (apt-get update && apt-get install -y {package})"
+    );
+    let run = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run apt-get: {e}"))
+    };
+    run(&["update", "-q"])?;
+    let status = run(&["install", "-y", "-q", package])?;
+    if !status.success() || !found() {
+        return Err(format!(
+            "`apt-get install {package}` failed ({status}); install it by hand to run this test"
+        ));
+    }
+    Ok(())
+}
+
+/// A copy of the repository folder `dir` (its files, not its subfolders)
+/// in a fresh scratch directory `name` under `base`.
+pub fn copy_of_dir(dir: &Path, base: &str, name: &str) -> PathBuf {
+    let out = scratch(base, name);
+    for e in std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), out.join(e.file_name())).expect("copy");
+        }
+    }
+    out
+}
