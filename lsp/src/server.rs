@@ -115,7 +115,7 @@ impl<'c> Server<'c> {
                         && let Some(a) = done.analysis
                     {
                         self.publish(&a);
-                        self.analysis = Some((done.generation, a));
+                        self.keep(done.generation, a);
                     }
                 }
                 recv(timer) -> _ => {
@@ -161,8 +161,17 @@ impl<'c> Server<'c> {
         let a = Arc::new(analyze(&self.docs)?);
         self.due = None;
         self.publish(&a);
-        self.analysis = Some((self.generation, a.clone()));
+        self.keep(self.generation, a.clone());
         Some(a)
+    }
+
+    /// Makes `a` the newest analysis. The one it replaces is freed on
+    /// another thread: freeing a large program's trees takes as long as a
+    /// good part of checking it, and the editor should not wait for that.
+    fn keep(&mut self, generation: u64, a: Arc<Analysis>) {
+        if let Some(old) = self.analysis.replace((generation, a)) {
+            thread::spawn(move || drop(old));
+        }
     }
 
     fn publish(&mut self, analysis: &Analysis) {
