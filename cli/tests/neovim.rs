@@ -15,6 +15,16 @@ fn root() -> &'static Path {
 }
 
 #[test]
+fn the_book_shows_the_configuration_the_test_uses() {
+    let book = std::fs::read_to_string(root().join("book/src/reference/editors.md")).unwrap();
+    let config = std::fs::read_to_string(root().join("editors/neovim/othc.lua")).unwrap();
+    assert!(
+        book.contains(&format!("```lua\n{config}```")),
+        "book/src/reference/editors.md must show editors/neovim/othc.lua as it is"
+    );
+}
+
+#[test]
 fn neovim_shows_the_checkers_diagnostics_as_you_type() {
     if let Err(why) = test_support::ensure_debian_tool("nvim", "neovim") {
         assert!(!test_support::under_ci(), "{why}");

@@ -198,6 +198,7 @@ fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
         model: model.clone(),
         spans: c.checked.spans.clone(),
         namespace: c.checked.namespace.clone(),
+        names: Default::default(),
     };
     checked.namespace.flat = vec![None; model.images.len()];
     checked.namespace.flat[outer.index()] = Some(flat);

@@ -123,38 +123,6 @@ pub fn sparse_bomb_tar(name: &str) -> Vec<u8> {
     b.into_inner().expect("finishing in memory")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_generator_is_seeded() {
-        let a: Vec<u64> = (0..4)
-            .map({
-                let mut r = Rng::new(7);
-                move |_| r.next_u64()
-            })
-            .collect();
-        let b: Vec<u64> = (0..4)
-            .map({
-                let mut r = Rng::new(7);
-                move |_| r.next_u64()
-            })
-            .collect();
-        assert_eq!(a, b);
-        assert_ne!(a[0], a[1]);
-        let mut r = Rng::new(1);
-        assert!((0..1000).all(|_| r.below(3) < 3));
-    }
-
-    #[test]
-    fn a_process_gets_its_input() {
-        let o = run_with_input(Command::new("cat").arg("-"), b"fed\n");
-        assert!(o.status.success());
-        assert_eq!(texts(&o).0, "fed\n");
-    }
-}
-
 /// Whether this run is CI's (`CI=true`): there a test that cannot run fails.
 pub fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
@@ -207,4 +175,36 @@ pub fn copy_of_dir(dir: &Path, base: &str, name: &str) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generator_is_seeded() {
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        assert_eq!(a, b);
+        assert_ne!(a[0], a[1]);
+        let mut r = Rng::new(1);
+        assert!((0..1000).all(|_| r.below(3) < 3));
+    }
+
+    #[test]
+    fn a_process_gets_its_input() {
+        let o = run_with_input(Command::new("cat").arg("-"), b"fed\n");
+        assert!(o.status.success());
+        assert_eq!(texts(&o).0, "fed\n");
+    }
 }
