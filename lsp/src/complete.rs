@@ -38,6 +38,7 @@ pub fn completion(
                 Kind::Object => CompletionItemKind::CLASS,
                 Kind::ContentType => CompletionItemKind::CONSTANT,
                 Kind::Field => CompletionItemKind::FIELD,
+                Kind::EnumValue => CompletionItemKind::ENUM_MEMBER,
                 Kind::Path => CompletionItemKind::FOLDER,
             }),
             detail: (!c.detail.is_empty()).then_some(c.detail),

@@ -33,6 +33,7 @@ pub fn dispatch(server: &mut Server, req: &Request) -> Result<Value, Failure> {
         FoldingRangeRequest::METHOD => json(folding(server, params(p)?)),
         SemanticTokensFullRequest::METHOD => json(crate::tokens::full(server, params(p)?)),
         CodeActionRequest::METHOD => json(crate::actions::code_actions(server, params(p)?)),
+        "othc/panic" if server.config.panic_request => panic!("othc/panic asked for a panic"),
         other => Err((
             ErrorCode::MethodNotFound as i32,
             format!("othc lsp does not answer `{other}`"),

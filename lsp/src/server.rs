@@ -29,6 +29,9 @@ pub struct Config {
     pub debounce: Duration,
     /// Where diagnostic codes link to.
     pub book: Option<BookLinks>,
+    /// Answer `othc/panic` by panicking: how the tests show that a panic in a
+    /// handler is caught and answered. Off outside tests.
+    pub panic_request: bool,
 }
 
 impl Default for Config {
@@ -36,6 +39,7 @@ impl Default for Config {
         Config {
             debounce: Duration::from_millis(10),
             book: BookLinks::local(),
+            panic_request: false,
         }
     }
 }

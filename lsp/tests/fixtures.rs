@@ -14,7 +14,7 @@
 //! ```
 //! Steps: open, close, replace, diagnostics, hover, definition, references,
 //! rename FILE:L:C NAME, completion, format, symbols, folding, tokens,
-//! actions FILE:L:C.
+//! actions FILE:L:C, and `request METHOD JSON` for any request.
 
 mod common;
 
@@ -274,6 +274,15 @@ fn step(client: &mut Client, step: &str) -> String {
                 .collect()
         }
         "tokens" => tokens(client, rest),
+        // Any request, raw: `request METHOD JSON-PARAMS`.
+        "request" => {
+            let (method, params) = rest.split_once(' ').unwrap_or((rest, "null"));
+            let params: Value = serde_json::from_str(params).expect("JSON params");
+            match req(client, method, params) {
+                Ok(v) => format!("{v}\n"),
+                Err(e) => show_error(client, &e),
+            }
+        }
         "actions" => {
             let (file, pos) = at(client, rest);
             let p = json!({ "textDocument": { "uri": client.url(&file) },
@@ -375,7 +384,11 @@ fn run(rel: PathBuf) -> Result<(), Failed> {
         std::fs::write(path, body)?;
     }
     let (server, client_end) = lsp_server::Connection::memory();
-    let handle = std::thread::spawn(move || othc_lsp::serve(&server, othc_lsp::Config::default()));
+    let config = othc_lsp::Config {
+        panic_request: true,
+        ..Default::default()
+    };
+    let handle = std::thread::spawn(move || othc_lsp::serve(&server, config));
     let mut client = Client::new(client_end.sender, client_end.receiver, &dir);
     client.initialize();
     let mut transcript = String::new();

@@ -19,6 +19,7 @@ pub enum CompletionKind {
     Object,
     ContentType,
     Field,
+    EnumValue,
     Path,
 }
 
@@ -348,6 +349,26 @@ fn literal_fields(
         return None;
     };
     let written = &text[open..offset];
+    // After `field:`, the field's values where they are few: an enum's, a bool's.
+    let current = written.rsplit([',', '{']).next().unwrap_or("");
+    if let Some((name, value)) = current.split_once(':') {
+        let value = value.trim();
+        let field = fields.iter().find(|f| f.name == name.trim());
+        let simple = value.chars().all(|c| c.is_alphanumeric() || c == '_');
+        return Some(match field.map(|f| &f.ty) {
+            Some(crate::model::FieldType::Named(t)) if simple => match &model.ty(*t).kind {
+                TypeKind::Enum { values } => values
+                    .iter()
+                    .map(|v| item(&v.name, CompletionKind::EnumValue, &model.ty(*t).name))
+                    .collect(),
+                TypeKind::Message { .. } => Vec::new(),
+            },
+            Some(crate::model::FieldType::Scalar(crate::model::Scalar::Bool)) if simple => {
+                keywords(&["true", "false"])
+            }
+            _ => Vec::new(),
+        });
+    }
     Some(
         fields
             .iter()
