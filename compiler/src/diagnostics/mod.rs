@@ -116,6 +116,21 @@ impl Diagnostic {
         self
     }
 
+    /// Offers replacing the text at `at` with `replacement`, as `title` says.
+    pub fn with_fix(
+        mut self,
+        title: impl Into<String>,
+        at: FileSpan,
+        replacement: &str,
+    ) -> Diagnostic {
+        self.fixes.push(Fix {
+            title: title.into(),
+            at,
+            replacement: replacement.to_string(),
+        });
+        self
+    }
+
     /// Offers replacing the primary span's text with `replacement`.
     pub fn with_replacement(mut self, replacement: &str) -> Diagnostic {
         self.fixes.push(Fix {

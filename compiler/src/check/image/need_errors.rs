@@ -298,7 +298,9 @@ impl ToDiagnostic for NeedError {
                     format!("`{}` is not a safe verb", way.verb.as_str()),
                 );
                 for r in readonly {
-                    d = d.with_label(Label::at(*r, "read-only: only read, watch, list and stat pass"));
+                    d = d
+                        .with_label(Label::at(*r, "read-only: only read, watch, list and stat pass"))
+                        .with_fix("Remove this `readonly`", *r, "");
                 }
                 d.with_help("remove `readonly` from the mount, bind or export, or make the need use only safe verbs")
             }
