@@ -94,14 +94,7 @@ pub fn classify(analysis: &Analysis, file: FileId) -> Vec<(usize, usize, u32)> {
         }
     };
     add(lex(text, 0, Mode::Main));
-    if let Some(m) = analysis
-        .compiled
-        .front
-        .program
-        .modules
-        .iter()
-        .find(|m| m.file == file)
-    {
+    if let Some(m) = analysis.module(file) {
         for item in &m.ast.items {
             if let Item::Schemas(s) = item {
                 add(lex(&s.body, s.body_offset, Mode::Bson));

@@ -66,14 +66,7 @@ pub fn completions(analysis: &Analysis, file: FileId, offset: usize) -> Vec<Comp
     }
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let before = text[line_start..offset].trim_start();
-    let Some(m) = analysis
-        .compiled
-        .front
-        .program
-        .modules
-        .iter()
-        .find(|m| m.file == file)
-    else {
+    let Some(m) = analysis.module(file) else {
         return Vec::new();
     };
     let Some(fix) = analysis.model_file(file) else {

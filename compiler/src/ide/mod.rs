@@ -62,6 +62,16 @@ impl Analysis {
         &self.compiled.front.sources.get(file).text
     }
 
+    /// The loaded module of a file (its syntax tree and schema blocks).
+    pub fn module(&self, file: FileId) -> Option<&crate::resolve::Module> {
+        self.compiled
+            .front
+            .program
+            .modules
+            .iter()
+            .find(|m| m.file == file)
+    }
+
     /// The model's index of a source file (modules and model files are
     /// numbered alike).
     pub(crate) fn model_file(&self, file: FileId) -> Option<FileIx> {
@@ -76,12 +86,8 @@ impl Analysis {
 
     /// Whether a file is `.oth` source someone can edit.
     pub fn is_source(&self, file: FileId) -> bool {
-        self.compiled
-            .front
-            .program
-            .modules
-            .iter()
-            .any(|m| m.file == file && m.origin == Origin::Source)
+        self.module(file)
+            .is_some_and(|m| m.origin == Origin::Source)
     }
 
     /// What is at byte `offset` of `file`, and the span of the word there.

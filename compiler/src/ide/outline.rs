@@ -67,17 +67,24 @@ fn entries(items: &[EntryItem], text: &str) -> Vec<Symbol> {
         .collect()
 }
 
+/// A `needs` block (of an object or an image) and its entries.
+fn needs(n: &oth_syntax::ast::Needs, text: &str) -> Symbol {
+    Symbol {
+        children: entries(&n.entries, text),
+        ..leaf(
+            text[n.mount.span.range()].to_string(),
+            "needs".into(),
+            SymbolKind::Needs,
+            n.span,
+            n.mount.span,
+        )
+    }
+}
+
 /// The outline of `file`: objects with their entries, images with their
 /// slots and instances, and the types of each schemas block.
 pub fn symbols(analysis: &Analysis, file: FileId) -> Vec<Symbol> {
-    let Some(m) = analysis
-        .compiled
-        .front
-        .program
-        .modules
-        .iter()
-        .find(|m| m.file == file)
-    else {
+    let Some(m) = analysis.module(file) else {
         return Vec::new();
     };
     let text = analysis.text(file);
@@ -90,16 +97,7 @@ pub fn symbols(analysis: &Analysis, file: FileId) -> Vec<Symbol> {
                 for member in &o.members {
                     match member {
                         ObjectMember::Serves(s) => children.extend(entries(&s.entries, text)),
-                        ObjectMember::Needs(n) => children.push(Symbol {
-                            children: entries(&n.entries, text),
-                            ..leaf(
-                                text[n.mount.span.range()].to_string(),
-                                "needs".into(),
-                                SymbolKind::Needs,
-                                n.span,
-                                n.mount.span,
-                            )
-                        }),
+                        ObjectMember::Needs(n) => children.push(needs(n, text)),
                         ObjectMember::Error(_) => {}
                     }
                 }
@@ -156,16 +154,7 @@ pub fn symbols(analysis: &Analysis, file: FileId) -> Vec<Symbol> {
                                 )
                             });
                         }
-                        ImagePart::Needs(n) => children.push(Symbol {
-                            children: entries(&n.entries, text),
-                            ..leaf(
-                                text[n.mount.span.range()].to_string(),
-                                "needs".into(),
-                                SymbolKind::Needs,
-                                n.span,
-                                n.mount.span,
-                            )
-                        }),
+                        ImagePart::Needs(n) => children.push(needs(n, text)),
                         ImagePart::Export(_) | ImagePart::Startup(_) | ImagePart::Error(_) => {}
                     }
                 }
@@ -228,14 +217,7 @@ pub fn folds(analysis: &Analysis, file: FileId) -> Vec<Fold> {
     }
     let mut out = Vec::new();
     walk(&symbols(analysis, file), &mut out);
-    if let Some(m) = analysis
-        .compiled
-        .front
-        .program
-        .modules
-        .iter()
-        .find(|m| m.file == file)
-    {
+    if let Some(m) = analysis.module(file) {
         let imports: Vec<Span> = m.ast.imports().map(|i| i.span).collect();
         if let (Some(first), Some(last)) = (imports.first(), imports.last())
             && imports.len() > 1
