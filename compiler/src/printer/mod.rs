@@ -272,6 +272,11 @@ impl Printer<'_> {
 
     fn doc(&mut self, doc: &Option<Doc>) {
         if let Some(d) = doc {
+            // An empty doc (`##` alone) is still a doc: dropped, it would let
+            // a dangling doc above it attach to the item instead.
+            if d.text.is_empty() {
+                self.line("##");
+            }
             for l in d.text.lines() {
                 if l.is_empty() {
                     self.line("##");
