@@ -151,17 +151,6 @@ fn anchor(path: &Path, text: &str) -> Duration {
     .0
 }
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 fn case(name: &str, path: PathBuf, good: &str, bad: &str, edits: usize) {
     let (mut b, _h) = start();
     let uri = Url::from_file_path(&path).unwrap();
@@ -228,7 +217,7 @@ fn main() {
         let (from, to) = if broken { (&good, &bad) } else { (&bad, &good) };
         b.edit(&uri, from, to, broken);
         if marks.contains(&(i + 1)) {
-            print!(" {} edits {} KiB;", i + 1, rss_kib());
+            print!(" {} edits {} KiB;", i + 1, test_support::resident_kib());
         }
     }
     println!();

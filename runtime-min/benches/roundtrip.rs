@@ -244,17 +244,6 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i]
 }
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 fn idle_image(n: usize) -> (String, String) {
     let mut oth = String::from(
         "object Idle {\n  serves {\n    /x  read -> text/plain\n  }\n}\n\nimage Idle100 {\n",
@@ -275,9 +264,9 @@ fn main() {
     let (oth, wat) = idle_image(100);
     let file = write_case("idle", &oth);
     let idle = common::wat_bundle(&file, &wat, &prelude, &[]).unwrap();
-    let before = rss_kib();
+    let before = test_support::resident_kib();
     let mut held = 0;
-    let (loaded, ran, status) = quiet_run(&idle, || held = rss_kib());
+    let (loaded, ran, status) = quiet_run(&idle, || held = test_support::resident_kib());
     assert_eq!(status, 0);
 
     // ROUNDTRIP_PROFILE=N: one run of N round trips and nothing else, to

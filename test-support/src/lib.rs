@@ -123,6 +123,19 @@ pub fn sparse_bomb_tar(name: &str) -> Vec<u8> {
     b.into_inner().expect("finishing in memory")
 }
 
+/// This process's resident memory in KiB (Linux's `VmRSS`; 0 where it
+/// cannot be read): what the benches report memory with.
+pub fn resident_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 /// Whether this run is CI's (`CI=true`): there a test that cannot run fails.
 pub fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
