@@ -4,6 +4,7 @@
 //! destination (absolute paths, `..`, links pointing outside, writes through
 //! links), answering `WireFilesPutResult`.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -188,6 +189,120 @@ fn through_no_link(
     Ok(())
 }
 
+/// What is at a path: what an archive makes, or what is on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Dir,
+    File,
+    Link,
+}
+
+/// What is on disk at `rel` beneath `base`, not following a link.
+fn disk_kind(base: &Path, rel: &Path) -> Option<Kind> {
+    let m = fs::symlink_metadata(base.join(rel)).ok()?;
+    Some(if m.file_type().is_symlink() {
+        Kind::Link
+    } else if m.is_dir() {
+        Kind::Dir
+    } else {
+        Kind::File
+    })
+}
+
+/// `a`, `a/b`, `a/b/c` for `a/b/c`.
+fn ancestors_and_self(rel: &Path) -> Vec<PathBuf> {
+    let mut at = PathBuf::new();
+    rel.components()
+        .map(|c| {
+            at.push(c);
+            at.clone()
+        })
+        .collect()
+}
+
+/// The tree an archive makes beneath `base`, entry by entry, to judge each
+/// entry against the earlier ones and the disk before anything is written.
+struct Plan<'a> {
+    base: &'a Path,
+    made: HashMap<PathBuf, Kind>,
+}
+
+impl Plan<'_> {
+    fn kind(&self, rel: &Path) -> Option<Kind> {
+        self.made
+            .get(rel)
+            .copied()
+            .or_else(|| disk_kind(self.base, rel))
+    }
+
+    /// Every directory above `rel` is one, or can be made.
+    fn parents(&self, rel: &Path) -> Result<(), FilesError> {
+        let Some(parent) = rel.parent() else {
+            return Ok(());
+        };
+        for a in ancestors_and_self(parent) {
+            match self.kind(&a) {
+                None | Some(Kind::Dir) => {}
+                Some(Kind::File) => {
+                    return Err(FilesError::bad(format!(
+                        "`{}` needs `{}` to be a directory, but it is a file",
+                        rel.display(),
+                        a.display()
+                    )));
+                }
+                Some(Kind::Link) => {
+                    return Err(FilesError::bad(format!(
+                        "`{}` is a link: nothing is written through links",
+                        a.display()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records that the archive makes `kind` at `rel`, refusing what
+    /// cannot replace what is there.
+    fn make(&mut self, rel: &Path, kind: Kind) -> Result<(), FilesError> {
+        let there = self.kind(rel);
+        let refused = match (kind, there) {
+            (_, None) | (Kind::Dir, Some(Kind::Dir)) | (Kind::File, Some(Kind::File)) => None,
+            (_, Some(Kind::Link)) => Some("is a link: nothing is written through links"),
+            (Kind::Link, Some(_)) => {
+                Some("is a link in the archive, but something is already there")
+            }
+            (Kind::Dir, Some(Kind::File)) => {
+                Some("is a directory in the archive, but a file is there")
+            }
+            (Kind::File, Some(Kind::Dir)) => {
+                Some("is a file in the archive, but a directory is there")
+            }
+        };
+        if let Some(why) = refused {
+            return Err(FilesError::bad(format!("`{}` {why}", rel.display())));
+        }
+        for a in ancestors_and_self(rel.parent().unwrap_or(Path::new(""))) {
+            self.made.entry(a).or_insert(Kind::Dir);
+        }
+        self.made.insert(rel.to_path_buf(), kind);
+        Ok(())
+    }
+
+    /// A hard link's target is a file the archive made earlier, or one on
+    /// disk reached without passing a link.
+    fn names_a_file(&self, rel: &Path, target: &Path) -> Result<(), FilesError> {
+        let reachable = self.parents(target).is_ok();
+        if reachable && self.kind(target) == Some(Kind::File) {
+            return Ok(());
+        }
+        Err(FilesError::bad(format!(
+            "hard link `{}` names `{}`, which is not a file of the archive (before it) or of the destination",
+            rel.display(),
+            target.display()
+        )))
+    }
+}
+
 /// Extracts the tar archive `tar` beneath guest directory `dest` of the
 /// sandbox rooted at `root`. Every entry is checked first; one that would
 /// land outside `dest` refuses the whole archive before anything is written.
@@ -203,6 +318,29 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
     }
     let mut items = Vec::new();
     let base = root.join(&dest_rel);
+    for prefix in ancestors_and_self(&dest_rel) {
+        match disk_kind(&root, &prefix) {
+            None | Some(Kind::Dir) => {}
+            Some(Kind::Link) => {
+                return Err(FilesError::bad(format!(
+                    "`{dest}`: `/{}` is a link: nothing is written through links",
+                    prefix.display()
+                )));
+            }
+            Some(Kind::File) => {
+                return Err(FilesError::bad(format!(
+                    "`{dest}`: `/{}` is not a directory",
+                    prefix.display()
+                )));
+            }
+        }
+    }
+    // What the archive makes, entry by entry, laid over what is on disk: a
+    // conflict anywhere refuses the archive before anything is written.
+    let mut plan = Plan {
+        base: &base,
+        made: HashMap::new(),
+    };
     // The links earlier entries make, to judge later links against.
     let mut links: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     let mut archive = tar::Archive::new(tar);
@@ -221,9 +359,13 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
         if rel.as_os_str().is_empty() {
             continue; // `./` itself
         }
+        plan.parents(&rel)?;
         let kind = entry.header().entry_type();
         let item = match kind {
-            tar::EntryType::Directory => Item::Dir(rel),
+            tar::EntryType::Directory => {
+                plan.make(&rel, Kind::Dir)?;
+                Item::Dir(rel)
+            }
             // A sparse entry can declare a size far beyond its bytes (a
             // kilobyte archive reading as a terabyte): refused, so what is
             // read is bounded by the archive itself.
@@ -238,6 +380,7 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
                     .read_to_end(&mut data)
                     .map_err(|e| FilesError::bad(format!("entry `{shown}`: {e}")))?;
                 let mode = entry.header().mode().unwrap_or(0o644) & 0o777;
+                plan.make(&rel, Kind::File)?;
                 Item::File(rel, data, mode)
             }
             tar::EntryType::Symlink => {
@@ -251,6 +394,7 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
                     )));
                 }
                 through_no_link(&base, &links, from, &target, &shown)?;
+                plan.make(&rel, Kind::Link)?;
                 links.insert(rel.clone());
                 Item::Symlink(rel, target)
             }
@@ -262,6 +406,8 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
                         target.display()
                     ))
                 })?;
+                plan.names_a_file(&rel, &target)?;
+                plan.make(&rel, Kind::File)?;
                 Item::Hardlink(rel, target)
             }
             other => {
@@ -272,7 +418,9 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
         };
         items.push(item);
     }
-    // Pass 2: write, resolving what is on disk (links from earlier entries
+    // Pass 2: write. Pass 1 judged every entry against the disk, so what
+    // can fail here is the disk itself (full, or changed meanwhile); the
+    // checks below stay as a second line, resolving what is on disk (links from earlier entries
     // or already there) and refusing to write through any link.
     make_dirs(&root, &dest_rel)?;
     let mut result = WireFilesPutResult { files: 0, bytes: 0 };

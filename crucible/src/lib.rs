@@ -9,4 +9,5 @@ pub mod guest;
 mod http;
 pub mod io;
 pub mod sandbox;
+pub mod vm;
 pub mod wire;

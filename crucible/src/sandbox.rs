@@ -145,9 +145,14 @@ impl Sandbox for LocalSandbox {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        // Its own process group, so that everything it starts can be killed
+        // with it (`sh -c 'sleep 1000'` leaves `sleep` behind otherwise).
+        #[cfg(unix)]
+        cmd.process_group(0);
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", req.cmd[0]))?;
+        let group = ProcessGroup(child.id());
         let (out_tx, out_rx) = mpsc::channel(64);
         let (kill_tx, kill_rx) = oneshot::channel::<()>();
         let input = if interactive {
@@ -174,6 +179,9 @@ impl Sandbox for LocalSandbox {
         let mut stderr = child.stderr.take().expect("piped stderr");
         let timeout = req.timeout_s.map(Duration::from_secs);
         tokio::spawn(async move {
+            // However the session ends (exit, timeout, the client gone),
+            // whatever is left of its group goes with it.
+            let _group = group;
             let (tx1, tx2) = (out_tx.clone(), out_tx.clone());
             let pump_out = async move {
                 let mut buf = vec![0; CHUNK];
@@ -228,6 +236,22 @@ impl Sandbox for LocalSandbox {
 
     fn get_file(&self, path: &str) -> Result<Vec<u8>, FilesError> {
         guest::read_file(&self.dir, path)
+    }
+}
+
+/// A command's process group (its id is the command's pid), killed whole
+/// when dropped.
+struct ProcessGroup(Option<u32>);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.0.and_then(|p| libc::pid_t::try_from(p).ok()) {
+            // SAFETY: killpg only sends a signal; a group already gone is ESRCH.
+            unsafe {
+                libc::killpg(pid, libc::SIGKILL);
+            }
+        }
     }
 }
 

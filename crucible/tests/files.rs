@@ -163,6 +163,79 @@ fn every_escape_is_refused_and_nothing_is_written() {
 }
 
 #[test]
+fn an_archive_that_cannot_be_written_whole_writes_nothing() {
+    // Each archive starts with a good entry: a refusal found only while
+    // writing left it behind (and a missing hard link target answered 404).
+    let cases: &[(&str, &[Entry<'_>], &str)] = &[
+        (
+            "hard link to a missing member",
+            &[
+                ("a.txt", Regular, "", b"a"),
+                ("h", Link, "missing.txt", b""),
+            ],
+            "not a file of the archive",
+        ),
+        (
+            "hard link to a later member",
+            &[("h", Link, "b.txt", b""), ("b.txt", Regular, "", b"b")],
+            "not a file of the archive",
+        ),
+        (
+            "hard link to a directory",
+            &[("d", Directory, "", b""), ("h", Link, "d", b"")],
+            "not a file of the archive",
+        ),
+        (
+            "a file where a directory is needed",
+            &[("f", Regular, "", b"f"), ("f/g", Regular, "", b"g")],
+            "it is a file",
+        ),
+        (
+            "a directory over a file",
+            &[("f", Regular, "", b"f"), ("f", Directory, "", b"")],
+            "a file is there",
+        ),
+        (
+            "a file over a directory",
+            &[("d/x", Regular, "", b"x"), ("d", Regular, "", b"d")],
+            "a directory is there",
+        ),
+        (
+            "a link over a file",
+            &[("f", Regular, "", b"f"), ("f", Symlink, "g", b"")],
+            "something is already there",
+        ),
+    ];
+    for (what, entries, says) in cases {
+        let (root, at) = sandbox(&what.replace(' ', "_"));
+        let err = extract_tar(&root, "/dest", &archive(entries)).expect_err(what);
+        assert_eq!(err.status, 400, "{what}: {err:?}");
+        assert!(err.reason.contains(says), "{what}: {}", err.reason);
+        assert!(
+            !root.join("dest").exists(),
+            "{what}: written before the refusal"
+        );
+        untouched(&at);
+    }
+    // Against what is on disk already: a file where the archive has a directory.
+    let (root, at) = sandbox("conflict_on_disk");
+    std::fs::create_dir_all(root.join("dest")).unwrap();
+    std::fs::write(root.join("dest/f"), "f").unwrap();
+    let tar = archive(&[("new.txt", Regular, "", b"n"), ("f/g", Regular, "", b"g")]);
+    let err = extract_tar(&root, "/dest", &tar).unwrap_err();
+    assert!(err.reason.contains("it is a file"), "{}", err.reason);
+    assert!(!root.join("dest/new.txt").exists());
+    // A destination beneath a file.
+    let err = extract_tar(&root, "/dest/f/sub", &archive(&[("x", Regular, "", b"x")])).unwrap_err();
+    assert!(err.reason.contains("not a directory"), "{}", err.reason);
+    untouched(&at);
+    // A hard link to a file already there is fine.
+    let r = extract_tar(&root, "/dest", &archive(&[("h", Link, "f", b"")])).unwrap();
+    assert_eq!(r.files, 1);
+    assert_eq!(std::fs::read_to_string(root.join("dest/h")).unwrap(), "f");
+}
+
+#[test]
 fn a_sparse_entry_is_refused_without_reading_it() {
     let (root, at) = sandbox("sparse");
     let tar = test_support::sparse_bomb_tar("big");
@@ -272,6 +345,15 @@ async fn push_and_pull_over_the_daemon() {
         std::fs::read_to_string(at.join("outside.txt")).unwrap(),
         "outside"
     );
+    // A hard link naming a missing member: 400 with the reason, nothing written.
+    let broken = archive(&[("first.txt", Regular, "", b"1"), ("h", Link, "gone", b"")]);
+    match c.push("box", "/atomic", broken).await {
+        Err(ClientError::Http { status: 400, error }) => {
+            assert!(error.contains("`gone`"), "{error}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!sb.dir().join("atomic").exists());
     match c
         .push("box", "/", b"not a tar at all, clearly".to_vec())
         .await

@@ -327,6 +327,45 @@ async fn closing_the_connection_kills_the_command() {
     }
 }
 
+/// Polls until process `pid` is gone; whether it went.
+async fn gone(pid: &str) -> bool {
+    for _ in 0..200 {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn what_a_command_starts_dies_with_it_on_close_and_on_timeout() {
+    // `sleep` is the shell's child: killing only the shell left it running.
+    let (at, root) = daemon("group_kill", keyed()).await;
+    let c = client(at);
+    for (i, t) in [Transport::Hijack, Transport::Websocket]
+        .into_iter()
+        .enumerate()
+    {
+        let pidfile = format!("child{i}");
+        let req = sh(&format!("sleep 30 & echo $! > {pidfile}; wait"));
+        let s = c.exec("box", &req, t).await.unwrap();
+        let pid = wait_for_file(&root.join("sandboxes/box").join(&pidfile)).await;
+        assert!(alive(&pid));
+        s.abandon();
+        assert!(
+            gone(&pid).await,
+            "{t:?}: the shell's child outlived the connection"
+        );
+    }
+    let mut slow = sh("sleep 30 & echo $! > timed; wait");
+    slow.timeout_s = Some(1);
+    let got = run(&c, Transport::Post, &slow, b"").await.unwrap();
+    assert_eq!(got.result.unwrap().exit_code, -1);
+    let pid = wait_for_file(&root.join("sandboxes/box/timed")).await;
+    assert!(gone(&pid).await, "the shell's child outlived the timeout");
+}
+
 #[tokio::test]
 async fn an_oversize_frame_from_the_client_ends_the_session() {
     use futures_util::{SinkExt, StreamExt};
