@@ -19,7 +19,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use crate::frame::{Direction, FrameError, FrameType};
 use crate::http::{percent_encode, read_head};
 use crate::io::{AsyncFrameReader, AsyncFrameWriter, PushReader, encode};
-use crate::sandbox::{Input, Output};
+use crate::sandbox::{Input, NewSandbox, Output, SandboxInfo};
 use crate::wire::{ErrorBody, ExecRequest, ExecResult, WireFilesPutResult};
 
 /// Why a call failed.
@@ -241,7 +241,7 @@ impl Client {
             .await
             .map_err(|e| ClientError::Unexpected(e.to_string()))?
             .to_bytes();
-        if status != 200 {
+        if !(200..300).contains(&status) {
             return Err(http_error(status, &body));
         }
         Ok(body)
@@ -524,6 +524,34 @@ impl Client {
         let body = self.ok_body(r).await?;
         serde_json::from_slice(&body)
             .map_err(|e| ClientError::Unexpected(format!("not a WireFilesPutResult: {e}")))
+    }
+
+    /// Creates a sandbox (`POST /sandboxes`): on a microVM host, boots it.
+    pub async fn create(&self, spec: &NewSandbox) -> Result<SandboxInfo, ClientError> {
+        let body = serde_json::to_vec(spec).expect("a sandbox request serializes");
+        let mut r = self.request("POST", "/sandboxes", body);
+        r.headers_mut().insert(
+            "content-type",
+            "application/json".parse().expect("a header"),
+        );
+        let body = self.ok_body(r).await?;
+        serde_json::from_slice(&body)
+            .map_err(|e| ClientError::Unexpected(format!("not a SandboxInfo: {e}")))
+    }
+
+    /// What the daemon says of sandbox `id` (`GET /sandboxes/{id}`).
+    pub async fn info(&self, id: &str) -> Result<SandboxInfo, ClientError> {
+        let p = format!("/sandboxes/{}", percent_encode(id));
+        let body = self.ok_body(self.request("GET", &p, Vec::new())).await?;
+        serde_json::from_slice(&body)
+            .map_err(|e| ClientError::Unexpected(format!("not a SandboxInfo: {e}")))
+    }
+
+    /// Stops sandbox `id` and frees what it held (`DELETE /sandboxes/{id}`).
+    pub async fn delete(&self, id: &str) -> Result<(), ClientError> {
+        let p = format!("/sandboxes/{}", percent_encode(id));
+        self.ok_body(self.request("DELETE", &p, Vec::new())).await?;
+        Ok(())
     }
 
     /// Pulls one guest file.

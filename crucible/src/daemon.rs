@@ -3,6 +3,9 @@
 //!
 //! | route | what |
 //! |---|---|
+//! | `POST /sandboxes` | create one: JSON `{"id"?, "memory_mib"?, "vcpus"?}` in; 201 and JSON SandboxInfo |
+//! | `GET /sandboxes/{id}` | JSON SandboxInfo: its state (`running`, `starting`, `dead` with the reason) |
+//! | `DELETE /sandboxes/{id}` | stop it and free everything it held; 204 |
 //! | `POST /sandboxes/{id}/exec` | one-shot: JSON ExecRequest in, a frame stream out (200, `application/octet-stream`) |
 //! | `POST /sandboxes/{id}/exec?stdin=1` | transport A: a bare `200 OK`, then frames both ways on the raw connection |
 //! | `GET /sandboxes/{id}/exec` + WebSocket upgrade | transport B: the first message is the ExecRequest, then frames in binary messages |
@@ -27,7 +30,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{Prefixed, query_param, read_head};
-use crate::sandbox::{Backend, Sandbox, valid_id};
+use crate::sandbox::{Backend, NewSandbox, Sandbox, valid_id};
 use crate::wire::{ErrorBody, ExecRequest};
 
 mod transports;
@@ -128,6 +131,86 @@ fn route_of<'p>(d: &Daemon, path: &'p str) -> Result<(Arc<dyn Sandbox>, &'p str)
     Ok((s, what))
 }
 
+/// A request on `/sandboxes` or `/sandboxes/{id}` itself.
+enum Lifecycle {
+    Create,
+    Info(String),
+    Delete(String),
+    Refused(Refusal),
+}
+
+fn lifecycle(path: &str, method: &Method) -> Option<Lifecycle> {
+    if path == "/sandboxes" || path == "/sandboxes/" {
+        return Some(if method == Method::POST {
+            Lifecycle::Create
+        } else {
+            Lifecycle::Refused((
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!("{method} /sandboxes: POST creates a sandbox"),
+            ))
+        });
+    }
+    let id = path.strip_prefix("/sandboxes/")?;
+    if id.contains('/') {
+        return None;
+    }
+    if !valid_id(id) {
+        return Some(Lifecycle::Refused((
+            StatusCode::BAD_REQUEST,
+            format!("`{id}` is not a sandbox id"),
+        )));
+    }
+    Some(match *method {
+        Method::GET => Lifecycle::Info(id.to_string()),
+        Method::DELETE => Lifecycle::Delete(id.to_string()),
+        _ => Lifecycle::Refused((
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("{method} /sandboxes/{id}: GET tells its state, DELETE stops it"),
+        )),
+    })
+}
+
+async fn create(d: &Daemon, body: Incoming) -> Response<Body> {
+    let body = match read_body(d, body).await {
+        Ok(b) => b,
+        Err(why) => return refused(why),
+    };
+    let spec: NewSandbox = if body.iter().all(u8::is_ascii_whitespace) {
+        NewSandbox::default()
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(s) => s,
+            Err(e) => {
+                return json_error(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "not a sandbox request (`{{\"id\", \"memory_mib\", \"vcpus\"}}`, each optional): {e}"
+                    ),
+                );
+            }
+        }
+    };
+    match d.backend.create(spec).await {
+        Ok(info) => json_ok(StatusCode::CREATED, &info),
+        Err(e) => refused_by_backend(e),
+    }
+}
+
+fn json_ok<T: serde::Serialize>(status: StatusCode, value: &T) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(serde_json::to_vec(value).expect("serializes"))).boxed())
+        .expect("a response")
+}
+
+fn refused_by_backend(e: crate::sandbox::LifecycleError) -> Response<Body> {
+    json_error(
+        StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        e.reason,
+    )
+}
+
 /// `None` when the request may go on; the 401 otherwise.
 fn authorize(d: &Daemon, header: Option<&[u8]>) -> Option<Response<Body>> {
     let key = d.config.key.as_ref()?;
@@ -197,6 +280,23 @@ async fn handle(d: Arc<Daemon>, req: Request<Incoming>) -> Response<Body> {
     }
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
+    if let Some(r) = lifecycle(&path, req.method()) {
+        return match r {
+            Lifecycle::Create => create(&d, req.into_body()).await,
+            Lifecycle::Info(id) => match d.backend.info(&id) {
+                Some(info) => json_ok(StatusCode::OK, &info),
+                None => json_error(StatusCode::NOT_FOUND, format!("no sandbox `{id}`")),
+            },
+            Lifecycle::Delete(id) => match d.backend.delete(&id).await {
+                Ok(()) => Response::builder()
+                    .status(StatusCode::NO_CONTENT)
+                    .body(Full::new(Bytes::new()).boxed())
+                    .expect("a response"),
+                Err(e) => refused_by_backend(e),
+            },
+            Lifecycle::Refused(why) => refused(why),
+        };
+    }
     let (sandbox, what) = match route_of(&d, &path) {
         Ok(r) => r,
         Err(why) => return refused(why),

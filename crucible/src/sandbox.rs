@@ -53,9 +53,81 @@ pub trait Sandbox: Send + Sync {
     fn get_file(&self, path: &str) -> Result<Vec<u8>, FilesError>;
 }
 
-/// Where the daemon finds sandboxes by id.
+/// Why a lifecycle request failed: the HTTP status it answers, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LifecycleError {
+    pub status: u16,
+    pub reason: String,
+}
+
+impl LifecycleError {
+    pub fn new(status: u16, reason: impl Into<String>) -> LifecycleError {
+        LifecycleError {
+            status,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// What `POST /sandboxes` asks for; every field optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewSandbox {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vcpus: Option<u32>,
+}
+
+/// What `GET /sandboxes/{id}` says.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SandboxInfo {
+    pub id: String,
+    /// `running`, or `dead` (its VM stopped: `reason` says why).
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A lifecycle request's answer, later (a VM takes a while to start).
+pub type Later<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, LifecycleError>> + Send + 'a>>;
+
+/// Where the daemon finds sandboxes by id, and makes and frees them.
 pub trait Backend: Send + Sync + 'static {
     fn sandbox(&self, id: &str) -> Option<Arc<dyn Sandbox>>;
+
+    /// Makes a sandbox (with the id given, or a fresh one).
+    fn create(&self, _spec: NewSandbox) -> Later<'_, SandboxInfo> {
+        Box::pin(async { Err(LifecycleError::new(405, "this backend makes no sandboxes")) })
+    }
+
+    /// What is known of sandbox `id`.
+    fn info(&self, id: &str) -> Option<SandboxInfo> {
+        self.sandbox(id).map(|_| SandboxInfo {
+            id: id.to_string(),
+            state: "running".into(),
+            reason: None,
+        })
+    }
+
+    /// Stops sandbox `id` and frees everything it held.
+    fn delete(&self, _id: &str) -> Later<'_, ()> {
+        Box::pin(async { Err(LifecycleError::new(405, "this backend frees no sandboxes")) })
+    }
+}
+
+/// A fresh sandbox id.
+pub fn fresh_id() -> String {
+    let mut b = [0u8; 6];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut b);
+    }
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("sb-{hex}")
 }
 
 /// Sandboxes as directories under one root, commands as child processes.
@@ -98,6 +170,35 @@ impl Backend for LocalBackend {
             .expect("the sandbox table")
             .get(id)
             .map(|s| s.clone() as Arc<dyn Sandbox>)
+    }
+
+    fn create(&self, spec: NewSandbox) -> Later<'_, SandboxInfo> {
+        Box::pin(async move {
+            let id = spec.id.unwrap_or_else(fresh_id);
+            if self.sandbox(&id).is_some() {
+                return Err(LifecycleError::new(409, format!("sandbox `{id}` exists")));
+            }
+            LocalBackend::create(self, &id).map_err(|e| LifecycleError::new(400, e.to_string()))?;
+            Ok(SandboxInfo {
+                id,
+                state: "running".into(),
+                reason: None,
+            })
+        })
+    }
+
+    fn delete(&self, id: &str) -> Later<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let gone = self
+                .sandboxes
+                .lock()
+                .expect("the sandbox table")
+                .remove(&id);
+            let s = gone.ok_or_else(|| LifecycleError::new(404, format!("no sandbox `{id}`")))?;
+            std::fs::remove_dir_all(&s.dir)
+                .map_err(|e| LifecycleError::new(500, format!("removing {}: {e}", s.dir.display())))
+        })
     }
 }
 

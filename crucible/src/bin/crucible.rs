@@ -1,7 +1,8 @@
-//! `crucible`: a daemon with the local backend, and a minimal client in the
-//! spirit of the seed's `scripts/wsexec`.
+//! `crucible`: a daemon (microVM or local backend), and a minimal client in
+//! the spirit of the seed's `scripts/wsexec`.
 //!
 //!   crucible serve --listen 127.0.0.1:7070 --root DIR --key KEY --sandbox dev
+//!   crucible serve --backend microvm --root DIR --sandbox dev
 //!   crucible exec --url http://127.0.0.1:7070 --key KEY --sandbox dev -- sh -c 'echo hi; cat'
 //!   crucible push --sandbox dev --path /work FILES.tar
 //!   crucible pull --sandbox dev --path /work/out.txt > out.txt
@@ -14,14 +15,18 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand};
 use crucible::client::{Client, Transport};
 use crucible::daemon::{self, Config};
-use crucible::sandbox::{LocalBackend, Output};
+use crucible::sandbox::{Backend, LocalBackend, Output};
+use crucible::vm;
+use crucible::vm::backend::MicroVmBackend;
+use crucible::vm::image::{GuestSpec, KernelSource};
+use crucible::vm::qemu::{Accel, VmConfig};
 use crucible::wire::ExecRequest;
 
 #[derive(Parser)]
 #[command(
     name = "crucible",
     version,
-    about = "The crucible wire protocol: a daemon with a local backend, and a client"
+    about = "The crucible wire protocol: a daemon (microVM or local sandboxes), and a client"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -30,30 +35,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve sandboxes that run commands as local child processes (no
-    /// isolation: for development and tests)
-    Serve {
-        /// Where to listen
-        #[arg(long, default_value = "127.0.0.1:7070")]
-        listen: String,
-        /// The directory holding one directory per sandbox
-        #[arg(long)]
-        root: PathBuf,
-        /// The bearer key clients must send (none: anyone may)
-        #[arg(long, env = "CRUCIBLE_KEY")]
-        key: Option<String>,
-        /// A sandbox to create (repeatable)
-        #[arg(long = "sandbox", value_name = "ID", required = true)]
-        sandboxes: Vec<String>,
-        /// The largest request body (an exec request, a pushed tar archive),
-        /// in MiB; larger ones are answered 413
-        #[arg(long = "max-body", value_name = "MIB", default_value_t = 256)]
-        max_body_mib: usize,
-        /// Seconds a connection has to send a request's head (and a
-        /// WebSocket client its exec request) before it is closed
-        #[arg(long = "head-timeout", value_name = "SECONDS", default_value_t = 30)]
-        head_timeout_s: u64,
-    },
+    /// Serve sandboxes: microVMs (`--backend microvm`), or local child
+    /// processes (`--backend local`, the default: no isolation, for
+    /// development and tests)
+    Serve(Box<Serve>),
     /// Run a command in a sandbox; stdin goes to it (interactive
     /// transports), its output comes back, and its exit code is this one's
     Exec {
@@ -93,6 +78,86 @@ enum Command {
 }
 
 #[derive(Args)]
+struct Serve {
+    /// Where to listen
+    #[arg(long, default_value = "127.0.0.1:7070")]
+    listen: String,
+    /// The state directory: one directory per sandbox (local); the VMs,
+    /// the prepared guests and the downloads (microvm)
+    #[arg(long)]
+    root: PathBuf,
+    /// The bearer key clients must send (none: anyone may)
+    #[arg(long, env = "CRUCIBLE_KEY")]
+    key: Option<String>,
+    /// A sandbox to create at start (repeatable); more with `POST /sandboxes`
+    #[arg(long = "sandbox", value_name = "ID")]
+    sandboxes: Vec<String>,
+    /// The largest request body (an exec request, a pushed tar archive),
+    /// in MiB; larger ones are answered 413
+    #[arg(long = "max-body", value_name = "MIB", default_value_t = 256)]
+    max_body_mib: usize,
+    /// Seconds a connection has to send a request's head (and a
+    /// WebSocket client its exec request) before it is closed
+    #[arg(long = "head-timeout", value_name = "SECONDS", default_value_t = 30)]
+    head_timeout_s: u64,
+    /// What a sandbox is
+    #[arg(long, value_enum, default_value = "local")]
+    backend: BackendKind,
+    #[command(flatten)]
+    vm: VmArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BackendKind {
+    /// A directory and child processes: no isolation
+    Local,
+    /// A qemu microVM per sandbox, reached through its agent
+    Microvm,
+}
+
+/// The microVM backend's settings.
+#[derive(Args)]
+#[command(next_help_heading = "MicroVM backend")]
+struct VmArgs {
+    /// How guest code runs: `kvm`, `tcg` (qemu's translator), or `auto`:
+    /// KVM only when a short probe shows guest kernel code runs at
+    /// hardware speed
+    #[arg(long, value_enum, default_value = "auto")]
+    accel: AccelArg,
+    /// Each sandbox's memory, in MiB (a create request may ask for another)
+    #[arg(long = "memory", value_name = "MIB", default_value_t = 512)]
+    memory_mib: u32,
+    /// Each sandbox's vCPUs (a create request may ask for another number)
+    #[arg(long, default_value_t = 1)]
+    vcpus: u32,
+    /// A kernel image (vmlinux or an LZ4 bzImage) instead of Debian's cloud
+    /// kernel
+    #[arg(long, value_name = "PATH")]
+    kernel: Option<PathBuf>,
+    /// The modules directory (`lib/modules/VERSION`) of `--kernel`, when
+    /// its virtio drivers are modules
+    #[arg(long = "kernel-modules", value_name = "DIR", requires = "kernel")]
+    kernel_modules: Option<PathBuf>,
+    /// The guest agent (default: `crucible-agent` beside this program)
+    #[arg(long, value_name = "PATH")]
+    agent: Option<PathBuf>,
+    /// The Othismo runtime put in the guest (default: `othismo-run` beside
+    /// this program, when it is there)
+    #[arg(long, value_name = "PATH")]
+    runtime: Option<PathBuf>,
+    /// Seconds a VM has to boot to its agent
+    #[arg(long = "boot-timeout", value_name = "SECONDS", default_value_t = 60)]
+    boot_timeout_s: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum AccelArg {
+    Auto,
+    Kvm,
+    Tcg,
+}
+
+#[derive(Args)]
 struct Target {
     /// The daemon
     #[arg(long, default_value = "http://127.0.0.1:7070")]
@@ -128,31 +193,8 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match cli.command {
-        Command::Serve {
-            listen,
-            root,
-            key,
-            sandboxes,
-            max_body_mib,
-            head_timeout_s,
-        } => {
-            let backend = LocalBackend::new(root);
-            for s in &sandboxes {
-                backend.create(s)?;
-            }
-            let config = Config {
-                key,
-                max_body: max_body_mib.saturating_mul(1 << 20),
-                head_timeout: std::time::Duration::from_secs(head_timeout_s),
-                first_message_timeout: std::time::Duration::from_secs(head_timeout_s),
-            };
-            let listener = tokio::net::TcpListener::bind(&listen).await?;
-            eprintln!(
-                "listening on {} (sandboxes: {})",
-                listener.local_addr()?,
-                sandboxes.join(", ")
-            );
-            daemon::serve(listener, Arc::new(backend), config).await;
+        Command::Serve(serve) => {
+            serve_daemon(*serve).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Exec {
@@ -236,6 +278,102 @@ async fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+async fn serve_daemon(serve: Serve) -> Result<(), Box<dyn std::error::Error>> {
+    let config = Config {
+        key: serve.key,
+        max_body: serve.max_body_mib.saturating_mul(1 << 20),
+        head_timeout: std::time::Duration::from_secs(serve.head_timeout_s),
+        first_message_timeout: std::time::Duration::from_secs(serve.head_timeout_s),
+    };
+    let backend: Arc<dyn Backend> = match serve.backend {
+        BackendKind::Local => {
+            let backend = LocalBackend::new(&serve.root);
+            for s in &serve.sandboxes {
+                backend.create(s)?;
+            }
+            Arc::new(backend)
+        }
+        BackendKind::Microvm => {
+            let backend = microvm(&serve.root, &serve.vm)?;
+            for s in &serve.sandboxes {
+                let started = std::time::Instant::now();
+                backend.create_default(s).await.map_err(|e| e.reason)?;
+                eprintln!(
+                    "crucible: sandbox {s} up in {:.2} s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            Arc::new(backend)
+        }
+    };
+    let listener = tokio::net::TcpListener::bind(&serve.listen).await?;
+    eprintln!(
+        "listening on {} (sandboxes: {})",
+        listener.local_addr()?,
+        if serve.sandboxes.is_empty() {
+            "none yet".to_string()
+        } else {
+            serve.sandboxes.join(", ")
+        }
+    );
+    daemon::serve(listener, backend, config).await;
+    Ok(())
+}
+
+/// The microVM backend: the accelerator chosen (and why, on stderr), the
+/// guest prepared.
+fn microvm(
+    root: &std::path::Path,
+    args: &VmArgs,
+) -> Result<MicroVmBackend, Box<dyn std::error::Error>> {
+    let beside = |name: &str| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|d| d.join(name)))
+            .filter(|p| p.is_file())
+    };
+    let agent = args
+        .agent
+        .clone()
+        .or_else(|| beside("crucible-agent"))
+        .ok_or("no guest agent: build crucible-agent (it goes beside crucible) or give --agent")?;
+    let runtime = args.runtime.clone().or_else(|| beside("othismo-run"));
+    let qemu = vm::qemu::find_qemu()?;
+    let (accel, why) = match args.accel {
+        AccelArg::Kvm => (Accel::Kvm, "asked for with --accel kvm".to_string()),
+        AccelArg::Tcg => (Accel::Tcg, "asked for with --accel tcg".to_string()),
+        AccelArg::Auto => vm::accel::choose(),
+    };
+    eprintln!("crucible: accelerator {}: {why}", accel.name());
+    let spec = GuestSpec {
+        kernel: match &args.kernel {
+            Some(image) => KernelSource::Given {
+                image: image.clone(),
+                modules: args.kernel_modules.clone(),
+            },
+            None => KernelSource::Debian,
+        },
+        agent,
+        runtime,
+        state: root.to_path_buf(),
+    };
+    let started = std::time::Instant::now();
+    let guest = vm::image::prepare(&spec, &mut |step| eprintln!("crucible: {step}"))?;
+    eprintln!(
+        "crucible: guest {} ready in {:.1} s",
+        guest.hash,
+        started.elapsed().as_secs_f64()
+    );
+    let config = VmConfig {
+        qemu,
+        accel,
+        memory_mib: args.memory_mib,
+        vcpus: args.vcpus,
+        boot_deadline: std::time::Duration::from_secs(args.boot_timeout_s),
+    };
+    Ok(MicroVmBackend::new(guest, config, root.join("vms")))
 }
 
 /// Prints what the command said; its exit code once it exits.

@@ -152,7 +152,7 @@ fn write_atomically(p: &Path, bytes: &[u8]) -> Result<(), String> {
 /// Puts a binary at `at`, with the shared libraries it links at their own
 /// paths (once each).
 fn add_binary(cpio: &mut Cpio, binary: &Path, at: &str) -> Result<(), String> {
-    cpio.file(at, 0o755, &read(binary)?);
+    cpio.file(at, 0o755, &stripped(binary)?);
     for lib in shared_libraries(binary)? {
         let shown = lib.to_string_lossy().into_owned();
         if cpio.has(&shown) {
@@ -172,6 +172,30 @@ fn add_binary(cpio: &mut Cpio, binary: &Path, at: &str) -> Result<(), String> {
         cpio.file(&shown, 0o755, &read(&lib)?);
     }
     Ok(())
+}
+
+/// A binary's bytes without its debug information (a debug build of the
+/// runtime is mostly that, and the guest holds it in memory), when `strip`
+/// is there to do it.
+fn stripped(binary: &Path) -> Result<Vec<u8>, String> {
+    let tmp = std::env::temp_dir().join(format!(
+        "crucible-strip-{}-{}",
+        std::process::id(),
+        binary.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    let done = Command::new("strip")
+        .arg("--strip-debug")
+        .arg("-o")
+        .arg(&tmp)
+        .arg(binary)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let bytes = if done { std::fs::read(&tmp).ok() } else { None };
+    let _ = std::fs::remove_file(&tmp);
+    match bytes {
+        Some(b) => Ok(b),
+        None => read(binary),
+    }
 }
 
 /// What `ldd` says `binary` loads (nothing for a static binary).

@@ -1,0 +1,175 @@
+//! The microVM backend: each sandbox a VM ([`qemu`](crate::vm::qemu)),
+//! reached only through its agent. A sandbox whose VM stopped stays listed
+//! as dead (with the reason) until it is deleted.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use crate::sandbox::{
+    Backend, Later, LifecycleError, NewSandbox, Sandbox, SandboxInfo, fresh_id, valid_id,
+};
+use crate::vm::image::Guest;
+use crate::vm::qemu::{self, Size, Vm, VmConfig};
+
+/// The most memory and vCPUs one sandbox may ask for.
+pub const MAX_MEMORY_MIB: u32 = 16 * 1024;
+pub const MAX_VCPUS: u32 = 16;
+
+pub struct MicroVmBackend {
+    guest: Guest,
+    config: VmConfig,
+    /// Where each VM's directory (socket, console log) goes.
+    root: PathBuf,
+    vms: Mutex<BTreeMap<String, Entry>>,
+}
+
+enum Entry {
+    Booting,
+    Up(Box<Vm>),
+}
+
+impl MicroVmBackend {
+    pub fn new(guest: Guest, config: VmConfig, root: impl Into<PathBuf>) -> MicroVmBackend {
+        MicroVmBackend {
+            guest,
+            config,
+            root: root.into(),
+            vms: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Boots sandbox `id` with the default size (for `--sandbox` at start).
+    pub async fn create_default(&self, id: &str) -> Result<SandboxInfo, LifecycleError> {
+        Backend::create(
+            self,
+            NewSandbox {
+                id: Some(id.to_string()),
+                ..NewSandbox::default()
+            },
+        )
+        .await
+    }
+
+    /// The qemu process ids of the running VMs.
+    pub fn pids(&self) -> Vec<u32> {
+        let vms = self.vms.lock().expect("the VM table");
+        vms.values()
+            .filter_map(|e| match e {
+                Entry::Up(vm) => vm.pid(),
+                Entry::Booting => None,
+            })
+            .collect()
+    }
+}
+
+impl Backend for MicroVmBackend {
+    fn sandbox(&self, id: &str) -> Option<Arc<dyn Sandbox>> {
+        match self.vms.lock().expect("the VM table").get(id)? {
+            Entry::Up(vm) => Some(Arc::new(vm.link.clone())),
+            // A VM still booting is not there yet.
+            Entry::Booting => None,
+        }
+    }
+
+    fn create(&self, spec: NewSandbox) -> Later<'_, SandboxInfo> {
+        Box::pin(async move {
+            let id = spec.id.unwrap_or_else(fresh_id);
+            if !valid_id(&id) {
+                return Err(LifecycleError::new(
+                    400,
+                    format!(
+                        "`{id}` is not a sandbox id (letters, digits, `-` and `_`, at most 64)"
+                    ),
+                ));
+            }
+            let size = Size {
+                memory_mib: spec.memory_mib.unwrap_or(self.config.memory_mib),
+                vcpus: spec.vcpus.unwrap_or(self.config.vcpus),
+            };
+            if !(64..=MAX_MEMORY_MIB).contains(&size.memory_mib) {
+                return Err(LifecycleError::new(
+                    400,
+                    format!(
+                        "memory_mib must be 64 to {MAX_MEMORY_MIB}, not {}",
+                        size.memory_mib
+                    ),
+                ));
+            }
+            if !(1..=MAX_VCPUS).contains(&size.vcpus) {
+                return Err(LifecycleError::new(
+                    400,
+                    format!("vcpus must be 1 to {MAX_VCPUS}, not {}", size.vcpus),
+                ));
+            }
+            {
+                let mut vms = self.vms.lock().expect("the VM table");
+                if vms.contains_key(&id) {
+                    return Err(LifecycleError::new(409, format!("sandbox `{id}` exists")));
+                }
+                vms.insert(id.clone(), Entry::Booting);
+            }
+            let booted = qemu::boot(&self.guest, &self.config, size, &self.root.join(&id)).await;
+            let mut vms = self.vms.lock().expect("the VM table");
+            match booted {
+                Ok(vm) => match vms.get_mut(&id) {
+                    Some(e) => {
+                        *e = Entry::Up(Box::new(vm));
+                        Ok(SandboxInfo {
+                            id,
+                            state: "running".into(),
+                            reason: None,
+                        })
+                    }
+                    // Deleted while it booted: it goes (dropping a Vm kills qemu).
+                    None => Err(LifecycleError::new(
+                        409,
+                        format!("sandbox `{id}` was deleted while it started"),
+                    )),
+                },
+                Err(why) => {
+                    vms.remove(&id);
+                    Err(LifecycleError::new(
+                        500,
+                        format!("sandbox `{id}` did not start: {why}"),
+                    ))
+                }
+            }
+        })
+    }
+
+    fn info(&self, id: &str) -> Option<SandboxInfo> {
+        let mut vms = self.vms.lock().expect("the VM table");
+        let (state, reason) = match vms.get_mut(id)? {
+            Entry::Booting => ("starting".to_string(), None),
+            Entry::Up(v) => match (v.link.dead(), v.running()) {
+                (None, true) => ("running".into(), None),
+                (why, _) => (
+                    "dead".into(),
+                    Some(why.unwrap_or_else(|| "the VM stopped".into())),
+                ),
+            },
+        };
+        Some(SandboxInfo {
+            id: id.to_string(),
+            state,
+            reason,
+        })
+    }
+
+    fn delete(&self, id: &str) -> Later<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let entry = self.vms.lock().expect("the VM table").remove(&id);
+            match entry {
+                None => Err(LifecycleError::new(404, format!("no sandbox `{id}`"))),
+                Some(Entry::Up(vm)) => {
+                    vm.stop().await;
+                    Ok(())
+                }
+                // The boot sees its entry gone and stops the VM.
+                Some(Entry::Booting) => Ok(()),
+            }
+        })
+    }
+}

@@ -1,0 +1,272 @@
+//! The microVM backend for real: `crucible serve --backend microvm` started
+//! as a process, each sandbox a qemu microVM (TCG on these machines), driven
+//! with the client library as any client would. The set-up installs qemu
+//! when it is missing (apt-get, saying so); the daemon fetches its kernel
+//! and busybox with `apt-get download` into a state directory kept between
+//! runs. Under `CI=true` a test that cannot run fails.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crucible::client::{Client, ClientError, Transport, collect_within};
+use crucible::sandbox::NewSandbox;
+use crucible::wire::ExecRequest;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+struct Daemon {
+    child: std::process::Child,
+    addr: String,
+    state: PathBuf,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether qemu is here (installed if need be); `false` means skip.
+fn qemu_ready() -> bool {
+    match test_support::ensure_debian_tool("qemu-system-x86_64", "qemu-system-x86") {
+        Ok(()) => true,
+        Err(why) if test_support::under_ci() => panic!("the microVM tests cannot run: {why}"),
+        Err(why) => {
+            eprintln!("skipping the microVM tests: {why}");
+            false
+        }
+    }
+}
+
+/// A daemon with the microVM backend and sandbox `first`, once it listens.
+fn daemon(first: &str) -> Daemon {
+    let state = Path::new(env!("CARGO_TARGET_TMPDIR")).join("microvm-state");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args(["serve", "--backend", "microvm", "--listen", "127.0.0.1:0"])
+        .args([
+            "--key",
+            "k",
+            "--memory",
+            "256",
+            "--sandbox",
+            first,
+            "--root",
+        ])
+        .arg(&state)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let Some(Ok(line)) = lines.next() else {
+            let _ = child.kill();
+            panic!("the daemon ended before it listened; it said:\n{said}");
+        };
+        eprintln!("daemon: {line}");
+        said.push_str(&line);
+        said.push('\n');
+        if let Some(rest) = line.strip_prefix("listening on ") {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    // The rest of what it says goes to the test's stderr.
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            eprintln!("daemon: {line}");
+        }
+    });
+    assert!(said.contains("accelerator"), "{said}");
+    Daemon { child, addr, state }
+}
+
+fn sh(script: &str) -> ExecRequest {
+    ExecRequest::new(["sh", "-c", script])
+}
+
+/// `script`'s stdout and exit code in sandbox `id`, over transport B.
+async fn run(c: &Client, id: &str, script: &str) -> (String, i32) {
+    let s = c.exec(id, &sh(script), Transport::Websocket).await.unwrap();
+    let got = collect_within(s, LIMIT).await.unwrap();
+    let r = got.result.unwrap();
+    (
+        String::from_utf8_lossy(&got.stdout).into_owned(),
+        r.exit_code,
+    )
+}
+
+/// The pids of the qemu processes serving sandboxes under `state`.
+fn qemus(state: &Path, id: &str) -> Vec<u32> {
+    let marker = state.join("vms").join(id).join("agent.sock");
+    let marker = marker.to_string_lossy();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker.as_ref()))
+        })
+        .collect()
+}
+
+fn tar_of(entries: &[(&str, tar::EntryType, &str, &[u8])]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, kind, link, data) in entries {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(*kind);
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        if !link.is_empty() {
+            h.set_link_name(link).unwrap();
+        }
+        b.append_data(&mut h, name, *data).unwrap();
+    }
+    b.into_inner().unwrap()
+}
+
+#[tokio::test]
+async fn sandboxes_are_microvms_reached_only_through_their_agent() {
+    if !qemu_ready() {
+        return;
+    }
+    let d = daemon("a");
+    let c = Client::new(&d.addr, Some("k".into()));
+
+    // Exec through every transport: stdin in, stdout and the exit code out.
+    for t in [Transport::Hijack, Transport::Websocket, Transport::Post] {
+        let mut s = c.exec("a", &sh("echo hi; cat; exit 3"), t).await.unwrap();
+        if t != Transport::Post {
+            s.stdin(b"fed\n").await.unwrap();
+            s.close_stdin().await.unwrap();
+        }
+        let got = collect_within(s, LIMIT).await.unwrap();
+        let want = if t == Transport::Post {
+            "hi\n"
+        } else {
+            "hi\nfed\n"
+        };
+        assert_eq!(String::from_utf8_lossy(&got.stdout), want, "{t:?}");
+        assert_eq!(got.result.unwrap().exit_code, 3, "{t:?}");
+    }
+    // Environment, working directory, the guest's own kernel, no network
+    // interface but loopback.
+    let mut req =
+        sh("mkdir -p /work; printf '%s ' \"$GREETING\"; pwd; ls /sys/class/net; uname -r");
+    req.env.insert("GREETING".into(), "hello".into());
+    let got = collect_within(c.exec("a", &req, Transport::Post).await.unwrap(), LIMIT)
+        .await
+        .unwrap();
+    let out = String::from_utf8_lossy(&got.stdout).into_owned();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[..2], ["hello /", "lo"], "{out}");
+    assert!(
+        lines[2].contains("cloud-amd64"),
+        "the guest's kernel: {out}"
+    );
+    // A timeout kills the command's whole group, in the guest.
+    let mut slow = sh("sleep 30 & echo $! > /tmp/child; wait");
+    slow.timeout_s = Some(1);
+    let got = collect_within(c.exec("a", &slow, Transport::Post).await.unwrap(), LIMIT)
+        .await
+        .unwrap();
+    let r = got.result.unwrap();
+    assert_eq!(r.exit_code, -1);
+    assert!(r.error.unwrap().contains("timeout"));
+    let (out, _) = run(
+        &c,
+        "a",
+        "kill -0 $(cat /tmp/child) 2>/dev/null && echo alive || echo gone",
+    )
+    .await;
+    assert_eq!(out, "gone\n");
+
+    // Files: pushed, pulled; a push that cannot be written whole writes nothing.
+    let tar = tar_of(&[("hello.txt", tar::EntryType::Regular, "", b"hello, VM")]);
+    let r = c.push("a", "/work", tar).await.unwrap();
+    assert_eq!((r.files, r.bytes), (1, 9));
+    assert_eq!(c.pull("a", "/work/hello.txt").await.unwrap(), b"hello, VM");
+    let broken = tar_of(&[
+        ("first.txt", tar::EntryType::Regular, "", b"1"),
+        ("h", tar::EntryType::Link, "missing", b""),
+    ]);
+    match c.push("a", "/work", broken).await {
+        Err(ClientError::Http { status: 400, error }) => {
+            assert!(error.contains("missing"), "{error}")
+        }
+        other => panic!("{other:?}"),
+    }
+    match c.pull("a", "/work/first.txt").await {
+        Err(ClientError::Http { status: 404, .. }) => {}
+        other => panic!("a refused push wrote: {other:?}"),
+    }
+
+    // A second sandbox is another VM: it does not see the first one's files.
+    let info = c
+        .create(&NewSandbox {
+            id: Some("b".into()),
+            memory_mib: Some(192),
+            vcpus: Some(1),
+        })
+        .await
+        .unwrap();
+    assert_eq!(info.state, "running");
+    match c.pull("b", "/work/hello.txt").await {
+        Err(ClientError::Http { status: 404, .. }) => {}
+        other => panic!("sandbox b sees a's file: {other:?}"),
+    }
+    let (out, code) = run(&c, "b", "grep MemTotal /proc/meminfo").await;
+    assert_eq!(code, 0);
+    let kib: u64 = out.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(kib < 192 * 1024, "b asked for 192 MiB: {out}");
+    match c
+        .create(&NewSandbox {
+            id: Some("b".into()),
+            ..NewSandbox::default()
+        })
+        .await
+    {
+        Err(ClientError::Http { status: 409, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+
+    // A VM that dies mid-command: the command ends in-band with -1 and the
+    // reason, and the sandbox says it is dead.
+    let qemu_a = qemus(&d.state, "a");
+    assert_eq!(qemu_a.len(), 1, "one qemu for sandbox a: {qemu_a:?}");
+    let s = c
+        .exec("a", &sh("sleep 30"), Transport::Websocket)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Command::new("kill")
+        .args(["-KILL", &qemu_a[0].to_string()])
+        .status()
+        .unwrap();
+    let got = collect_within(s, LIMIT).await.unwrap();
+    let r = got.result.unwrap();
+    assert_eq!(r.exit_code, -1);
+    assert!(r.error.as_deref().unwrap_or("").contains("VM"), "{r:?}");
+    let info = c.info("a").await.unwrap();
+    assert_eq!(info.state, "dead", "{info:?}");
+
+    // DELETE stops the VM and frees everything.
+    let qemu_b = qemus(&d.state, "b");
+    assert_eq!(qemu_b.len(), 1);
+    for id in ["a", "b"] {
+        c.delete(id).await.unwrap();
+        match c.info(id).await {
+            Err(ClientError::Http { status: 404, .. }) => {}
+            other => panic!("{id} after DELETE: {other:?}"),
+        }
+        assert!(!d.state.join("vms").join(id).exists());
+    }
+    assert!(
+        !Path::new(&format!("/proc/{}", qemu_b[0])).exists(),
+        "qemu of b left running"
+    );
+    assert!(qemus(&d.state, "b").is_empty());
+}
