@@ -10,6 +10,7 @@ mod fs;
 mod generate;
 mod inspect;
 mod lsp;
+mod remote;
 mod run;
 
 use std::process::ExitCode;

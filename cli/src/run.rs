@@ -1,5 +1,6 @@
 //! `othc run IMAGE.oth [--image NAME]`: build (cached) and run in this
-//! process; `othc run NAME.othimg` runs a bundle as it is.
+//! process, or on a crucible host with `--on` ([`super::remote`]);
+//! `othc run NAME.othimg` runs a bundle as it is.
 
 use std::path::PathBuf;
 
@@ -30,9 +31,28 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub limits: Limits,
+
+    /// Run on a crucible host instead of in this process:
+    /// crucible://HOST:PORT (a sandbox is created for the run and deleted
+    /// after it) or crucible://HOST:PORT/SANDBOX (an existing one)
+    #[arg(long, value_name = "URL")]
+    pub on: Option<String>,
+
+    /// The crucible host's key (with --on)
+    #[arg(long, env = "CRUCIBLE_KEY", requires = "on", hide_env_values = true)]
+    pub key: Option<String>,
 }
 
 pub fn run(args: RunArgs) -> u8 {
+    // A bad host is said before anything is built.
+    let host = match args.on.as_deref().map(super::remote::parse_host) {
+        Some(Ok(h)) => Some(h),
+        Some(Err(e)) => {
+            eprintln!("error: --on {e}");
+            return EXIT_USAGE;
+        }
+        None => None,
+    };
     let path = if args.file.extension().is_some_and(|e| e == "othimg") {
         args.file.clone()
     } else {
@@ -62,6 +82,10 @@ pub fn run(args: RunArgs) -> u8 {
             }
         }
     };
+    if let Some(host) = &host {
+        eprintln!("running {} on crucible://{}", path.display(), host.addr);
+        return super::remote::run_on(host, args.key.clone(), &path, &args.limits, args.trace);
+    }
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) => {

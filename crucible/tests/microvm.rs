@@ -41,8 +41,25 @@ fn qemu_ready() -> bool {
     }
 }
 
+/// The workspace binary `name` beside this test's `crucible`, built with
+/// cargo when it is not there (`cargo test --workspace` builds them all).
+fn built(name: &str, package: &str) -> PathBuf {
+    let at = Path::new(env!("CARGO_BIN_EXE_crucible")).with_file_name(name);
+    if !at.exists() {
+        eprintln!("test set-up: building {name} (cargo build -p {package} --bin {name})");
+        let ok = Command::new(env!("CARGO"))
+            .args(["build", "-p", package, "--bin", name])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok && at.exists(), "cannot build {name}");
+    }
+    at
+}
+
 /// A daemon with the microVM backend and sandbox `first`, once it listens.
+/// Its guests hold the `othismo-run` beside it.
 fn daemon(first: &str) -> Daemon {
+    built("othismo-run", "othismo-runtime");
     let state = Path::new(env!("CARGO_TARGET_TMPDIR")).join("microvm-state");
     let mut child = Command::new(env!("CARGO_BIN_EXE_crucible"))
         .args(["serve", "--backend", "microvm", "--listen", "127.0.0.1:0"])
@@ -135,6 +152,7 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
     }
     let d = daemon("a");
     let c = Client::new(&d.addr, Some("k".into()));
+    images_run_on_the_host_as_they_run_here(&d);
 
     // Exec through every transport: stdin in, stdout and the exit code out.
     for t in [Transport::Hijack, Transport::Websocket, Transport::Post] {
@@ -269,4 +287,54 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
         "qemu of b left running"
     );
     assert!(qemus(&d.state, "b").is_empty());
+}
+
+/// `othc run --on`: the hello image built here, run in a fresh sandbox (or
+/// in sandbox `a`), its output and exit status as a local run's; the
+/// sandboxes it made are gone after; what fails says which host and what.
+fn images_run_on_the_host_as_they_run_here(d: &Daemon) {
+    let othc = built("othc", "othc-cli");
+    let hello = test_support::copy_of_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello"),
+        "crucible_microvm",
+        "hello",
+    );
+    let on = format!("crucible://{}", d.addr);
+    let othc_run = |extra: &[&str], key: &str| {
+        test_support::run_with_input(
+            Command::new(&othc)
+                .arg("run")
+                .arg(hello.join("Hello.oth"))
+                .args(extra)
+                .env("CRUCIBLE_KEY", key),
+            b"Ada\nGrace\n",
+        )
+    };
+    let o = othc_run(&["--on", &on], "k");
+    let (out, err) = test_support::texts(&o);
+    assert_eq!(out, "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n", "{err}");
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let set = r#"greeting=Greeting { prefix: "Yo ", excited: true }"#;
+    let o = othc_run(&["--on", &format!("{on}/a"), "--set", set], "k");
+    let (out, err) = test_support::texts(&o);
+    assert_eq!(out, "Yo Ada!\nYO ADA!\nYo Grace!\nYO GRACE!\n", "{err}");
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    // Only sandbox a is left: the one made for the first run was deleted.
+    let vms: Vec<String> = std::fs::read_dir(d.state.join("vms"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(vms, ["a"]);
+    // A wrong key, a missing sandbox, a host that is not there.
+    let o = othc_run(&["--on", &on], "wrong");
+    let (_, err) = test_support::texts(&o);
+    assert!(err.contains(&on) && err.contains("--key"), "{err}");
+    assert_eq!(o.status.code(), Some(2));
+    let o = othc_run(&["--on", &format!("{on}/nope")], "k");
+    let (_, err) = test_support::texts(&o);
+    assert!(err.contains("no sandbox `nope`"), "{err}");
+    let o = othc_run(&["--on", "crucible://127.0.0.1:1"], "k");
+    let (_, err) = test_support::texts(&o);
+    assert!(err.contains("cannot reach crucible://127.0.0.1:1"), "{err}");
 }

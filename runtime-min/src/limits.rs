@@ -55,6 +55,18 @@ impl Default for Limits {
 pub const TICK: Duration = Duration::from_millis(10);
 
 impl Limits {
+    /// The command-line flags that give these limits (to pass them on to
+    /// `othismo-run` elsewhere, as `othc run --on` does).
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            format!("--max-memory={}", self.memory_mib),
+            format!("--max-time={}", self.time_ms),
+            format!("--max-payload={}", self.payload),
+            format!("--max-queue={}", self.queue),
+            format!("--max-held={}", self.held_mib),
+        ]
+    }
+
     pub fn memory_bytes(&self) -> usize {
         usize::try_from(self.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
     }
@@ -66,5 +78,32 @@ impl Limits {
     /// The execution deadline per delivery, in ticks of [`TICK`].
     pub fn deadline_ticks(&self) -> u64 {
         (self.time_ms / TICK.as_millis() as u64).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        limits: Limits,
+    }
+
+    /// `to_args` says what the flags say: parsed back, the same limits.
+    #[test]
+    fn the_flags_round_trip() {
+        let l = Limits {
+            memory_mib: 3,
+            time_ms: 4,
+            payload: 5,
+            queue: 6,
+            held_mib: 7,
+        };
+        let args = std::iter::once("x".to_string()).chain(l.to_args());
+        let back = Cli::parse_from(args).limits;
+        assert_eq!(format!("{back:?}"), format!("{l:?}"));
     }
 }

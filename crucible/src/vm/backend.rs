@@ -30,11 +30,15 @@ enum Entry {
 }
 
 impl MicroVmBackend {
+    /// The backend's VMs live in directories under `root`; what an earlier
+    /// daemon left there (its VMs died with it) is cleared.
     pub fn new(guest: Guest, config: VmConfig, root: impl Into<PathBuf>) -> MicroVmBackend {
+        let root = root.into();
+        let _ = std::fs::remove_dir_all(&root);
         MicroVmBackend {
             guest,
             config,
-            root: root.into(),
+            root,
             vms: Mutex::new(BTreeMap::new()),
         }
     }
