@@ -89,6 +89,24 @@ pub struct SandboxInfo {
     pub state: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// How a VM started: `snapshot` (resumed) or `boot`, and how long it
+    /// took to its agent's first answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<u64>,
+}
+
+impl SandboxInfo {
+    pub fn running(id: impl Into<String>) -> SandboxInfo {
+        SandboxInfo {
+            id: id.into(),
+            state: "running".into(),
+            reason: None,
+            started: None,
+            start_ms: None,
+        }
+    }
 }
 
 /// A lifecycle request's answer, later (a VM takes a while to start).
@@ -106,11 +124,7 @@ pub trait Backend: Send + Sync + 'static {
 
     /// What is known of sandbox `id`.
     fn info(&self, id: &str) -> Option<SandboxInfo> {
-        self.sandbox(id).map(|_| SandboxInfo {
-            id: id.to_string(),
-            state: "running".into(),
-            reason: None,
-        })
+        self.sandbox(id).map(|_| SandboxInfo::running(id))
     }
 
     /// Stops sandbox `id` and frees everything it held.
@@ -179,11 +193,7 @@ impl Backend for LocalBackend {
                 return Err(LifecycleError::new(409, format!("sandbox `{id}` exists")));
             }
             LocalBackend::create(self, &id).map_err(|e| LifecycleError::new(400, e.to_string()))?;
-            Ok(SandboxInfo {
-                id,
-                state: "running".into(),
-                reason: None,
-            })
+            Ok(SandboxInfo::running(id))
         })
     }
 

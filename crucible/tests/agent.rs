@@ -224,3 +224,26 @@ async fn pings_and_clocks_are_answered() {
         .unwrap();
     assert!(pong.is_empty(), "{}", String::from_utf8_lossy(&pong));
 }
+
+#[tokio::test]
+async fn an_agent_that_stops_answering_is_found_hung() {
+    // An "agent" that says it is ready, then reads and answers nothing.
+    let (host_end, mut guest_end) = std::os::unix::net::UnixStream::pair().unwrap();
+    use std::io::Write;
+    guest_end
+        .write_all(&Message::json(0, Kind::Ready, &serde_json::json!({"agent": "hung"})).encode())
+        .unwrap();
+    host_end.set_nonblocking(true).unwrap();
+    let (r, w) = tokio::net::UnixStream::from_std(host_end)
+        .unwrap()
+        .into_split();
+    let link = AgentLink::connect(r, w, Duration::from_secs(5))
+        .await
+        .unwrap();
+    link.watch(Duration::from_millis(50), Duration::from_millis(200));
+    let (_, _, r) = collect(link.exec(&sh("true"), false).unwrap()).await;
+    assert_eq!(r.exit_code, -1);
+    assert!(r.error.as_deref().unwrap().contains("hung"), "{r:?}");
+    assert!(link.dead().unwrap().contains("hung"));
+    drop(guest_end);
+}

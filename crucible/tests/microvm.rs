@@ -232,6 +232,37 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
         .await
         .unwrap();
     assert_eq!(info.state, "running");
+    assert_eq!(
+        info.started.as_deref(),
+        Some("boot"),
+        "b's size has no snapshot"
+    );
+    // Sandboxes of the default size resume from the snapshot, each with the
+    // host's clock and randomness of its own.
+    let a = c.info("a").await.unwrap();
+    assert_eq!(a.started.as_deref(), Some("snapshot"), "{a:?}");
+    let twin = c.create(&NewSandbox::default()).await.unwrap();
+    assert_eq!(twin.started.as_deref(), Some("snapshot"));
+    let probe = "date +%s; head -c 16 /dev/urandom | od -An -tx1";
+    let (in_a, _) = run(&c, "a", probe).await;
+    let (in_twin, _) = run(&c, &twin.id, probe).await;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    for out in [&in_a, &in_twin] {
+        let t: u64 = out.lines().next().unwrap().trim().parse().unwrap();
+        assert!(
+            now.abs_diff(t) < 30,
+            "the guest's clock: {t}, the host's: {now}"
+        );
+    }
+    assert_ne!(
+        in_a.lines().nth(1),
+        in_twin.lines().nth(1),
+        "two VMs from one snapshot share their randomness"
+    );
+    c.delete(&twin.id).await.unwrap();
     match c.pull("b", "/work/hello.txt").await {
         Err(ClientError::Http { status: 404, .. }) => {}
         other => panic!("sandbox b sees a's file: {other:?}"),
@@ -248,6 +279,18 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
         .await
     {
         Err(ClientError::Http { status: 409, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+
+    // Too little memory for the guest: refused before a VM is started.
+    let small = NewSandbox {
+        memory_mib: Some(100),
+        ..NewSandbox::default()
+    };
+    match c.create(&small).await {
+        Err(ClientError::Http { status: 400, error }) => {
+            assert!(error.contains("initramfs"), "{error}")
+        }
         other => panic!("{other:?}"),
     }
 

@@ -148,6 +148,11 @@ struct VmArgs {
     /// Seconds a VM has to boot to its agent
     #[arg(long = "boot-timeout", value_name = "SECONDS", default_value_t = 60)]
     boot_timeout_s: u64,
+    /// Boot every sandbox from its kernel; without this, sandboxes of the
+    /// default size resume from a warm snapshot made (once, then cached)
+    /// at start
+    #[arg(long = "no-snapshot")]
+    no_snapshot: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -296,7 +301,7 @@ async fn serve_daemon(serve: Serve) -> Result<(), Box<dyn std::error::Error>> {
             Arc::new(backend)
         }
         BackendKind::Microvm => {
-            let backend = microvm(&serve.root, &serve.vm)?;
+            let backend = microvm(&serve.root, &serve.vm).await?;
             for s in &serve.sandboxes {
                 let started = std::time::Instant::now();
                 backend.create_default(s).await.map_err(|e| e.reason)?;
@@ -324,7 +329,7 @@ async fn serve_daemon(serve: Serve) -> Result<(), Box<dyn std::error::Error>> {
 
 /// The microVM backend: the accelerator chosen (and why, on stderr), the
 /// guest prepared.
-fn microvm(
+async fn microvm(
     root: &std::path::Path,
     args: &VmArgs,
 ) -> Result<MicroVmBackend, Box<dyn std::error::Error>> {
@@ -373,7 +378,13 @@ fn microvm(
         vcpus: args.vcpus,
         boot_deadline: std::time::Duration::from_secs(args.boot_timeout_s),
     };
-    Ok(MicroVmBackend::new(guest, config, root.join("vms")))
+    let mut backend = MicroVmBackend::new(guest, config, root.join("vms"));
+    if !args.no_snapshot {
+        eprintln!("crucible: making the warm snapshot sandboxes start from (once per guest)");
+        let took = backend.use_snapshot(root).await?;
+        eprintln!("crucible: snapshot ready in {:.1} s", took.as_secs_f64());
+    }
+    Ok(backend)
 }
 
 /// Prints what the command said; its exit code once it exits.

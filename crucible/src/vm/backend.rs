@@ -10,7 +10,8 @@ use crate::sandbox::{
     Backend, Later, LifecycleError, NewSandbox, Sandbox, SandboxInfo, fresh_id, valid_id,
 };
 use crate::vm::image::Guest;
-use crate::vm::qemu::{self, Size, Vm, VmConfig};
+use crate::vm::qemu::{self, How, Size, Vm, VmConfig};
+use crate::vm::snapshot;
 
 /// The most memory and vCPUs one sandbox may ask for.
 pub const MAX_MEMORY_MIB: u32 = 16 * 1024;
@@ -19,6 +20,9 @@ pub const MAX_VCPUS: u32 = 16;
 pub struct MicroVmBackend {
     guest: Guest,
     config: VmConfig,
+    /// A saved VM of the default size that new sandboxes of that size
+    /// resume from, when there is one.
+    snapshot: Option<PathBuf>,
     /// Where each VM's directory (socket, console log) goes.
     root: PathBuf,
     vms: Mutex<BTreeMap<String, Entry>>,
@@ -38,8 +42,38 @@ impl MicroVmBackend {
         MicroVmBackend {
             guest,
             config,
+            snapshot: None,
             root,
             vms: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Makes (or finds in `state`) the snapshot that sandboxes of the
+    /// default size start from: how long it took.
+    pub async fn use_snapshot(
+        &mut self,
+        state: &std::path::Path,
+    ) -> Result<std::time::Duration, String> {
+        let size = self.default_size();
+        let path = snapshot::path_for(state, &self.guest, &self.config, size);
+        let took = snapshot::make(&self.guest, &self.config, size, &path).await?;
+        self.snapshot = Some(path);
+        Ok(took)
+    }
+
+    /// The least memory a VM of this guest boots in: its initramfs is in
+    /// memory twice while it unpacks, with the kernel beside it.
+    pub fn least_memory_mib(&self) -> u32 {
+        let initrd = std::fs::metadata(&self.guest.initrd).map_or(0, |m| m.len());
+        u32::try_from((initrd * 3) >> 20)
+            .unwrap_or(u32::MAX)
+            .saturating_add(96)
+    }
+
+    fn default_size(&self) -> Size {
+        Size {
+            memory_mib: self.config.memory_mib,
+            vcpus: self.config.vcpus,
         }
     }
 
@@ -91,11 +125,13 @@ impl Backend for MicroVmBackend {
                 memory_mib: spec.memory_mib.unwrap_or(self.config.memory_mib),
                 vcpus: spec.vcpus.unwrap_or(self.config.vcpus),
             };
-            if !(64..=MAX_MEMORY_MIB).contains(&size.memory_mib) {
+            let least = self.least_memory_mib();
+            if !(least..=MAX_MEMORY_MIB).contains(&size.memory_mib) {
                 return Err(LifecycleError::new(
                     400,
                     format!(
-                        "memory_mib must be 64 to {MAX_MEMORY_MIB}, not {}",
+                        "memory_mib must be {least} to {MAX_MEMORY_MIB}, not {} (the guest's \
+                         initramfs unpacks into its memory)",
                         size.memory_mib
                     ),
                 ));
@@ -113,17 +149,19 @@ impl Backend for MicroVmBackend {
                 }
                 vms.insert(id.clone(), Entry::Booting);
             }
-            let booted = qemu::boot(&self.guest, &self.config, size, &self.root.join(&id)).await;
+            let dir = self.root.join(&id);
+            let how = match &self.snapshot {
+                Some(p) if size == self.default_size() => How::Restore(p),
+                _ => How::Cold,
+            };
+            let booted = qemu::start(&self.guest, &self.config, size, &dir, how).await;
             let mut vms = self.vms.lock().expect("the VM table");
             match booted {
-                Ok(vm) => match vms.get_mut(&id) {
+                Ok(mut vm) => match vms.get_mut(&id) {
                     Some(e) => {
+                        let info = vm.info(&id);
                         *e = Entry::Up(Box::new(vm));
-                        Ok(SandboxInfo {
-                            id,
-                            state: "running".into(),
-                            reason: None,
-                        })
+                        Ok(info)
                     }
                     // Deleted while it booted: it goes (dropping a Vm kills qemu).
                     None => Err(LifecycleError::new(
@@ -144,20 +182,12 @@ impl Backend for MicroVmBackend {
 
     fn info(&self, id: &str) -> Option<SandboxInfo> {
         let mut vms = self.vms.lock().expect("the VM table");
-        let (state, reason) = match vms.get_mut(id)? {
-            Entry::Booting => ("starting".to_string(), None),
-            Entry::Up(v) => match (v.link.dead(), v.running()) {
-                (None, true) => ("running".into(), None),
-                (why, _) => (
-                    "dead".into(),
-                    Some(why.unwrap_or_else(|| "the VM stopped".into())),
-                ),
+        Some(match vms.get_mut(id)? {
+            Entry::Booting => SandboxInfo {
+                state: "starting".into(),
+                ..SandboxInfo::running(id)
             },
-        };
-        Some(SandboxInfo {
-            id: id.to_string(),
-            state,
-            reason,
+            Entry::Up(v) => v.info(id),
         })
     }
 

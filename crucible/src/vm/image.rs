@@ -174,9 +174,9 @@ fn add_binary(cpio: &mut Cpio, binary: &Path, at: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A binary's bytes without its debug information (a debug build of the
-/// runtime is mostly that, and the guest holds it in memory), when `strip`
-/// is there to do it.
+/// A binary's bytes without its symbols and debug information (a debug
+/// build of the runtime is mostly that, and the guest holds it in memory),
+/// when `strip` is there to do it.
 fn stripped(binary: &Path) -> Result<Vec<u8>, String> {
     let tmp = std::env::temp_dir().join(format!(
         "crucible-strip-{}-{}",
@@ -184,7 +184,6 @@ fn stripped(binary: &Path) -> Result<Vec<u8>, String> {
         binary.file_name().unwrap_or_default().to_string_lossy()
     ));
     let done = Command::new("strip")
-        .arg("--strip-debug")
         .arg("-o")
         .arg(&tmp)
         .arg(binary)

@@ -100,6 +100,22 @@ impl AgentLink {
         }
     }
 
+    /// Starts the link over the port of a VM restored from a snapshot:
+    /// its agent said it was ready long ago, in the template, so it is
+    /// asked to answer a ping instead (a `Ready` it sends on reopening the
+    /// port is ignored).
+    pub async fn resume(
+        read: impl AsyncRead + Unpin + Send + 'static,
+        write: impl AsyncWrite + Unpin + Send + 'static,
+        deadline: Duration,
+    ) -> Result<AgentLink, String> {
+        let link = AgentLink::start(read, write);
+        link.ask(Message::new(0, Kind::Ping, Vec::new()), deadline)
+            .await
+            .map_err(|e| format!("the restored VM's agent: {e}"))?;
+        Ok(link)
+    }
+
     /// Why the link is dead, if it is.
     pub fn dead(&self) -> Option<String> {
         self.shared.dead.lock().expect("the link").clone()
@@ -130,6 +146,33 @@ impl AgentLink {
                 "the agent did not answer within {deadline:?} (hung)"
             )),
         }
+    }
+
+    /// Pings the agent every `every`; one that does not answer within
+    /// `deadline` is hung: the link is dead from then on, and every open
+    /// session learns so, as when the VM dies.
+    pub fn watch(&self, every: Duration, deadline: Duration) {
+        let link = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                if link.dead().is_some() {
+                    return;
+                }
+                let ping = Message::new(0, Kind::Ping, Vec::new());
+                if link.ask(ping, deadline).await.is_err() {
+                    if link.dead().is_none() {
+                        bury(
+                            &link.shared,
+                            format!(
+                                "the agent did not answer a ping within {deadline:?}: it is hung"
+                            ),
+                        );
+                    }
+                    return;
+                }
+            }
+        });
     }
 
     /// Asks the agent to power the VM off (no answer comes).

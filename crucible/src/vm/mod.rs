@@ -10,4 +10,5 @@ pub mod cpio;
 pub mod image;
 pub mod link;
 pub mod qemu;
+pub mod snapshot;
 pub mod wire;

@@ -42,11 +42,19 @@ pub struct VmConfig {
 }
 
 /// What one VM may be given, per sandbox.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size {
     pub memory_mib: u32,
     pub vcpus: u32,
 }
+
+/// The TCG translation cache, in MiB.
+const TCG_CACHE_MIB: u32 = 32;
+
+/// How often the host checks that a VM's agent still answers, and how
+/// long it may take (generous: a busy host under TCG is slow).
+const HEARTBEAT: Duration = Duration::from_secs(5);
+const HEARTBEAT_DEADLINE: Duration = Duration::from_secs(20);
 
 /// A running VM.
 pub struct Vm {
@@ -55,6 +63,7 @@ pub struct Vm {
     pub dir: PathBuf,
     /// How long it took from start to the agent's first answer.
     pub boot: Duration,
+    pub restored: bool,
 }
 
 /// `qemu-system-x86_64` on `PATH`, or why not.
@@ -72,14 +81,20 @@ pub fn find_qemu() -> Result<PathBuf, String> {
 /// The kernel command line: the console on the first serial port, quiet;
 /// `tsc_early_khz` because TSC calibration can hang under TCG; a panic
 /// ends qemu (`-no-reboot`) instead of hanging.
-const APPEND: &str = "console=ttyS0 quiet tsc_early_khz=2600000 panic=-1";
+const APPEND: &str = "console=ttyS0 quiet tsc_early_khz=2600000 panic=-1 init_on_free=1";
 
-fn argv(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path) -> Vec<String> {
-    vec![
+fn argv(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path, how: How<'_>) -> Vec<String> {
+    let mut a = vec![
         "-M".into(),
         "microvm".into(),
         "-accel".into(),
-        cfg.accel.name().into(),
+        match cfg.accel {
+            Accel::Kvm => "kvm".into(),
+            // TCG's translation cache is a gigabyte by default and grows
+            // into the host's memory as code is translated: a guest this
+            // small runs as fast with a few megabytes of it.
+            Accel::Tcg => format!("tcg,tb-size={TCG_CACHE_MIB}"),
+        },
         "-cpu".into(),
         match cfg.accel {
             Accel::Kvm => "host".into(),
@@ -114,10 +129,63 @@ fn argv(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path) -> Vec<String> {
         "-device".into(),
         "virtserialport,chardev=agent,name=agent".into(),
         // qemu's seccomp filter: no obsolete calls, no privilege changes,
-        // no spawning programs, no scheduler or affinity changes.
+        // no spawning programs, no scheduler or affinity changes. The one
+        // exception is the snapshot template, a VM no user has touched,
+        // which writes its state through `cat`.
         "-sandbox".into(),
-        "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny".into(),
-    ]
+        match how {
+            How::Template => "on,obsolete=deny,elevateprivileges=deny,resourcecontrol=deny".into(),
+            _ => "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny".into(),
+        },
+    ];
+    match how {
+        How::Cold => {}
+        How::Template => a.extend([
+            "-qmp".into(),
+            format!("unix:{},server=on,wait=off", dir.join("qmp.sock").display()),
+        ]),
+        // The saved state arrives on descriptor 3; the VM runs once it is in.
+        How::Restore(_) => a.extend(["-incoming".into(), format!("fd:{SNAPSHOT_FD}")]),
+    }
+    a
+}
+
+/// What, besides the guest and its size, a saved VM depends on: the
+/// machine qemu is told to make (a snapshot only loads into the same one).
+pub fn machine_key(cfg: &VmConfig) -> String {
+    use sha2::{Digest, Sha256};
+    let probe = Guest {
+        vmlinux: "K".into(),
+        initrd: "I".into(),
+        hash: String::new(),
+    };
+    let size = Size {
+        memory_mib: 0,
+        vcpus: 0,
+    };
+    let mut h = Sha256::new();
+    for a in argv(&probe, cfg, size, Path::new("D"), How::Cold) {
+        h.update(a.as_bytes());
+        h.update([0]);
+    }
+    h.finalize()[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Where a restoring qemu reads the snapshot from.
+const SNAPSHOT_FD: libc::c_int = 3;
+
+/// How a VM starts.
+#[derive(Clone, Copy)]
+pub enum How<'a> {
+    /// Boots the kernel.
+    Cold,
+    /// Boots the kernel, with a QMP socket to save it from.
+    Template,
+    /// Resumes a saved VM.
+    Restore(&'a Path),
 }
 
 /// The last lines of a VM's console, to say why it did not come up.
@@ -132,24 +200,47 @@ fn console_tail(dir: &Path) -> String {
     }
 }
 
-/// Boots a VM in `dir` (made fresh) and waits for its agent.
-pub async fn boot(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path) -> Result<Vm, String> {
+/// Starts a VM in `dir` (made fresh) and waits for its agent: booted, it
+/// says it is ready; restored, it answers a ping.
+pub async fn start(
+    guest: &Guest,
+    cfg: &VmConfig,
+    size: Size,
+    dir: &Path,
+    how: How<'_>,
+) -> Result<Vm, String> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let started = Instant::now();
+    let snapshot = match how {
+        How::Restore(p) => {
+            Some(std::fs::File::open(p).map_err(|e| format!("the snapshot {}: {e}", p.display()))?)
+        }
+        _ => None,
+    };
     let mut command = tokio::process::Command::new(&cfg.qemu);
     command
-        .args(argv(guest, cfg, size, dir))
+        .args(argv(guest, cfg, size, dir, how))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    let snapshot_fd = snapshot.as_ref().map(|f| {
+        use std::os::fd::AsRawFd;
+        f.as_raw_fd()
+    });
     // qemu dies with the daemon, however the daemon ends: a VM is never
     // left running with no one to reach it.
-    // SAFETY: prctl is async-signal-safe and touches no memory of ours.
+    // SAFETY: prctl and dup2 are async-signal-safe and touch no memory of
+    // ours; the snapshot's descriptor stays open until the spawn is done.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(fd) = snapshot_fd
+                && libc::dup2(fd, SNAPSHOT_FD) < 0
+            {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -158,12 +249,13 @@ pub async fn boot(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path) -> Resu
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", cfg.qemu.display()))?;
+    drop(snapshot);
     let socket = dir.join("agent.sock");
     let connected = async {
         loop {
             match tokio::net::UnixStream::connect(&socket).await {
                 Ok(s) => break s,
-                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+                Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
             }
         }
     };
@@ -174,19 +266,27 @@ pub async fn boot(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path) -> Resu
         status = child.wait() => return Err(qemu_ended(&mut child, status, dir).await),
     };
     let (r, w) = stream.into_split();
+    let reached = async {
+        match how {
+            How::Restore(_) => AgentLink::resume(r, w, cfg.boot_deadline).await,
+            _ => AgentLink::connect(r, w, cfg.boot_deadline).await,
+        }
+    };
     let link = tokio::select! {
-        l = AgentLink::connect(r, w, cfg.boot_deadline) => l.map_err(|e| {
+        l = reached => l.map_err(|e| {
             format!("{e}; the VM's console ends:\n{}", console_tail(dir))
         })?,
         status = child.wait() => return Err(qemu_ended(&mut child, status, dir).await),
     };
     let boot = started.elapsed();
     set_clock(&link).await?;
+    link.watch(HEARTBEAT, HEARTBEAT_DEADLINE);
     Ok(Vm {
         link,
         child,
         dir: dir.to_path_buf(),
         boot,
+        restored: matches!(how, How::Restore(_)),
     })
 }
 
@@ -248,6 +348,29 @@ impl Vm {
     /// The qemu process's id.
     pub fn pid(&self) -> Option<u32> {
         self.child.id()
+    }
+
+    /// What `GET /sandboxes/{id}` says of it.
+    pub fn info(&mut self, id: &str) -> crate::sandbox::SandboxInfo {
+        let (state, reason) = match (self.link.dead(), self.running()) {
+            (None, true) => ("running".to_string(), None),
+            (why, _) => (
+                "dead".to_string(),
+                Some(why.unwrap_or_else(|| "the VM stopped".into())),
+            ),
+        };
+        crate::sandbox::SandboxInfo {
+            id: id.to_string(),
+            state,
+            reason,
+            started: Some(if self.restored { "snapshot" } else { "boot" }.into()),
+            start_ms: Some(self.boot.as_millis() as u64),
+        }
+    }
+
+    /// The qemu process, for the snapshot maker.
+    pub(crate) fn child(&mut self) -> &mut tokio::process::Child {
+        &mut self.child
     }
 
     /// Stops the VM: a clean power-off if the agent answers in time, else
