@@ -82,6 +82,8 @@ pub struct Printer<'a> {
     comments: Comments<'a>,
     /// Where the last printed construct ended in the source.
     last_end: Option<usize>,
+    /// Where the output was when the last block opened.
+    opened_at: Option<usize>,
 }
 
 /// Why a file could not be formatted: it does not parse.
@@ -142,6 +144,7 @@ pub fn format_file(src: &str) -> Result<String, Unformattable> {
         indent: 0,
         comments: Comments::new(src, 0, &trivia),
         last_end: None,
+        opened_at: None,
     };
     let mut bodies = blocks.iter().map(|b| &b.tree);
     p.file(&parsed.tree, &mut || bodies.next().cloned());
@@ -157,6 +160,7 @@ impl Printer<'static> {
             indent: 0,
             comments: Comments::none(),
             last_end: None,
+            opened_at: None,
         }
     }
 }
@@ -176,6 +180,7 @@ impl Printer<'_> {
     fn open(&mut self, head: &str) {
         self.line(&format!("{head} {{"));
         self.indent += 1;
+        self.opened_at = Some(self.out.len());
     }
 
     /// The end of a block `open` began: the comments left before `upto`,
@@ -194,8 +199,13 @@ impl Printer<'_> {
         self.out.push('\n');
     }
 
+    /// A blank line, unless one is there or a block has just opened. The
+    /// printer remembers where it opened a block: a comment or doc whose
+    /// text ends with `{` is not one (read off the text, it made the blank
+    /// line after a dangling `## a {` go, attaching it to the next item).
     fn blank(&mut self) {
-        if !self.out.is_empty() && !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
+        let just_opened = self.opened_at == Some(self.out.len());
+        if !self.out.is_empty() && !self.out.ends_with("\n\n") && !just_opened {
             self.out.push('\n');
         }
     }
