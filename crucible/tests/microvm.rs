@@ -339,8 +339,8 @@ fn images_run_on_the_host_as_they_run_here(d: &Daemon) {
     let othc = built("othc", "othc-cli");
     let hello = test_support::copy_of_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello"),
-        "crucible_microvm",
-        "hello",
+        env!("CARGO_TARGET_TMPDIR"),
+        "microvm-hello",
     );
     let on = format!("crucible://{}", d.addr);
     let othc_run = |extra: &[&str], key: &str| {
