@@ -132,15 +132,7 @@ async fn push_and_run(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "image.othimg".into());
-    let mut tar = tar::Builder::new(Vec::new());
-    let mut h = tar::Header::new_gnu();
-    h.set_size(bytes.len() as u64);
-    h.set_mode(0o644);
-    if let Err(e) = tar.append_data(&mut h, &name, &bytes[..]) {
-        eprintln!("error: packing the bundle: {e}");
-        return EXIT_USAGE;
-    }
-    let tar = match tar.into_inner() {
+    let tar = match pack(&name, &bytes) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: packing the bundle: {e}");
@@ -151,7 +143,11 @@ async fn push_and_run(
     if let Err(e) = c.push(id, dest, tar).await {
         return failed(host, &format!("pushing the bundle to sandbox `{id}`"), e);
     }
-    let mut cmd = vec!["othismo-run".to_string(), format!("{dest}/{name}")];
+    let mut cmd = vec![
+        "othismo-run".to_string(),
+        format!("{dest}/{name}"),
+        format!("--code={dest}/code"),
+    ];
     cmd.extend(limits.to_args());
     if trace {
         cmd.push("--trace".into());
@@ -221,6 +217,35 @@ async fn push_and_run(
             },
         }
     }
+}
+
+/// The push: the bundle, and beside it in `code/` each of its modules
+/// compiled here (the host compiles far faster than a guest under
+/// emulation; see `othismo_runtime::code`).
+fn pack(name: &str, bundle: &[u8]) -> Result<Vec<u8>, String> {
+    let (_, modules) = othc::bundle::read(bundle)?;
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut add = |path: &str, data: &[u8]| {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        tar.append_data(&mut h, path, data)
+            .map_err(|e| e.to_string())
+    };
+    add(name, bundle)?;
+    eprintln!(
+        "othc: compiling {} module(s) for the host's guests",
+        modules.len()
+    );
+    for (module, wasm) in &modules {
+        let code =
+            othismo_runtime::code::precompile(wasm).map_err(|e| format!("`{module}`: {e}"))?;
+        add(
+            &format!("code/{}", othismo_runtime::code::file_name(wasm)),
+            &code,
+        )?;
+    }
+    tar.into_inner().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -357,6 +357,9 @@ fn images_run_on_the_host_as_they_run_here(d: &Daemon) {
     let (out, err) = test_support::texts(&o);
     assert_eq!(out, "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n", "{err}");
     assert_eq!(o.status.code(), Some(0), "{err}");
+    // The modules were compiled here and the guest ran that code.
+    assert!(err.contains("compiling 2 module(s)"), "{err}");
+    assert!(!err.contains("precompiled code is not used"), "{err}");
     let set = r#"greeting=Greeting { prefix: "Yo ", excited: true }"#;
     let o = othc_run(&["--on", &format!("{on}/a"), "--set", set], "k");
     let (out, err) = test_support::texts(&o);

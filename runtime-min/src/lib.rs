@@ -18,6 +18,7 @@
 //! links and its `bind`/`unmount`/`expose`), `trace`, `natives/`.
 
 pub mod abi;
+pub mod code;
 mod deliver;
 mod host;
 pub mod limits;
@@ -317,6 +318,17 @@ impl<'a> Runtime<'a> {
 /// stdin (read a line at a time, as the image asks), output to stdout,
 /// reports to stderr. Returns the exit status (book: reference/running.md).
 pub fn run_on_stdio(bundle: &[u8], limits: Limits, trace: bool) -> Result<i32, LoadError> {
+    run_on_stdio_with_code(bundle, limits, trace, None)
+}
+
+/// [`run_on_stdio`], loading each module's precompiled code from `code`
+/// where it is there and usable ([`code`](crate::code)).
+pub fn run_on_stdio_with_code(
+    bundle: &[u8],
+    limits: Limits,
+    trace: bool,
+    code: Option<&std::path::Path>,
+) -> Result<i32, LoadError> {
     use std::io::BufRead;
     let stdin = std::io::stdin();
     let input = stdin.lock().lines().map_while(Result::ok);
@@ -329,5 +341,5 @@ pub fn run_on_stdio(bundle: &[u8], limits: Limits, trace: bool) -> Result<i32, L
         err: &mut err,
         trace: if trace { Some(&mut trace_to) } else { None },
     };
-    Ok(Runtime::load(bundle, limits, io)?.run())
+    Ok(Runtime::load_with_code(bundle, limits, io, code)?.run())
 }

@@ -39,10 +39,20 @@ impl<'a> Runtime<'a> {
     /// Loads a bundle: its modules checked against their hashes, read for
     /// their headers, and instantiated; every view resolved.
     pub fn load(bundle: &[u8], limits: Limits, io: Io<'a>) -> Result<Runtime<'a>, LoadError> {
+        Runtime::load_with_code(bundle, limits, io, None)
+    }
+
+    /// [`Runtime::load`], taking each module's precompiled code from `code`
+    /// where it is there and usable ([`crate::code`]).
+    pub fn load_with_code(
+        bundle: &[u8],
+        limits: Limits,
+        io: Io<'a>,
+        code: Option<&std::path::Path>,
+    ) -> Result<Runtime<'a>, LoadError> {
         let (json, modules) = othc::bundle::read(bundle).map_err(LoadError)?;
-        let mut config = wasmtime::Config::new();
-        config.epoch_interruption(true);
-        let engine = wasmtime::Engine::new(&config).map_err(|e| LoadError(e.to_string()))?;
+        let engine =
+            wasmtime::Engine::new(&crate::code::config()).map_err(|e| LoadError(e.to_string()))?;
         let ticker = Ticker::start(&engine);
         let linker = host::linker(&engine).map_err(|e| LoadError(e.to_string()))?;
         // The natives' header is compiled only for an image that has natives.
@@ -112,8 +122,8 @@ impl<'a> Runtime<'a> {
                         let digest = othc::bundle::header_sha256(bytes)
                             .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
                         let header = ((h.model, h.object), digest);
-                        let module = wasmtime::Module::new(&engine, bytes)
-                            .map_err(|e| LoadError(format!("`{m}`: {e:#}")))?;
+                        let module = crate::code::module(&engine, bytes, m, code, &mut *io.err)
+                            .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
                         compiled.insert(m, (module, (Rc::new(header.0), header.1)));
                     }
                     let (module, (header, digest)) = &compiled[m.as_str()];

@@ -31,6 +31,13 @@ struct Args {
 
     #[command(flatten)]
     limits: Limits,
+
+    /// A directory of precompiled code for the bundle's modules (what
+    /// `othc run --on` ships): code there that this runtime can use is
+    /// loaded instead of compiling the module; anything else is compiled,
+    /// with a warning saying why
+    #[arg(long, value_name = "DIR")]
+    code: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -49,7 +56,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match othismo_runtime::run_on_stdio(&bytes, args.limits, args.trace) {
+    match othismo_runtime::run_on_stdio_with_code(
+        &bytes,
+        args.limits,
+        args.trace,
+        args.code.as_deref(),
+    ) {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) => {
             eprintln!("error: cannot load `{}`: {e}", args.bundle.display());
