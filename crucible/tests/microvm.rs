@@ -1,9 +1,14 @@
 //! The microVM backend for real: `crucible serve --backend microvm` started
 //! as a process, each sandbox a qemu microVM (TCG on these machines), driven
-//! with the client library as any client would. The set-up installs qemu
+//! with the client library as any client would: the conformance suite every
+//! backend passes (`tests/suite`), then what only a VM shows. The set-up installs qemu
 //! when it is missing (apt-get, saying so); the daemon fetches its kernel
 //! and busybox with `apt-get download` into a state directory kept between
 //! runs. Under `CI=true` a test that cannot run fails.
+
+mod suite;
+
+use suite::{output, sh, tar_of};
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -12,7 +17,6 @@ use std::time::Duration;
 
 use crucible::client::{Client, ClientError, Transport, collect_within};
 use crucible::sandbox::NewSandbox;
-use crucible::wire::ExecRequest;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -100,21 +104,6 @@ fn daemon(first: &str) -> Daemon {
     Daemon { child, addr, state }
 }
 
-fn sh(script: &str) -> ExecRequest {
-    ExecRequest::new(["sh", "-c", script])
-}
-
-/// `script`'s stdout and exit code in sandbox `id`, over transport B.
-async fn run(c: &Client, id: &str, script: &str) -> (String, i32) {
-    let s = c.exec(id, &sh(script), Transport::Websocket).await.unwrap();
-    let got = collect_within(s, LIMIT).await.unwrap();
-    let r = got.result.unwrap();
-    (
-        String::from_utf8_lossy(&got.stdout).into_owned(),
-        r.exit_code,
-    )
-}
-
 /// The pids of the qemu processes serving sandboxes under `state`.
 fn qemus(state: &Path, id: &str) -> Vec<u32> {
     let marker = state.join("vms").join(id).join("agent.sock");
@@ -130,21 +119,6 @@ fn qemus(state: &Path, id: &str) -> Vec<u32> {
         .collect()
 }
 
-fn tar_of(entries: &[(&str, tar::EntryType, &str, &[u8])]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (name, kind, link, data) in entries {
-        let mut h = tar::Header::new_gnu();
-        h.set_entry_type(*kind);
-        h.set_size(data.len() as u64);
-        h.set_mode(0o644);
-        if !link.is_empty() {
-            h.set_link_name(link).unwrap();
-        }
-        b.append_data(&mut h, name, *data).unwrap();
-    }
-    b.into_inner().unwrap()
-}
-
 #[tokio::test]
 async fn sandboxes_are_microvms_reached_only_through_their_agent() {
     if !qemu_ready() {
@@ -154,73 +128,20 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
     let c = Client::new(&d.addr, Some("k".into()));
     images_run_on_the_host_as_they_run_here(&d);
 
-    // Exec through every transport: stdin in, stdout and the exit code out.
-    for t in [Transport::Hijack, Transport::Websocket, Transport::Post] {
-        let mut s = c.exec("a", &sh("echo hi; cat; exit 3"), t).await.unwrap();
-        if t != Transport::Post {
-            s.stdin(b"fed\n").await.unwrap();
-            s.close_stdin().await.unwrap();
-        }
-        let got = collect_within(s, LIMIT).await.unwrap();
-        let want = if t == Transport::Post {
-            "hi\n"
-        } else {
-            "hi\nfed\n"
-        };
-        assert_eq!(String::from_utf8_lossy(&got.stdout), want, "{t:?}");
-        assert_eq!(got.result.unwrap().exit_code, 3, "{t:?}");
-    }
-    // Environment, working directory, the guest's own kernel, no network
-    // interface but loopback.
-    let mut req =
-        sh("mkdir -p /work; printf '%s ' \"$GREETING\"; pwd; ls /sys/class/net; uname -r");
-    req.env.insert("GREETING".into(), "hello".into());
-    let got = collect_within(c.exec("a", &req, Transport::Post).await.unwrap(), LIMIT)
-        .await
-        .unwrap();
-    let out = String::from_utf8_lossy(&got.stdout).into_owned();
+    // What every backend does (exec through each transport, env, cwd,
+    // timeouts, group kill, files), here in a VM.
+    suite::conformance(&c, "a").await;
+    // The guest's own kernel, and no network interface but loopback.
+    let out = output(&c, "a", "ls /sys/class/net; uname -r").await;
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[..2], ["hello /", "lo"], "{out}");
+    assert_eq!(lines[0], "lo", "{out}");
+    assert_eq!(lines.len(), 2, "{out}");
     assert!(
-        lines[2].contains("cloud-amd64"),
+        lines[1].contains("cloud-amd64"),
         "the guest's kernel: {out}"
     );
-    // A timeout kills the command's whole group, in the guest.
-    let mut slow = sh("sleep 30 & echo $! > /tmp/child; wait");
-    slow.timeout_s = Some(1);
-    let got = collect_within(c.exec("a", &slow, Transport::Post).await.unwrap(), LIMIT)
-        .await
-        .unwrap();
-    let r = got.result.unwrap();
-    assert_eq!(r.exit_code, -1);
-    assert!(r.error.unwrap().contains("timeout"));
-    let (out, _) = run(
-        &c,
-        "a",
-        "kill -0 $(cat /tmp/child) 2>/dev/null && echo alive || echo gone",
-    )
-    .await;
-    assert_eq!(out, "gone\n");
-
-    // Files: pushed, pulled; a push that cannot be written whole writes nothing.
     let tar = tar_of(&[("hello.txt", tar::EntryType::Regular, "", b"hello, VM")]);
-    let r = c.push("a", "/work", tar).await.unwrap();
-    assert_eq!((r.files, r.bytes), (1, 9));
-    assert_eq!(c.pull("a", "/work/hello.txt").await.unwrap(), b"hello, VM");
-    let broken = tar_of(&[
-        ("first.txt", tar::EntryType::Regular, "", b"1"),
-        ("h", tar::EntryType::Link, "missing", b""),
-    ]);
-    match c.push("a", "/work", broken).await {
-        Err(ClientError::Http { status: 400, error }) => {
-            assert!(error.contains("missing"), "{error}")
-        }
-        other => panic!("{other:?}"),
-    }
-    match c.pull("a", "/work/first.txt").await {
-        Err(ClientError::Http { status: 404, .. }) => {}
-        other => panic!("a refused push wrote: {other:?}"),
-    }
+    c.push("a", "/work", tar).await.unwrap();
 
     // A second sandbox is another VM: it does not see the first one's files.
     let info = c
@@ -244,8 +165,8 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
     let twin = c.create(&NewSandbox::default()).await.unwrap();
     assert_eq!(twin.started.as_deref(), Some("snapshot"));
     let probe = "date +%s; head -c 16 /dev/urandom | od -An -tx1";
-    let (in_a, _) = run(&c, "a", probe).await;
-    let (in_twin, _) = run(&c, &twin.id, probe).await;
+    let in_a = output(&c, "a", probe).await;
+    let in_twin = output(&c, &twin.id, probe).await;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -267,8 +188,7 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
         Err(ClientError::Http { status: 404, .. }) => {}
         other => panic!("sandbox b sees a's file: {other:?}"),
     }
-    let (out, code) = run(&c, "b", "grep MemTotal /proc/meminfo").await;
-    assert_eq!(code, 0);
+    let out = output(&c, "b", "grep MemTotal /proc/meminfo").await;
     let kib: u64 = out.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!(kib < 192 * 1024, "b asked for 192 MiB: {out}");
     match c
@@ -313,6 +233,23 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
     assert!(r.error.as_deref().unwrap_or("").contains("VM"), "{r:?}");
     let info = c.info("a").await.unwrap();
     assert_eq!(info.state, "dead", "{info:?}");
+    // A command started in a dead VM: 1011 on the WebSocket transport,
+    // in-band -1 one-shot.
+    let closed = match c.exec("a", &sh("true"), Transport::Websocket).await {
+        Ok(s) => collect_within(s, LIMIT).await.map(|_| ()),
+        Err(e) => Err(e),
+    };
+    match closed {
+        Err(ClientError::Unreachable(why)) => assert!(why.contains("VM"), "{why}"),
+        other => panic!("a command in a dead VM: {other:?}"),
+    }
+    let got = collect_within(
+        c.exec("a", &sh("true"), Transport::Post).await.unwrap(),
+        LIMIT,
+    )
+    .await
+    .unwrap();
+    assert_eq!(got.result.unwrap().exit_code, -1);
 
     // DELETE stops the VM and frees everything.
     let qemu_b = qemus(&d.state, "b");
