@@ -27,6 +27,8 @@ use crucible::wire::ExecRequest;
 const COLD: usize = 3;
 const WARM: usize = 7;
 const EXECS: usize = 30;
+/// Each VM's memory: the daemon's default.
+const MEMORY_MIB: u32 = 512;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -72,19 +74,32 @@ fn main() {
     let spec = GuestSpec {
         kernel: KernelSource::Debian,
         agent: env!("CARGO_BIN_EXE_crucible-agent").into(),
-        runtime: None,
+        // The guest as the tests make it: with the runtime, when one is built.
+        runtime: ["release", "debug"]
+            .iter()
+            .map(|p| state.join("..").join(p).join("othismo-run"))
+            .find(|p| p.is_file()),
         state: state.clone(),
     };
     let guest = image::prepare(&spec, &mut |s| eprintln!("{s}")).expect("the guest");
+    let initrd = std::fs::metadata(&guest.initrd).map_or(0, |m| m.len());
+    println!(
+        "guest: initramfs {:.1} MiB ({})",
+        initrd as f64 / (1 << 20) as f64,
+        match &spec.runtime {
+            Some(r) => format!("with {}", r.display()),
+            None => "no othismo-run built".into(),
+        }
+    );
     let cfg = VmConfig {
         qemu: qemu_bin,
         accel,
-        memory_mib: 512,
+        memory_mib: MEMORY_MIB,
         vcpus: 1,
         boot_deadline: Duration::from_secs(120),
     };
     let size = Size {
-        memory_mib: 512,
+        memory_mib: MEMORY_MIB,
         vcpus: 1,
     };
     let rt = tokio::runtime::Builder::new_current_thread()

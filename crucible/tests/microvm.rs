@@ -33,9 +33,28 @@ impl Drop for Daemon {
     }
 }
 
-/// Whether qemu is here (installed if need be); `false` means skip.
+/// Whether qemu is here (installed if need be) and apt knows the kernel
+/// package the daemon fetches; `false` means skip.
 fn qemu_ready() -> bool {
-    match test_support::ensure_debian_tool("qemu-system-x86_64", "qemu-system-x86") {
+    let known = || {
+        Command::new("apt-cache")
+            .args(["depends", "linux-image-cloud-amd64"])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("Depends:"))
+    };
+    if !known() {
+        eprintln!("test set-up: apt knows no linux-image-cloud-amd64; running apt-get update");
+        let _ = Command::new("apt-get").args(["update", "-q"]).status();
+    }
+    let ready =
+        test_support::ensure_debian_tool("qemu-system-x86_64", "qemu-system-x86").and_then(|()| {
+            if known() {
+                Ok(())
+            } else {
+                Err("apt-get cannot find linux-image-cloud-amd64 (the guest kernel)".to_string())
+            }
+        });
+    match ready {
         Ok(()) => true,
         Err(why) if test_support::under_ci() => panic!("the microVM tests cannot run: {why}"),
         Err(why) => {
