@@ -55,8 +55,8 @@ fn type_ref(model: &Model, t: &PayloadType) -> ast::TypeRef {
     }
 }
 
-fn entry(model: &Model, e: &EntryDef) -> ast::EntryItem {
-    ast::EntryItem::Entry(ast::Entry {
+fn entry(model: &Model, e: &EntryDef) -> ast::Entry {
+    ast::Entry {
         doc: doc(&e.doc),
         path: path(&e.path),
         operator: e.operator.then(Span::default),
@@ -71,7 +71,15 @@ fn entry(model: &Model, e: &EntryDef) -> ast::EntryItem {
             stream: (e.star || (e.stream && !e.verb.always_streams())).then(Span::default),
         }),
         span: Span::default(),
-    })
+    }
+}
+
+/// An entry as the line that declares it (`/x  write text/plain`), its doc
+/// left out.
+pub fn entry_text(model: &Model, e: &EntryDef) -> String {
+    let mut x = entry(model, e);
+    x.doc = None;
+    crate::printer::entry_line(&x)
 }
 
 /// The object as a syntax tree (exported: a module's header is for others).
@@ -83,7 +91,7 @@ pub fn object_tree(model: &Model, id: ObjectId) -> ast::Object {
             entries: o
                 .serves
                 .iter()
-                .map(|e| entry(model, model.entry(*e)))
+                .map(|e| ast::EntryItem::Entry(entry(model, model.entry(*e))))
                 .collect(),
             span: Span::default(),
         }));
@@ -95,7 +103,7 @@ pub fn object_tree(model: &Model, id: ObjectId) -> ast::Object {
             entries: n
                 .entries
                 .iter()
-                .map(|e| entry(model, model.entry(*e)))
+                .map(|e| ast::EntryItem::Entry(entry(model, model.entry(*e))))
                 .collect(),
             span: Span::default(),
         }));

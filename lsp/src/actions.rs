@@ -25,13 +25,18 @@ pub fn code_actions(
         }
         let diagnostic = crate::diagnostics::convert(&analysis, d, server.config.book.as_ref());
         for fix in &d.fixes {
-            let Some(loc) = location(&analysis, fix.at) else {
+            let (at, text) = if fix.new_line {
+                new_line_after(&analysis, fix)
+            } else {
+                (fix.at, fix.replacement.clone())
+            };
+            let Some(loc) = location(&analysis, at) else {
                 continue;
             };
             out.push(action(
                 fix.title.clone(),
                 loc.uri,
-                vec![TextEdit::new(loc.range, fix.replacement.clone())],
+                vec![TextEdit::new(loc.range, text)],
                 &diagnostic,
             ));
         }
@@ -42,6 +47,32 @@ pub fn code_actions(
         }
     }
     Ok(Some(out))
+}
+
+/// Where and what to insert for a fix that adds a line: the end of the
+/// line where `fix.at` ends, and the line, indented as the one where it
+/// starts.
+fn new_line_after(
+    analysis: &Analysis,
+    fix: &othc::diagnostics::Fix,
+) -> (othc::source::FileSpan, String) {
+    let text = analysis.text(fix.at.file);
+    let start = fix.at.span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let indent: String = text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let end = fix.at.span.end.min(text.len());
+    let eol = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let at = othc::source::FileSpan::new(
+        fix.at.file,
+        othc::source::Span {
+            start: eol,
+            end: eol,
+        },
+    );
+    (at, format!("\n{indent}{}", fix.replacement))
 }
 
 fn action(title: String, uri: Url, edits: Vec<TextEdit>, d: &Diagnostic) -> CodeActionOrCommand {

@@ -80,6 +80,11 @@ pub struct Fix {
     pub title: String,
     pub at: FileSpan,
     pub replacement: String,
+    /// Instead of replacing `at`: `replacement` goes on a new line after
+    /// the line where `at` ends, indented as the line where it starts (an
+    /// entry added after the last of its block). Only the editor, which
+    /// has the text, knows the indentation.
+    pub new_line: bool,
 }
 
 impl Diagnostic {
@@ -127,6 +132,24 @@ impl Diagnostic {
             title: title.into(),
             at,
             replacement: replacement.to_string(),
+            new_line: false,
+        });
+        self
+    }
+
+    /// A fix that adds `line` on a line of its own after the line where `at`
+    /// ends, indented like it (see [`Fix::new_line`]).
+    pub fn with_line_after(
+        mut self,
+        title: impl Into<String>,
+        at: FileSpan,
+        line: &str,
+    ) -> Diagnostic {
+        self.fixes.push(Fix {
+            title: title.into(),
+            at,
+            replacement: line.to_string(),
+            new_line: true,
         });
         self
     }
@@ -137,6 +160,7 @@ impl Diagnostic {
             title: format!("Replace with `{replacement}`"),
             at: self.primary.at,
             replacement: replacement.to_string(),
+            new_line: false,
         });
         self
     }

@@ -36,6 +36,11 @@ fn has_blank_line(between: &str) -> bool {
 use pieces::*;
 pub use pieces::{bson_type, string, type_ref, value};
 
+/// One entry as it prints on its own line (no alignment, no doc).
+pub fn entry_line(e: &Entry) -> String {
+    pieces::entry(e, 0).trim_end().to_string()
+}
+
 /// Plain comments of a file (not docs: those are in the trees), in order.
 struct Comments<'a> {
     list: Vec<(Span, String)>,

@@ -23,6 +23,26 @@ pub struct Way {
     pub through: Vec<FileSpan>,
 }
 
+/// The fix for a need nothing serves: the serve entry that would meet it,
+/// as a line to add after the owner's last serve entry (`after`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AddEntry {
+    pub after: FileSpan,
+    pub line: String,
+}
+
+/// `d` with the fix that adds the missing serve entry, when there is one.
+fn add_entry(d: Diagnostic, owner: &Owner, add: Option<&AddEntry>) -> Diagnostic {
+    match add {
+        Some(a) => d.with_line_after(
+            format!("Add `{}` to the serves of {owner}", a.line),
+            a.after,
+            &a.line,
+        ),
+        None => d,
+    }
+}
+
 /// A mount or bind that no need goes through.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stray {
@@ -86,6 +106,7 @@ pub enum NeedError {
         there: String,
         /// A path the owner does serve that is near `there`: a typo?
         near: Option<String>,
+        add: Option<AddEntry>,
     },
     /// E0503: what is mounted serves the path with other verbs only.
     OtherVerbs {
@@ -94,6 +115,7 @@ pub enum NeedError {
         owner_at: FileSpan,
         there: String,
         verbs: Vec<Verb>,
+        add: Option<AddEntry>,
     },
     /// E0508: the entry reached is the operator's.
     OperatorOnly { way: Way, operator_at: FileSpan },
@@ -217,6 +239,7 @@ impl ToDiagnostic for NeedError {
                 owner_at,
                 there,
                 near,
+                add,
             } => {
                 let d = along(
                 way,
@@ -234,10 +257,14 @@ impl ToDiagnostic for NeedError {
                     Some(near) => d.with_help(format!(
                         "did you mean `{near}`? {owner} serves it: write the need's path as it does"
                     )),
-                    None => d.with_help(format!(
-                        "mount an object that serves `{} {there}`, or add that entry to its `serves`",
-                        way.verb.as_str()
-                    )),
+                    None => add_entry(
+                        d.with_help(format!(
+                            "mount an object that serves `{} {there}`, or add that entry to its `serves`",
+                            way.verb.as_str()
+                        )),
+                        owner,
+                        add.as_ref(),
+                    ),
                 }
             }
             NeedError::OtherVerbs {
@@ -246,9 +273,10 @@ impl ToDiagnostic for NeedError {
                 owner_at,
                 there,
                 verbs,
+                add,
             } => {
                 let vs: Vec<String> = verbs.iter().map(|v| v.as_str().to_string()).collect();
-                along(
+                let d = along(
                     way,
                     Code::E0503,
                     format!(
@@ -267,7 +295,8 @@ impl ToDiagnostic for NeedError {
                 .with_help(format!(
                     "add `{there} {} ...` to the `serves` of {owner}, or mount something that serves it",
                     way.verb.as_str()
-                ))
+                ));
+                add_entry(d, owner, add.as_ref())
             }
             NeedError::OperatorOnly { way, operator_at } => along(
                 way,

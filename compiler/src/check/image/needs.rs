@@ -2,7 +2,7 @@
 //! that will answer it, and held against that serve: E0502–E0508, and
 //! W0501 for a mount or bind no need uses.
 
-use super::need_errors::{NeedError, Stray, Way};
+use super::need_errors::{AddEntry, NeedError, Stray, Way};
 use super::{ImageChecker, describe};
 use crate::check::matching::{covers, request_met};
 use crate::model::*;
@@ -201,8 +201,7 @@ impl ImageChecker<'_> {
         };
         let there = PathPattern {
             segs: hit.path.clone(),
-        }
-        .to_string();
+        };
         let owner = self.owner_data(hit.target);
         let found = lookup(tree, &self.wires, hit.target, &hit.path, need.verb)
             .unwrap_or(Found::Unresolved);
@@ -227,24 +226,28 @@ impl ImageChecker<'_> {
                     }
                     _ => None,
                 };
+                let add = self.add_entry(holder, &there, need);
                 self.report(NeedError::NotServed {
                     way,
                     owner,
                     owner_at,
                     there: there.to_string(),
                     near,
+                    add,
                 });
             }
             Found::OtherVerbs(verbs, holder, ro) => {
                 let readonly = !hit.readonly.is_empty() || !ro.is_empty();
                 record(self, NeedOutcome::OtherVerbs { readonly });
                 let owner_at = self.holder_at(holder);
+                let add = self.add_entry(holder, &there, need);
                 self.report(NeedError::OtherVerbs {
                     way,
                     owner,
                     owner_at,
-                    there,
+                    there: there.to_string(),
                     verbs,
+                    add,
                 });
             }
             Found::Entry { entry, readonly } => {
@@ -267,6 +270,31 @@ impl ImageChecker<'_> {
 
     /// Holds a need against the serve it reaches: operator, read-only,
     /// payload types, streams.
+    /// The serve entry that would meet `need` at `there` in the object that
+    /// holds the path, to add after its last serve entry; `None` when the
+    /// holder is not an object with serve entries in a source file.
+    fn add_entry(&self, holder: Holder, there: &PathPattern, need: &EntryDef) -> Option<AddEntry> {
+        let Holder::Object(o) = holder else {
+            return None;
+        };
+        let model = self.model();
+        let last = *model.object(o).serves.last()?;
+        let after = self.spans().entries[last.index()].whole;
+        if after.span.end <= after.span.start {
+            return None; // read from a module's header: no text to edit
+        }
+        let wanted = EntryDef {
+            path: there.clone(),
+            operator: false,
+            doc: None,
+            ..need.clone()
+        };
+        Some(AddEntry {
+            after,
+            line: crate::sections::entry_text(model, &wanted),
+        })
+    }
+
     fn match_entry(&mut self, way: &Way, need: &EntryDef, serve: EntryId, readonly: Vec<FileSpan>) {
         let model = self.model();
         let s = model.entry(serve);
