@@ -5,7 +5,7 @@
 //! is created for the run (on a microVM host, a VM boots) and deleted
 //! after it, however the run ends.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use crucible::client::{Client, ClientError, Transport};
@@ -159,25 +159,7 @@ async fn push_and_run(
         Ok(s) => s,
         Err(e) => return failed(host, &format!("starting the run in sandbox `{id}`"), e),
     };
-    // Stdin is read on a thread of its own and handed over.
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Option<Vec<u8>>>(4);
-    std::thread::spawn(move || {
-        let mut stdin = std::io::stdin().lock();
-        let mut buf = vec![0; 32 * 1024];
-        loop {
-            match stdin.read(&mut buf) {
-                Ok(0) | Err(_) => {
-                    let _ = tx.blocking_send(None);
-                    return;
-                }
-                Ok(n) => {
-                    if tx.blocking_send(Some(buf[..n].to_vec())).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    });
+    let mut rx = crucible::client::stdin_chunks();
     let mut open = true;
     loop {
         tokio::select! {

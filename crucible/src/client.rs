@@ -568,6 +568,32 @@ impl Client {
     }
 }
 
+/// This process's stdin, read on a thread of its own and handed over in
+/// chunks; `None` once it ends (or fails): what a command-line client
+/// feeds an interactive session.
+pub fn stdin_chunks() -> mpsc::Receiver<Option<Vec<u8>>> {
+    let (tx, rx) = mpsc::channel(4);
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = vec![0; 32 * 1024];
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) | Err(_) => {
+                    let _ = tx.blocking_send(None);
+                    return;
+                }
+                Ok(n) => {
+                    if tx.blocking_send(Some(buf[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
 /// A session's output within `limit`, for tests and the command line.
 pub async fn collect_within(s: Session, limit: Duration) -> Result<Collected, ClientError> {
     tokio::time::timeout(limit, s.collect())

@@ -20,30 +20,7 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// One tar entry, its name and link written raw (the `tar` crate refuses to
-/// write `..` itself; attackers do not use it).
-fn entry(b: &mut tar::Builder<Vec<u8>>, name: &str, kind: tar::EntryType, link: &str, data: &[u8]) {
-    let mut h = tar::Header::new_old();
-    h.set_entry_type(kind);
-    h.set_size(data.len() as u64);
-    h.set_mode(0o644);
-    let old = h.as_old_mut();
-    old.name[..name.len()].copy_from_slice(name.as_bytes());
-    old.linkname[..link.len()].copy_from_slice(link.as_bytes());
-    h.set_cksum();
-    b.append(&h, data).unwrap();
-}
-
-/// name, kind, link target, data.
-type Entry<'a> = (&'a str, tar::EntryType, &'a str, &'a [u8]);
-
-fn archive(entries: &[Entry<'_>]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (name, kind, link, data) in entries {
-        entry(&mut b, name, *kind, link, data);
-    }
-    b.into_inner().unwrap()
-}
+use test_support::{TarEntry as Entry, raw_tar as archive};
 
 use tar::EntryType::{Directory, Link, Regular, Symlink};
 

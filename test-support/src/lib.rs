@@ -95,6 +95,27 @@ pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     out
 }
 
+/// A tar entry: name, kind, link target, data.
+pub type TarEntry<'a> = (&'a str, tar::EntryType, &'a str, &'a [u8]);
+
+/// A tar archive with each name and link target written raw, as hostile
+/// archives are (the `tar` crate refuses to write `..` itself).
+pub fn raw_tar(entries: &[TarEntry<'_>]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, kind, link, data) in entries {
+        let mut h = tar::Header::new_old();
+        h.set_entry_type(*kind);
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        let old = h.as_old_mut();
+        old.name[..name.len()].copy_from_slice(name.as_bytes());
+        old.linkname[..link.len()].copy_from_slice(link.as_bytes());
+        h.set_cksum();
+        b.append(&h, *data).expect("appending to memory");
+    }
+    b.into_inner().expect("finishing in memory")
+}
+
 /// A tar archive of about 1.5 KB holding one GNU sparse entry `name` that
 /// reads as 8 GiB (the most an octal field holds) of zeros and 512 real
 /// bytes at its end: what a tar reader that trusts declared sizes reads

@@ -220,25 +220,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             let c = Client::new(&target.url, target.key);
             let mut s = c.exec(&target.sandbox, &req, transport).await?;
             if transport != Transport::Post {
-                // Stdin is read on a thread of its own and handed over.
-                let (tx, mut rx) = tokio::sync::mpsc::channel::<Option<Vec<u8>>>(4);
-                std::thread::spawn(move || {
-                    let mut stdin = std::io::stdin().lock();
-                    let mut buf = vec![0; 32 * 1024];
-                    loop {
-                        match stdin.read(&mut buf) {
-                            Ok(0) | Err(_) => {
-                                let _ = tx.blocking_send(None);
-                                return;
-                            }
-                            Ok(n) => {
-                                if tx.blocking_send(Some(buf[..n].to_vec())).is_err() {
-                                    return;
-                                }
-                            }
-                        }
-                    }
-                });
+                let mut rx = crucible::client::stdin_chunks();
                 let mut open = true;
                 loop {
                     tokio::select! {

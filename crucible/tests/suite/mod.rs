@@ -61,26 +61,7 @@ async fn goes(c: &Client, id: &str, pid: &str) -> bool {
     false
 }
 
-/// A tar entry: name, kind, link target, data.
-pub type Entry<'a> = (&'a str, tar::EntryType, &'a str, &'a [u8]);
-
-/// A tar archive, each name and link written raw (the `tar` crate refuses
-/// to write `..` itself; attackers do not use it).
-pub fn tar_of(entries: &[Entry<'_>]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (name, kind, link, data) in entries {
-        let mut h = tar::Header::new_old();
-        h.set_entry_type(*kind);
-        h.set_size(data.len() as u64);
-        h.set_mode(0o644);
-        let old = h.as_old_mut();
-        old.name[..name.len()].copy_from_slice(name.as_bytes());
-        old.linkname[..link.len()].copy_from_slice(link.as_bytes());
-        h.set_cksum();
-        b.append(&h, *data).unwrap();
-    }
-    b.into_inner().unwrap()
-}
+pub use test_support::{TarEntry as Entry, raw_tar as tar_of};
 
 /// Every case, in sandbox `id`.
 pub async fn conformance(c: &Client, id: &str) {
