@@ -118,7 +118,7 @@ fn every_type_row_encodes_as_abi_md_says() {
           write /sink All {
             style: "shouted", nested: { x: 7 }, map: { k: "v" }, list: [1, 2],
             none: null, extra: Note { text: "hi" }, id: "123e4567-e89b-12d3-a456-426614174000",
-            at: 1792756800000, when: "2026-10-23T12:00:00Z", double: 2.5, single: 1, unsigned: 4294967295,
+            at: 1792756800000, when: "2026-10-23T12:00:00Z", double: 0.1, single: 0.1, unsigned: 4294967295,
             half: 65535, byte: 255, big: -9223372036854775808, word: -5, mid: 300, small: -1,
             raw: "aGk=", s: "s", b: true
           }
@@ -143,8 +143,9 @@ fn every_type_row_encodes_as_abi_md_says() {
         "byte": 255i32,
         "half": 65535i32,
         "unsigned": 4294967295i64,
-        "single": 1.0f64,
-        "double": 2.5f64,
+        // An f32 is sent as the f32 nearest the literal (what the SDK writes).
+        "single": f64::from(0.1f32),
+        "double": 0.1f64,
         "when": bson::DateTime::from_millis(1792756800000),
         "at": bson::DateTime::from_millis(1792756800000),
         "id": Bson::Binary(Binary { subtype: BinarySubtype::Uuid, bytes: uuid.bytes().to_vec() }),

@@ -85,7 +85,7 @@ codes! {
     E0601 = "E0601", "literal-wrong-type", "literal of the wrong type";
     E0602 = "E0602", "missing-field", "missing required field";
     E0603 = "E0603", "unknown-field", "unknown field";
-    E0604 = "E0604", "integer-out-of-range", "integer out of range for its type";
+    E0604 = "E0604", "integer-out-of-range", "number out of range for its type";
     E0605 = "E0605", "unknown-enum-value", "unknown enum value";
     E0606 = "E0606", "malformed-time", "malformed time";
     E0607 = "E0607", "malformed-uuid", "malformed uuid";

@@ -294,8 +294,10 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
     match (s, &v.kind) {
         (Scalar::Bool, ValueKind::Bool(b)) => Some(Bson::Boolean(*b)),
         (Scalar::String, ValueKind::Str(t)) => Some(Bson::String(t.clone())),
-        (Scalar::F32 | Scalar::F64, ValueKind::Float(f)) => Some(Bson::Double(*f)),
-        (Scalar::F32 | Scalar::F64, ValueKind::Int(i)) => Some(Bson::Double(*i as f64)),
+        (Scalar::F32, ValueKind::Float(f)) => f32_value(cx, *f, v.span),
+        (Scalar::F32, ValueKind::Int(i)) => f32_value(cx, *i as f64, v.span),
+        (Scalar::F64, ValueKind::Float(f)) => Some(Bson::Double(*f)),
+        (Scalar::F64, ValueKind::Int(i)) => Some(Bson::Double(*i as f64)),
         (Scalar::Time, ValueKind::Int(i)) => match i64::try_from(*i) {
             Ok(ms) => Some(Bson::DateTime(bson::DateTime::from_millis(ms))),
             Err(_) => out_of_range(cx, s, *i, v.span),
@@ -345,6 +347,22 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
         }
         _ => mismatch(cx, want, v),
     }
+}
+
+/// An `f32` goes on the wire as a double holding the `f32` nearest the
+/// literal, the value the SDK's `f32` field holds and writes back: `0.1`
+/// is sent as 0.10000000149011612, not 0.1, so both sides make the same
+/// bytes. A number beyond `f32`'s range is refused, not made infinite.
+fn f32_value(cx: &mut LiteralCx, f: f64, span: Span) -> Option<Bson> {
+    let rounded = f as f32;
+    if f.is_finite() && rounded.is_infinite() {
+        cx.diags.report(ValueError::F32OutOfRange {
+            value: f,
+            at: at(cx, span),
+        });
+        return None;
+    }
+    Some(Bson::Double(f64::from(rounded)))
 }
 
 fn out_of_range<T>(cx: &mut LiteralCx, s: Scalar, i: i128, span: Span) -> Option<T> {

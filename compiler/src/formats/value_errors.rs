@@ -52,6 +52,8 @@ pub enum ValueError {
         scalar: Scalar,
         at: FileSpan,
     },
+    /// E0604: a number beyond what an `f32` holds (it would be infinity).
+    F32OutOfRange { value: f64, at: FileSpan },
     /// E0605.
     UnknownEnumValue {
         enum_: String,
@@ -186,6 +188,12 @@ impl ToDiagnostic for ValueError {
                     _ => "use a wider type in the schema, or a smaller value",
                 })
             }
+            ValueError::F32OutOfRange { value, at } => Diagnostic::new(
+                Code::E0604,
+                format!("{value:e} is out of range for `f32`"),
+                Label::at(*at, format!("`f32` holds -{:e} to {:e}", f32::MAX, f32::MAX)),
+            )
+            .with_help("use `f64` in the schema, or a smaller value"),
             ValueError::UnknownEnumValue {
                 enum_,
                 value,
