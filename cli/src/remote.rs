@@ -41,12 +41,8 @@ pub fn parse_host(s: &str) -> Result<Host, String> {
             "`{s}`: the host needs a port (crucible://HOST:PORT)"
         ));
     }
-    if let Some(id) = &sandbox
-        && !crucible::sandbox::valid_id(id)
-    {
-        return Err(format!(
-            "`{id}` is not a sandbox id (letters, digits, `-` and `_`, at most 64)"
-        ));
+    if let Some(id) = &sandbox {
+        crucible::sandbox::check_id(id)?;
     }
     Ok(Host {
         addr: addr.to_string(),

@@ -30,7 +30,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{Prefixed, query_param, read_head};
-use crate::sandbox::{Backend, NewSandbox, Sandbox, valid_id};
+use crate::sandbox::{Backend, NewSandbox, Sandbox, check_id};
 use crate::wire::{ErrorBody, ExecRequest};
 
 mod transports;
@@ -118,12 +118,7 @@ fn route_of<'p>(d: &Daemon, path: &'p str) -> Result<(Arc<dyn Sandbox>, &'p str)
     let no_route = || (StatusCode::NOT_FOUND, format!("no route `{path}`"));
     let rest = path.strip_prefix("/sandboxes/").ok_or_else(no_route)?;
     let (id, what) = rest.split_once('/').ok_or_else(no_route)?;
-    if !valid_id(id) {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            format!("`{id}` is not a sandbox id"),
-        ));
-    }
+    check_id(id).map_err(|why| (StatusCode::BAD_REQUEST, why))?;
     let s = d
         .backend
         .sandbox(id)
@@ -154,11 +149,8 @@ fn lifecycle(path: &str, method: &Method) -> Option<Lifecycle> {
     if id.contains('/') {
         return None;
     }
-    if !valid_id(id) {
-        return Some(Lifecycle::Refused((
-            StatusCode::BAD_REQUEST,
-            format!("`{id}` is not a sandbox id"),
-        )));
+    if let Err(why) = check_id(id) {
+        return Some(Lifecycle::Refused((StatusCode::BAD_REQUEST, why)));
     }
     Some(match *method {
         Method::GET => Lifecycle::Info(id.to_string()),
@@ -192,7 +184,7 @@ async fn create(d: &Daemon, body: Incoming) -> Response<Body> {
     };
     match d.backend.create(spec).await {
         Ok(info) => json_ok(StatusCode::CREATED, &info),
-        Err(e) => refused_by_backend(e),
+        Err(e) => backend_error(e.status, e.reason),
     }
 }
 
@@ -204,10 +196,11 @@ fn json_ok<T: serde::Serialize>(status: StatusCode, value: &T) -> Response<Body>
         .expect("a response")
 }
 
-fn refused_by_backend(e: crate::sandbox::LifecycleError) -> Response<Body> {
+/// The JSON error for a status a backend chose (a files or lifecycle error).
+fn backend_error(status: u16, reason: String) -> Response<Body> {
     json_error(
-        StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-        e.reason,
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        reason,
     )
 }
 
@@ -292,7 +285,7 @@ async fn handle(d: Arc<Daemon>, req: Request<Incoming>) -> Response<Body> {
                     .status(StatusCode::NO_CONTENT)
                     .body(Full::new(Bytes::new()).boxed())
                     .expect("a response"),
-                Err(e) => refused_by_backend(e),
+                Err(e) => backend_error(e.status, e.reason),
             },
             Lifecycle::Refused(why) => refused(why),
         };
@@ -340,10 +333,7 @@ async fn handle(d: Arc<Daemon>, req: Request<Incoming>) -> Response<Body> {
                         .boxed(),
                     )
                     .expect("a response"),
-                Ok(Err(e)) => json_error(
-                    StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST),
-                    e.reason,
-                ),
+                Ok(Err(e)) => backend_error(e.status, e.reason),
                 Err(e) => json_error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             }
         }
@@ -356,10 +346,7 @@ async fn handle(d: Arc<Daemon>, req: Request<Incoming>) -> Response<Body> {
                     .header("content-type", "application/octet-stream")
                     .body(Full::new(Bytes::from(bytes)).boxed())
                     .expect("a response"),
-                Ok(Err(e)) => json_error(
-                    StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST),
-                    e.reason,
-                ),
+                Ok(Err(e)) => backend_error(e.status, e.reason),
                 Err(e) => json_error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             }
         }

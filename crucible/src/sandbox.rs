@@ -135,13 +135,19 @@ pub trait Backend: Send + Sync + 'static {
 
 /// A fresh sandbox id.
 pub fn fresh_id() -> String {
-    let mut b = [0u8; 6];
+    let hex: String = random_bytes(6).iter().map(|x| format!("{x:02x}")).collect();
+    format!("sb-{hex}")
+}
+
+/// `n` bytes from the kernel's random source (zeros where it cannot be
+/// read: the callers want variety, not secrets).
+pub(crate) fn random_bytes(n: usize) -> Vec<u8> {
+    let mut b = vec![0u8; n];
     if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
         use std::io::Read;
         let _ = f.read_exact(&mut b);
     }
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("sb-{hex}")
+    b
 }
 
 /// Sandboxes as directories under one root, commands as child processes.
@@ -160,12 +166,7 @@ impl LocalBackend {
 
     /// Makes sandbox `id` (its directory `ROOT/id`), if it is not there yet.
     pub fn create(&self, id: &str) -> std::io::Result<Arc<LocalSandbox>> {
-        if !valid_id(id) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("`{id}` is not a sandbox id (letters, digits, `-` and `_`, at most 64)"),
-            ));
-        }
+        check_id(id).map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidInput, why))?;
         let dir = self.root.join(id);
         std::fs::create_dir_all(&dir)?;
         let s = Arc::new(LocalSandbox { dir });
@@ -209,6 +210,17 @@ impl Backend for LocalBackend {
             std::fs::remove_dir_all(&s.dir)
                 .map_err(|e| LifecycleError::new(500, format!("removing {}: {e}", s.dir.display())))
         })
+    }
+}
+
+/// `id` if it can name a sandbox; else why not, in words for the user.
+pub fn check_id(id: &str) -> Result<(), String> {
+    if valid_id(id) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{id}` is not a sandbox id (letters, digits, `-` and `_`, at most 64)"
+        ))
     }
 }
 
@@ -356,12 +368,19 @@ struct ProcessGroup(Option<u32>);
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(pid) = self.0.and_then(|p| libc::pid_t::try_from(p).ok()) {
-            // SAFETY: killpg only sends a signal; a group already gone is ESRCH.
-            unsafe {
-                libc::killpg(pid, libc::SIGKILL);
-            }
+        if let Some(pid) = self.0 {
+            kill_group(pid);
+        }
+    }
+}
+
+/// Kills process group `pid` (a command started as its group's leader) and
+/// all in it; a group already gone is no error.
+pub(crate) fn kill_group(pid: u32) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: killpg only sends a signal; a group already gone is ESRCH.
+        unsafe {
+            libc::killpg(pid, libc::SIGKILL);
         }
     }
 }

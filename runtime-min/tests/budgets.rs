@@ -8,8 +8,7 @@ mod common;
 /// a 64 MiB limit used to take 637 MB.
 #[test]
 fn memory_and_tables_are_limited_per_instance_not_per_memory() {
-    let prelude =
-        std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat")).unwrap();
+    let prelude = common::prelude();
     let file = common::root().join("fixtures/run/memories/Memories.oth");
     let limits = othismo_runtime::Limits {
         memory_mib: 64,
@@ -42,8 +41,7 @@ fn memory_and_tables_are_limited_per_instance_not_per_memory() {
 /// others run on. A cancel of a ticket never issued is a misuse.
 #[test]
 fn what_the_host_holds_for_an_instance_is_bounded() {
-    let prelude =
-        std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat")).unwrap();
+    let prelude = common::prelude();
     let wat = r#"
 ;; object Sink
 (func (export "othismo_serve") (param $id i32) (param i32 i32 i32 i32 i32 i32 i32 i32)

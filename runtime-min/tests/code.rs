@@ -5,7 +5,7 @@
 
 mod common;
 
-use othismo_runtime::{Io, Limits, Runtime, code};
+use othismo_runtime::{Limits, code};
 
 const WAT: &str = r#"
 ;; object Wrap
@@ -28,28 +28,13 @@ const WAT: &str = r#"
 "#;
 
 fn run(bundle: &[u8], code: Option<&std::path::Path>) -> (i32, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let io = Io {
-        input: Box::new(std::iter::empty()),
-        out: &mut out,
-        err: &mut err,
-        trace: None,
-    };
-    let status = Runtime::load_with_code(bundle, Limits::default(), io, code)
-        .expect("loads")
-        .run();
-    (status, String::from_utf8(err).unwrap())
+    let r = common::run_with_code(bundle, &[], Limits::default(), code);
+    (r.status, r.err)
 }
 
 #[test]
 fn precompiled_code_runs_as_compiled_code_and_bad_code_is_compiled_instead() {
-    let prelude = std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat"))
-        .unwrap()
-        .replacen(
-            "(memory (export \"memory\") 1)",
-            "(import \"env\" \"abort\" (func $abort (param i32 i32 i32 i32)))\n(memory (export \"memory\") 1)",
-            1,
-        );
+    let prelude = common::prelude_with_abort();
     let file = common::root().join("fixtures/run/abort/Abort.oth");
     let bundle = common::wat_bundle(&file, WAT, &prelude, &[]).unwrap();
     let (want_status, want_err) = run(&bundle, None);

@@ -226,13 +226,7 @@ fn a_module_without_its_hash_is_refused() {
 /// `cargo test` runs, trap on overflow).
 #[test]
 fn abort_with_hostile_pointers_stops_only_the_instance() {
-    let prelude = std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat"))
-        .unwrap()
-        .replacen(
-            "(memory (export \"memory\") 1)",
-            "(import \"env\" \"abort\" (func $abort (param i32 i32 i32 i32)))\n(memory (export \"memory\") 1)",
-            1,
-        );
+    let prelude = common::prelude_with_abort();
     let wat = r#"
 ;; object Wrap
 (func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32)
@@ -297,8 +291,7 @@ fn an_input_line_over_the_payload_limit_is_refused_not_delivered() {
 /// ends (it used to spin at 100% CPU for ever).
 #[test]
 fn a_forward_loop_answers_the_caller_and_stops_no_one() {
-    let prelude =
-        std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat")).unwrap();
+    let prelude = common::prelude();
     let wat = r#"
 ;; object Ping
 (data (i32.const 256) "/pong/x")
@@ -333,8 +326,7 @@ fn a_forward_loop_answers_the_caller_and_stops_no_one() {
 /// path, errno 0 passed on, a long content type reported as a large payload).
 #[test]
 fn host_abi_misuse_stops_the_instance_and_says_why() {
-    let prelude =
-        std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat")).unwrap();
+    let prelude = common::prelude();
     let wat = r#"
 ;; object FarPath
 (func (export "othismo_serve") (param i32 i32 i32 i32 i32 i32 i32 i32 i32)
@@ -412,13 +404,11 @@ fn host_abi_misuse_stops_the_instance_and_says_why() {
 #[test]
 fn a_broken_allocator_is_named() {
     // The prelude's allocator, unexported, so the part can export its own.
-    let prelude = std::fs::read_to_string(common::root().join("fixtures/run/rules/prelude.wat"))
-        .unwrap()
-        .replacen(
-            "(func (export \"othismo_alloc\")",
-            "(func $prelude_alloc",
-            1,
-        );
+    let prelude = common::prelude().replacen(
+        "(func (export \"othismo_alloc\")",
+        "(func $prelude_alloc",
+        1,
+    );
     let wat = r#"
 ;; object FarPath
 (func (export "othismo_alloc") (param i32) (result i32) (i32.const -1))

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::guest;
+use crate::sandbox::kill_group;
 use crate::vm::wire::{FilesFailure, Kind, Message, Ready, Start};
 use crate::wire::{ExecResult, bounded};
 
@@ -131,15 +132,6 @@ fn kill_all(sessions: &Sessions) {
     let table = sessions.lock().unwrap_or_else(|p| p.into_inner());
     for g in table.values().filter_map(|s| s.group) {
         kill_group(g);
-    }
-}
-
-fn kill_group(pid: u32) {
-    if let Ok(pid) = libc::pid_t::try_from(pid) {
-        // SAFETY: killpg only sends a signal; a group already gone is ESRCH.
-        unsafe {
-            libc::killpg(pid, libc::SIGKILL);
-        }
     }
 }
 

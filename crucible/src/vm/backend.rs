@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::sandbox::{
-    Backend, Later, LifecycleError, NewSandbox, Sandbox, SandboxInfo, fresh_id, valid_id,
+    Backend, Later, LifecycleError, NewSandbox, Sandbox, SandboxInfo, check_id, fresh_id,
 };
 use crate::vm::image::Guest;
 use crate::vm::qemu::{self, How, Size, Vm, VmConfig};
@@ -88,17 +88,6 @@ impl MicroVmBackend {
         )
         .await
     }
-
-    /// The qemu process ids of the running VMs.
-    pub fn pids(&self) -> Vec<u32> {
-        let vms = self.vms.lock().expect("the VM table");
-        vms.values()
-            .filter_map(|e| match e {
-                Entry::Up(vm) => vm.pid(),
-                Entry::Booting => None,
-            })
-            .collect()
-    }
 }
 
 impl Backend for MicroVmBackend {
@@ -113,14 +102,7 @@ impl Backend for MicroVmBackend {
     fn create(&self, spec: NewSandbox) -> Later<'_, SandboxInfo> {
         Box::pin(async move {
             let id = spec.id.unwrap_or_else(fresh_id);
-            if !valid_id(&id) {
-                return Err(LifecycleError::new(
-                    400,
-                    format!(
-                        "`{id}` is not a sandbox id (letters, digits, `-` and `_`, at most 64)"
-                    ),
-                ));
-            }
+            check_id(&id).map_err(|why| LifecycleError::new(400, why))?;
             let size = Size {
                 memory_mib: spec.memory_mib.unwrap_or(self.config.memory_mib),
                 vcpus: spec.vcpus.unwrap_or(self.config.vcpus),

@@ -315,11 +315,7 @@ async fn set_clock(link: &AgentLink) -> Result<(), String> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let mut seed = vec![0u8; 64];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        let _ = f.read_exact(&mut seed);
-    }
+    let seed = crate::sandbox::random_bytes(64);
     let clock = Clock {
         unix_nanos: now.as_nanos(),
         seed,

@@ -71,6 +71,20 @@ pub fn bundle(name: &str, from: &str, image: &str, sets: &[&str]) -> Vec<u8> {
     std::fs::read(&paths[0]).unwrap()
 }
 
+/// The WAT every rule part is wrapped in (`fixtures/run/rules/prelude.wat`).
+pub fn prelude() -> String {
+    std::fs::read_to_string(root().join("fixtures/run/rules/prelude.wat")).unwrap()
+}
+
+/// [`prelude`], with the host's `env.abort` imported as `$abort`.
+pub fn prelude_with_abort() -> String {
+    prelude().replacen(
+        "(memory (export \"memory\") 1)",
+        "(import \"env\" \"abort\" (func $abort (param i32 i32 i32 i32)))\n(memory (export \"memory\") 1)",
+        1,
+    )
+}
+
 /// The bundle of the first image of `file`, whose objects are implemented
 /// by the `;; object NAME` parts of `wat` (each wrapped in `prelude`).
 pub fn wat_bundle(
@@ -91,6 +105,11 @@ pub struct Ran {
 }
 
 pub fn run_with(bundle: &[u8], input: &[&str], limits: Limits) -> Ran {
+    run_with_code(bundle, input, limits, None)
+}
+
+/// [`run_with`], taking the modules' precompiled code from `code`.
+pub fn run_with_code(bundle: &[u8], input: &[&str], limits: Limits, code: Option<&Path>) -> Ran {
     let (mut out, mut err, mut trace) = (Vec::new(), Vec::new(), Vec::new());
     let input: Vec<String> = input.iter().map(|s| s.to_string()).collect();
     let io = Io {
@@ -99,7 +118,9 @@ pub fn run_with(bundle: &[u8], input: &[&str], limits: Limits) -> Ran {
         err: &mut err,
         trace: Some(&mut trace),
     };
-    let status = Runtime::load(bundle, limits, io).expect("loads").run();
+    let status = Runtime::load_with_code(bundle, limits, io, code)
+        .expect("loads")
+        .run();
     Ran {
         status,
         out: String::from_utf8(out).unwrap(),
