@@ -228,7 +228,7 @@ impl FieldType {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum FieldType {
     Scalar(Scalar),
     /// A message of any type, which names itself.

@@ -2,7 +2,7 @@
 //! statements and expressions that write and read them with the SDK's BSON
 //! codec. Lists and maps get helper functions, named once per shape.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use crate::asnames;
 use crate::model::{FieldType, Model, Scalar, TypeKind};
@@ -10,8 +10,10 @@ use crate::model::{FieldType, Model, Scalar, TypeKind};
 /// Helper functions for composite types, emitted once each at the end of a file.
 #[derive(Default)]
 pub struct Helpers {
-    /// AS type text → (helper number, reader source, writer source).
-    by_type: BTreeMap<String, usize>,
+    /// Schema shape → helper number. Keyed by the schema's type, not the AS
+    /// type: `[time]` and `[i64]` are both `Array<i64>` in AS but are read
+    /// and written as different BSON types.
+    by_shape: HashMap<FieldType, usize>,
     pub code: Vec<String>,
 }
 
@@ -175,12 +177,12 @@ impl Helpers {
 
     /// The number of the reader/writer helper pair of a list or map type.
     fn helper(&mut self, model: &Model, t: &FieldType) -> usize {
-        let ty = as_type(model, t);
-        if let Some(&n) = self.by_type.get(&ty) {
+        if let Some(&n) = self.by_shape.get(t) {
             return n;
         }
-        let n = self.by_type.len();
-        self.by_type.insert(ty.clone(), n);
+        let n = self.by_shape.len();
+        self.by_shape.insert(t.clone(), n);
+        let ty = as_type(model, t);
         let code = match t {
             FieldType::List(inner) => {
                 let item = as_type(model, inner);

@@ -8,7 +8,7 @@
 // The result of either is at `outputPtr()`, `outputLen()` bytes.
 
 import { bson, Box, Uuid } from "othismo"
-import { Scalars, Optionals, Nested, Inner, Note, Mood } from "./everything.oth"
+import { Scalars, Optionals, Nested, Inner, Note, Mood, Containers } from "./everything.oth"
 
 let inputBuf = new ArrayBuffer(0)
 let output = new ArrayBuffer(0)
@@ -49,7 +49,7 @@ function bytes(s: string): ArrayBuffer {
 }
 
 export function makeCount(): i32 {
-  return 4
+  return 5
 }
 
 export function make(i: i32): i32 {
@@ -93,6 +93,8 @@ export function make(i: i32): i32 {
     output = o.toBytes()
   } else if (i == 2) {
     output = new Optionals().toBytes()
+  } else if (i == 4) {
+    output = containers().toBytes()
   } else {
     const n = new Nested()
     const inner = new Inner()
@@ -126,4 +128,74 @@ function elsewhere(): ArrayBuffer {
   w.string("$type", "Elsewhere")
   w.int32("x", 1)
   return w.finish()
+}
+
+function note(text: string): Note {
+  const n = new Note()
+  n.text = text
+  return n
+}
+
+function inner(label: string, d: i32): Inner {
+  const m = new Inner()
+  m.label = label
+  m.default_ = d
+  return m
+}
+
+function one<T>(k: string, v: T): Map<string, T> {
+  const m = new Map<string, T>()
+  m.set(k, v)
+  return m
+}
+
+/** The value of `containers()` in tests/bson_conformance.rs. */
+function containers(): Containers {
+  const c = new Containers()
+  c.bools = [true, false]
+  c.strings = ["a", "ü"]
+  c.blobs = [bytes("x"), bytes("")]
+  c.i8s = [-128, 127]
+  c.i16s = [-32768]
+  c.i32s = [2147483647]
+  c.i64s = [i64.MIN_VALUE, 0]
+  c.u8s = [255]
+  c.u16s = [65535]
+  c.u32s = [4294967295]
+  c.f32s = [0.5]
+  c.f64s = [-0.25]
+  c.times = [0, 1792756800000]
+  c.ids = [uuid(1)]
+  c.anys = [note("in a list")]
+  c.moods = [Mood.class_]
+  c.inners = [inner("l", 1)]
+  c.boolMap = one<bool>("t", true)
+  c.stringMap = one<string>("s", "v")
+  c.blobMap = one<ArrayBuffer>("b", bytes("\u0001"))
+  c.i8Map = one<i8>("k", -1)
+  c.i16Map = one<i16>("k", 2)
+  c.i32Map = one<i32>("k", 3)
+  c.i64Map = one<i64>("k", 4)
+  c.u8Map = one<u8>("k", 5)
+  c.u16Map = one<u16>("k", 6)
+  c.u32Map = one<u32>("k", 7)
+  c.f32Map = one<f32>("k", 8.5)
+  c.f64Map = one<f64>("k", 9.25)
+  c.timeMap = one<i64>("k", 10)
+  c.idMap = one<Uuid>("k", uuid(2))
+  c.anyMap = one<bson.Message>("k", note("in a map"))
+  c.moodMap = one<Mood>("k", Mood.busy)
+  c.innerMap = one<Inner>("k", inner("m", 2))
+  c.i64Grid = [[11], []]
+  c.timeGrid = [[12], []]
+  c.i64Lists = one<Array<i64>>("k", [13])
+  c.timeLists = one<Array<i64>>("k", [14])
+  c.i64Maps = [one<i64>("k", 15)]
+  c.timeMaps = [one<i64>("k", 16)]
+  c.timeCube = [[[17]]]
+  c.someTimes = [18]
+  c.someI64s = [19]
+  c.someTimeMap = one<i64>("k", 20)
+  c.someGrid = [[21]]
+  return c
 }
