@@ -13,6 +13,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod ast;
+pub mod chunks;
 mod docs;
 pub mod error;
 pub mod lexer;
@@ -45,6 +46,9 @@ pub struct Parsed<T> {
     pub trivia: Vec<Trivia>,
     /// Sorted by position. Codes starting with `W` are warnings.
     pub errors: Vec<SyntaxError>,
+    /// The parser met an error it could not recover from: the tree is the
+    /// empty one, whatever came before the error.
+    pub gave_up: bool,
 }
 
 /// What the grammars record while recovering from errors.
@@ -103,7 +107,19 @@ pub fn parse_values(src: &str) -> Parsed<ast::ValueFile> {
 
 /// Parses a BSON block body that starts at byte `offset` of its file; spans in
 /// the result are positions in that file.
+///
+/// A large block is parsed in pieces on the machine's cores, with the same
+/// result as one parse (see [`chunks`]).
 pub fn parse_bson(body: &str, offset: usize) -> Parsed<ast::bson::Block> {
+    if body.len() < chunks::MIN_PARALLEL_BYTES {
+        return parse_bson_whole(body, offset);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    chunks::parse_in_pieces(body, offset, cores.min(8), parse_bson_whole)
+}
+
+/// [`parse_bson`] in one piece, on this thread.
+pub fn parse_bson_whole(body: &str, offset: usize) -> Parsed<ast::bson::Block> {
     run(
         body,
         offset,
@@ -137,6 +153,7 @@ fn run<T>(
         starts_after_trivia: starts,
     } = stream.finish();
     let mut parse_errors = recovery.errors;
+    let gave_up = result.is_err();
     let mut tree = match result {
         Ok(tree) => tree,
         Err(e) => {
@@ -166,6 +183,7 @@ fn run<T>(
         tree,
         trivia,
         errors,
+        gave_up,
     }
 }
 

@@ -2,8 +2,8 @@
 //!
 //! Codes: E0204 (a name declared or imported twice in one file).
 
+use foldhash::HashMap as FastMap;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostics;
 use crate::diagnostics::suggest::Candidates;
@@ -53,7 +53,7 @@ pub struct NameUse {
 
 #[derive(Default)]
 pub struct Scope {
-    names: HashMap<String, Binding>,
+    names: FastMap<String, Binding>,
     /// Every name this file resolved, in the order it was looked up.
     uses: RefCell<Vec<NameUse>>,
     /// The type names, sorted, once asked for (cleared by `bind`).

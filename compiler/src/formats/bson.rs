@@ -5,7 +5,7 @@
 //! Codes: E0301, E0302, E0303, E0306, E0307, E0308, E0206 (a field naming an
 //! object), W0002.
 
-use std::collections::HashMap;
+use foldhash::HashMap as FastMap;
 
 use oth_syntax::Span;
 use oth_syntax::ast::Value;
@@ -55,13 +55,16 @@ impl SchemaBlock for BsonBlock {
         diags: &mut Diagnostics,
     ) -> Vec<LoweredType> {
         let mut out = Vec::new();
+        // The names seen in the current declaration: one map for all of
+        // them, cleared for each, rather than one allocated per message.
+        let mut seen: FastMap<&str, Span> = FastMap::default();
         for d in &self.ast.decls {
+            seen.clear();
             match d {
                 Decl::Message(m) => {
                     type_name_style(file, &m.name.name, m.name.span, "message type", diags);
-                    let mut fields = Vec::new();
-                    let mut members = Vec::new();
-                    let mut seen: HashMap<&str, Span> = HashMap::new();
+                    let mut fields = Vec::with_capacity(m.fields.len());
+                    let mut members = Vec::with_capacity(m.fields.len());
                     for f in &m.fields {
                         let FieldItem::Field(f) = f else { continue };
                         let name = f.name.name.as_str();
@@ -105,9 +108,8 @@ impl SchemaBlock for BsonBlock {
                             at: FileSpan::new(file, e.name.span),
                         });
                     }
-                    let mut values = Vec::new();
-                    let mut members = Vec::new();
-                    let mut seen: HashMap<&str, Span> = HashMap::new();
+                    let mut values = Vec::with_capacity(e.values.len());
+                    let mut members = Vec::with_capacity(e.values.len());
                     for v in &e.values {
                         let name = v.name.name.as_str();
                         if let Some(first) = seen.get(name) {

@@ -8,7 +8,7 @@
 mod entries;
 mod images;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use oth_syntax::Span;
 use oth_syntax::ast::{self, ImagePart, Item, ObjectMember};
@@ -88,7 +88,7 @@ impl Lowerer<'_> {
             let fix = FileIx(mi as u32);
             let all_exported = m.origin != Origin::Source;
             let mut scope = Scope::default();
-            let mut locals = HashMap::new();
+            let mut locals = HashMap::default();
             let mut blocks = m.schemas.iter();
             for (ii, item) in m.ast.items.iter().enumerate() {
                 match item {
