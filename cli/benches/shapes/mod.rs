@@ -57,3 +57,30 @@ pub fn image(n: usize) -> String {
     s.push_str("}\n");
     s
 }
+
+/// The `schemas` shape in WIT, for `wasm-tools component wit`: the same N
+/// records of the same 8 fields (`option<s32>` for the optional one) and
+/// N/10 enums of 4 cases, in one interface.
+pub fn wit_schemas(n: usize) -> String {
+    let mut s = String::with_capacity(n * 190);
+    s.push_str("package bench:schema;\n\ninterface types {\n  record leaf {\n    id: s32,\n  }\n");
+    for i in 0..n {
+        let parent = if i == 0 {
+            "leaf".to_string()
+        } else {
+            format!("m{}", (i - 1) / 2)
+        };
+        let _ = write!(
+            s,
+            "  record m{i} {{\n    name: string,\n    flag: bool,\n    count: s32,\n    total: s64,\n    ratio: f64,\n    tags: list<string>,\n    parent: {parent},\n    opt-val: option<s32>,\n  }}\n"
+        );
+    }
+    for e in 0..n / 10 {
+        let _ = writeln!(
+            s,
+            "  enum e{e} {{\n    a{e},\n    b{e},\n    c{e},\n    d{e},\n  }}"
+        );
+    }
+    s.push_str("}\n");
+    s
+}

@@ -125,13 +125,16 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &m
         });
         // The shared client's methods: one entry each, whichever object's.
         // Against the other objects' only (one block's own are E0404 above).
-        let before: Vec<String> = shared.methods.keys().cloned().collect();
+        // The methods this block adds; the rest were there before it. (Not a
+        // copy of the keys before: with one mount shared by every object of
+        // a file, that copy made the check quadratic.)
+        let mut mine: std::collections::HashSet<String> = std::collections::HashSet::new();
         for &e in &n.entries {
             let whole = cx.spans.entries[e.index()].whole;
             for method in asnames::method_names(cx.model, cx.model.entry(e)) {
                 match shared.methods.get(&method) {
                     Some((other, first))
-                        if before.contains(&method)
+                        if !mine.contains(&method)
                             && !cx.model.entry(*other).same_for_client(cx.model.entry(e)) =>
                     {
                         let first = *first;
@@ -144,6 +147,7 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &m
                     }
                     Some(_) => {}
                     None => {
+                        mine.insert(method.clone());
                         shared.methods.insert(method, (e, whole));
                     }
                 }
