@@ -15,6 +15,9 @@ mod run;
 
 use std::process::ExitCode;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand, ValueEnum};
 
 /// Exit statuses (book: reference/checking.md).
