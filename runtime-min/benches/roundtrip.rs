@@ -9,7 +9,8 @@
 //!    the median and p99 are of the per-round-trip time of each batch. The
 //!    goal is a ratio within 3×.
 //! 2. The start-up time (load: compile, read headers, instantiate; then run
-//!    to idle) and resident memory of an image of 100 idle instances.
+//!    to idle) and resident memory of images of 100, 1,000 and 10,000 idle
+//!    instances, each measured in a process of its own.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -255,19 +256,57 @@ fn idle_image(n: usize) -> (String, String) {
     (oth, ";; object Idle\n".into())
 }
 
+/// Builds and loads an image of `n` idle instances and runs it to idle, in
+/// this process: (build, load, run to idle, resident KiB added by the load).
+fn idle_once(n: usize, prelude: &str) -> (Duration, Duration, Duration, u64) {
+    let (oth, wat) = idle_image(n);
+    let file = write_case(&format!("idle{n}"), &oth);
+    let t = Instant::now();
+    let idle = common::wat_bundle(&file, &wat, prelude, &[]).unwrap();
+    let built = t.elapsed();
+    let before = test_support::resident_kib();
+    let mut held = 0;
+    let (loaded, ran, status) = quiet_run(&idle, || held = test_support::resident_kib());
+    assert_eq!(status, 0);
+    (built, loaded, ran, held.saturating_sub(before))
+}
+
+/// `idle_once` in a fresh process (this bench run again with
+/// `ROUNDTRIP_IDLE=N`), so each size's memory is its own.
+fn idle_in_child(n: usize) -> String {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("ROUNDTRIP_IDLE", n.to_string())
+        .output()
+        .expect("the bench runs itself");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+}
+
 fn main() {
     // `cargo test --benches` runs this with `--bench` absent: do one small
     // round so the code is exercised, not measured.
     let measuring = std::env::args().any(|a| a == "--bench");
     let prelude = prelude();
 
-    let (oth, wat) = idle_image(100);
-    let file = write_case("idle", &oth);
-    let idle = common::wat_bundle(&file, &wat, &prelude, &[]).unwrap();
-    let before = test_support::resident_kib();
-    let mut held = 0;
-    let (loaded, ran, status) = quiet_run(&idle, || held = test_support::resident_kib());
-    assert_eq!(status, 0);
+    if let Some(n) = std::env::var("ROUNDTRIP_IDLE")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        let (built, loaded, ran, kib) = idle_once(n, &prelude);
+        println!(
+            "  {n:>6} instances: load {:>8.1} ms, run to idle {:>7.2} ms, +{:>8} KiB resident ({:>5.1} KiB each); othc build {:.0} ms",
+            loaded.as_secs_f64() * 1e3,
+            ran.as_secs_f64() * 1e3,
+            kib,
+            kib as f64 / n as f64,
+            built.as_secs_f64() * 1e3,
+        );
+        return;
+    }
 
     // ROUNDTRIP_PROFILE=N: one run of N round trips and nothing else, to
     // look at under a profiler.
@@ -312,16 +351,10 @@ fn main() {
         rm / bm,
         rp / bp
     );
-    println!("image of 100 idle instances:");
     println!(
-        "  load {:.1} ms (compile once, headers, 100 instantiations), run to idle {:.2} ms",
-        loaded.as_secs_f64() * 1e3,
-        ran.as_secs_f64() * 1e3
+        "images of N idle instances (each in a fresh process; goal: 10,000 start <= 1 s, <= 1 GiB):"
     );
-    println!(
-        "  resident memory: +{} KiB while loaded ({:.1} KiB per instance), {} KiB in all",
-        held.saturating_sub(before),
-        held.saturating_sub(before) as f64 / 100.0,
-        held
-    );
+    for n in [100, 1_000, 10_000] {
+        println!("{}", idle_in_child(n));
+    }
 }
