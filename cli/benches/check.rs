@@ -26,6 +26,10 @@ use othc::loader::MemoryLoader;
 
 #[path = "shapes/mod.rs"]
 mod shapes;
+
+// The allocator of the othc binary, so in-process figures match it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use shapes::{image, objects, schemas, wit_schemas};
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -13,6 +13,10 @@
 #[allow(dead_code)]
 mod shapes;
 
+// The allocator of the othc binary, which serves `othc lsp`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 //!    exports called, the same imports copying the same bytes out, with no
 //!    routing, checks or queue. Both are timed in batches of round trips;
 //!    the median and p99 are of the per-round-trip time of each batch. The
-//!    goal is a ratio within 3×.
+//!    goal is a ratio within 1.5×.
 //! 2. The start-up time (load: compile, read headers, instantiate; then run
 //!    to idle) and resident memory of images of 100, 1,000 and 10,000 idle
 //!    instances, each measured in a process of its own.
@@ -347,7 +347,7 @@ fn main() {
         1.0 / bm
     );
     println!(
-        "  ratio     median {:>8.2}×      p99 {:>8.2}×   (goal: within 3×)",
+        "  ratio     median {:>8.2}×      p99 {:>8.2}×   (goal: within 1.5×)",
         rm / bm,
         rp / bp
     );
