@@ -36,11 +36,12 @@ pub struct BuildOptions {
     #[arg(long = "set", value_name = "SLOT=VALUE")]
     pub set: Vec<String>,
 
-    /// Optimize (the default)
+    /// Optimize: binaryen -O3, no assertions (the default of `othc build`)
     #[arg(long, conflicts_with = "debug")]
     pub release: bool,
 
-    /// Compile without optimizing, with debug information
+    /// Compile without optimizing, with debug information: about twice as
+    /// fast to build (the default of `othc run`)
     #[arg(long)]
     pub debug: bool,
 
@@ -69,13 +70,25 @@ pub fn build(
             .map(|p| p.join("build"))
             .unwrap_or_else(|| PathBuf::from("build"))
     });
-    let profile = if o.debug {
+    // `othc run` is the edit-and-try loop: it builds fast unless asked to
+    // optimize. `othc build` makes what ships: optimized unless asked not to.
+    let profile = if o.release {
+        Profile::Release
+    } else if o.debug || to_run.is_some() {
         Profile::Debug
     } else {
         Profile::Release
     };
     let opts = Options::new(out, profile);
-    eprintln!("building into {}", opts.out.display());
+    eprintln!(
+        "building into {} ({})",
+        opts.out.display(),
+        match (profile, to_run.is_some()) {
+            (Profile::Debug, true) => "debug; --release to optimize",
+            (Profile::Debug, false) => "debug",
+            (Profile::Release, _) => "release",
+        }
+    );
     let mut diags = othc::Diagnostics::new();
     let built = build_objects(&mut compiled, &opts, &mut diags);
     print_diagnostics(&compiled.front.sources, &diags, &o.report);

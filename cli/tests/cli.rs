@@ -454,6 +454,8 @@ fn build_and_inspect_the_hello_example() {
     let err = stderr(&o);
     assert!(err.contains("Hello.othimg"), "{err}");
     assert!(err.contains("built 2 module(s)"), "{err}");
+    // `othc build` makes what ships: optimized unless asked not to.
+    assert!(err.contains("(release)"), "{err}");
     let built = dir.join("hello/build");
     let o = othc(&["inspect", &built.join("Greeter.wasm").to_string_lossy()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -510,6 +512,16 @@ fn run_the_hello_example_end_to_end() {
     let o = othc_with_input(&["run", &hello], "Ada\nGrace\n");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n");
+    // `othc run` is the edit-and-try loop: unoptimized unless asked.
+    assert!(
+        stderr(&o).contains("(debug; --release to optimize)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = othc_with_input(&["run", "--release", &hello], "Ada\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "Hi, Ada.\nHI, ADA.\n");
+    assert!(stderr(&o).contains("(release)"), "{}", stderr(&o));
     let set = r#"greeting=Greeting { prefix: "Yo ", excited: true }"#;
     let o = othc_with_input(&["run", &hello, "--set", set], "Ada\nGrace\n");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
