@@ -45,6 +45,12 @@ pub struct BuildOptions {
     #[arg(long)]
     pub debug: bool,
 
+    /// Do it again whenever an input changes (the .oth files and what they
+    /// import, the implementations beside them, the value files); `othc run`
+    /// stops the running image first. Ctrl-C stops watching
+    #[arg(long)]
+    pub watch: bool,
+
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -111,6 +117,9 @@ pub fn build(
 }
 
 pub fn run(args: BuildArgs) -> u8 {
+    if args.options.watch {
+        return super::watch::watch(&args.files, &args.options.values);
+    }
     match build(&args.files, &args.options, None) {
         Ok(_) => EXIT_OK,
         Err(status) => status,

@@ -12,6 +12,7 @@ mod inspect;
 mod lsp;
 mod remote;
 mod run;
+mod watch;
 
 use std::process::ExitCode;
 

@@ -44,6 +44,9 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> u8 {
+    if args.options.watch {
+        return super::watch::watch(std::slice::from_ref(&args.file), &args.options.values);
+    }
     // A bad host is said before anything is built.
     let host = match args.on.as_deref().map(super::remote::parse_host) {
         Some(Ok(h)) => Some(h),

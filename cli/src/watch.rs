@@ -1,0 +1,159 @@
+//! `othc run --watch` and `othc build --watch`: run the same command again
+//! whenever one of its inputs changes.
+//!
+//! The command runs as a child process (this program, with the same
+//! arguments but `--watch`), so stopping it mid-run is a kill and never
+//! leaves this process half-way through a build or an image; the child
+//! shares this process's standard input, output and error. The inputs are
+//! every `.oth` file the command's files load (imports included), the
+//! implementations beside them (`*.ts`, not the generated `*.oth.ts`), and
+//! the value files given with `--values`. They are polled (a few stat calls
+//! every quarter second), which needs no platform watcher and sees edits
+//! made through any editor's save strategy (rename or write in place).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, SystemTime};
+
+use super::EXIT_USAGE;
+use super::fs::FsLoader;
+
+/// How often the inputs are looked at.
+const POLL: Duration = Duration::from_millis(250);
+/// How long a change must be quiet before the command runs again: an
+/// editor saving several files, or writing one in pieces, is one change.
+const SETTLE: Duration = Duration::from_millis(150);
+
+/// What a file looked like: its modification time and length, or absent.
+type Stamp = Option<(SystemTime, u64)>;
+
+/// Runs the command of this process's arguments, without `--watch`, again
+/// after every change to its inputs; returns only when it cannot start it.
+pub fn watch(roots: &[PathBuf], values: &[PathBuf]) -> u8 {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: --watch cannot find othc's own program to run: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let args: Vec<OsString> = std::env::args_os()
+        .skip(1)
+        .filter(|a| a != "--watch")
+        .collect();
+    let mut files = inputs(roots, values);
+    let mut stamps = stamp_all(&files);
+    eprintln!(
+        "othc: watching {} file(s) for changes (Ctrl-C to stop)",
+        files.len()
+    );
+    let mut child = match start(&exe, &args) {
+        Ok(c) => Some(c),
+        Err(status) => return status,
+    };
+    loop {
+        std::thread::sleep(POLL);
+        if let Some(c) = &mut child
+            && let Ok(Some(status)) = c.try_wait()
+        {
+            eprintln!("othc: {}; waiting for a change", describe(status));
+            child = None;
+        }
+        let now = stamp_all(&files);
+        let Some(changed) = first_change(&files, &stamps, &now).map(Path::to_path_buf) else {
+            continue;
+        };
+        // Wait for the writes to settle, then take the inputs afresh: the
+        // change may have added or removed an import.
+        loop {
+            let before = stamp_all(&files);
+            std::thread::sleep(SETTLE);
+            if stamp_all(&files) == before {
+                break;
+            }
+        }
+        if let Some(mut c) = child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        files = inputs(roots, values);
+        stamps = stamp_all(&files);
+        eprintln!("othc: {} changed; running again", changed.display());
+        child = match start(&exe, &args) {
+            Ok(c) => Some(c),
+            Err(status) => return status,
+        };
+    }
+}
+
+fn start(exe: &Path, args: &[OsString]) -> Result<Child, u8> {
+    Command::new(exe).args(args).spawn().map_err(|e| {
+        eprintln!("error: --watch cannot start {}: {e}", exe.display());
+        EXIT_USAGE
+    })
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    match status.code() {
+        Some(0) => "finished".into(),
+        Some(n) => format!("exited with status {n}"),
+        None => "was stopped by a signal".into(),
+    }
+}
+
+/// The files whose change makes the command run again, sorted.
+fn inputs(roots: &[PathBuf], values: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = roots.iter().chain(values).cloned().collect();
+    // What the roots load; a root that does not load yet is watched alone.
+    if let Ok(front) = othc::load(&FsLoader, roots) {
+        for (_, f) in front.sources.files() {
+            let p = PathBuf::from(&f.name);
+            if p.is_file() {
+                out.push(p);
+            }
+        }
+    }
+    let dirs: Vec<PathBuf> = out
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "oth"))
+        .map(|p| match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        })
+        .collect();
+    for d in dirs {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            if name.ends_with(".ts") && !name.ends_with(".oth.ts") && p.is_file() {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn stamp_all(files: &[PathBuf]) -> Vec<Stamp> {
+    files
+        .iter()
+        .map(|p| {
+            let m = std::fs::metadata(p).ok()?;
+            Some((m.modified().ok()?, m.len()))
+        })
+        .collect()
+}
+
+/// The first file whose stamp differs.
+fn first_change<'a>(files: &'a [PathBuf], before: &[Stamp], now: &[Stamp]) -> Option<&'a Path> {
+    files
+        .iter()
+        .zip(before.iter().zip(now))
+        .find(|(_, (a, b))| a != b)
+        .map(|(p, _)| p.as_path())
+}

@@ -1,0 +1,148 @@
+//! `othc run --watch`: the hello example runs, an edit to an
+//! implementation stops it and runs the rebuilt image, a broken edit is
+//! reported and waited out, and the fix runs again.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+/// A line of the watcher's stdout (`Out`) or stderr (`Err`).
+enum Line {
+    Out(String),
+    Err(String),
+}
+
+struct Watcher {
+    lines: Receiver<Line>,
+    seen: Vec<String>,
+}
+
+impl Watcher {
+    /// Waits for a line containing `text` on stdout (`out`) or stderr; two
+    /// minutes without it fail the test with everything seen so far.
+    fn wait_for(&mut self, out: bool, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(Line::Out(l)) => {
+                    self.seen.push(format!("out: {l}"));
+                    if out && l.contains(text) {
+                        return;
+                    }
+                }
+                Ok(Line::Err(l)) => {
+                    self.seen.push(format!("err: {l}"));
+                    if !out && l.contains(text) {
+                        return;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        panic!(
+            "no {} line with {text:?}; the watcher printed:\n{}",
+            if out { "stdout" } else { "stderr" },
+            self.seen.join("\n")
+        );
+    }
+}
+
+fn copy_of_hello() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "watch_hello");
+    for e in std::fs::read_dir(root.join("examples/hello"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    dir
+}
+
+fn edit(file: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains(from), "{} holds {from:?}", file.display());
+    std::fs::write(file, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn run_watch_runs_again_after_each_edit() {
+    let dir = copy_of_hello();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .args(["run", "--watch", "Hello.oth"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("othc starts");
+    let (tx, rx) = channel();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let err = BufReader::new(child.stderr.take().unwrap());
+    let tx2 = tx.clone();
+    std::thread::spawn(move || {
+        out.lines()
+            .map_while(Result::ok)
+            .for_each(|l| drop(tx.send(Line::Out(l))))
+    });
+    std::thread::spawn(move || {
+        err.lines()
+            .map_while(Result::ok)
+            .for_each(|l| drop(tx2.send(Line::Err(l))))
+    });
+    let mut w = Watcher {
+        lines: rx,
+        seen: Vec::new(),
+    };
+    let mut stdin = child.stdin.take().unwrap();
+
+    w.wait_for(false, "watching 5 file(s)");
+    w.wait_for(false, "running ");
+    writeln!(stdin, "Ada").unwrap();
+    w.wait_for(true, "HI, ADA.");
+
+    // An edit to an implementation: the image is stopped, rebuilt, run.
+    // (With a comment no earlier run wrote, so that it is compiled rather
+    // than taken from the module cache.)
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    edit(
+        &dir.join("Shouter.ts"),
+        "toUpperCase()",
+        &format!("toUpperCase() + \"!!\" /* edited at {nanos} */"),
+    );
+    w.wait_for(false, "Shouter.ts changed; running again");
+    w.wait_for(false, "compiling Shouter");
+    w.wait_for(false, "running ");
+    writeln!(stdin, "Bob").unwrap();
+    w.wait_for(true, "HI, BOB.!!");
+
+    // A broken edit: the build's errors, then waiting for the next change.
+    edit(
+        &dir.join("Hello.oth"),
+        "mount /shouter  /loud",
+        "mount /shouter  /lod",
+    );
+    w.wait_for(false, "Hello.oth changed; running again");
+    w.wait_for(false, "exited with status 1; waiting for a change");
+    edit(
+        &dir.join("Hello.oth"),
+        "mount /shouter  /lod",
+        "mount /shouter  /loud",
+    );
+    w.wait_for(false, "running ");
+    writeln!(stdin, "Cy").unwrap();
+    w.wait_for(true, "HI, CY.!!");
+
+    // The end of input ends the image; the watcher waits on until stopped.
+    drop(stdin);
+    w.wait_for(false, "finished; waiting for a change");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
