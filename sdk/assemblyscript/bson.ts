@@ -480,6 +480,38 @@ export class Message {
     this.writeFields(w)
     w.end()
   }
+
+  /** As the value of a field of its own type: an embedded document without `$type`. */
+  writeEmbedded(w: BsonWriter, key: string | null): void {
+    w.startDocument(key)
+    this.writeFields(w)
+    w.end()
+  }
+}
+
+/**
+ * Reads the embedded document that is the current value of `r` with
+ * `read` (a generated class's `readFields`); a malformed one fails `r`.
+ * What each generated class's `readEmbedded` does, written once.
+ */
+export function readEmbedded<T>(r: BsonReader, read: (r: BsonReader) => T): T {
+  const d = r.document()
+  const m = read(d)
+  if (!d.ok) r.fail()
+  return m
+}
+
+/**
+ * The message of type `type` that a payload holds, read with `read` (a
+ * generated class's `readFields`); null when the payload is not BSON, not
+ * of that type, or malformed. What each generated `fromPayload` does.
+ */
+export function fromPayload<T>(p: Payload, type: string, read: (r: BsonReader) => T): T | null {
+  if (p.mediaType() != BSON) return null
+  const r = BsonReader.of(p.data)
+  if (!r.next() || r.key != "$type" || r.type != STRING || r.string() != type) return null
+  const m = read(r)
+  return r.ok ? m : null
 }
 
 /** A message of a type this module has no class for: its bytes, unchanged. */

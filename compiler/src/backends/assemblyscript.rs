@@ -86,17 +86,26 @@ impl MessageView {
                 .collect::<Vec<_>>()
         });
         let write = fields.iter().flat_map(|f| f.write.clone());
-        let locals = fields
+        // One line each for the required fields' flags and their check.
+        let required: Vec<&str> = fields
             .iter()
             .filter(|f| !f.optional)
-            .map(|f| format!("let has_{} = false", f.name));
+            .map(|f| f.name.as_str())
+            .collect();
+        let locals = (!required.is_empty()).then(|| {
+            let flags: Vec<String> = required
+                .iter()
+                .map(|n| format!("has_{n} = false"))
+                .collect();
+            format!("let {}", flags.join(", "))
+        });
         let cases = fields
             .iter()
             .map(|f| format!("if (k == {}) {{ {}; continue }}", f.key, f.read.join("; ")));
-        let checks = fields
-            .iter()
-            .filter(|f| !f.optional)
-            .map(|f| format!("if (!has_{}) r.fail()", f.name));
+        let checks = (!required.is_empty()).then(|| {
+            let flags: Vec<String> = required.iter().map(|n| format!("has_{n}")).collect();
+            format!("if (!({})) r.fail()", flags.join(" && "))
+        });
         MessageView {
             name,
             wire,
