@@ -13,6 +13,12 @@ use crate::asnames;
 use crate::model::*;
 
 const TEMPLATE: &str = include_str!("../../../templates/as/bindings.ts.hbs");
+const MESSAGE: &str = include_str!("../../../templates/as/message.ts.hbs");
+const ENUM: &str = include_str!("../../../templates/as/enum.ts.hbs");
+/// Where the file template's `{{types}}` goes, spliced in after rendering:
+/// the types' text is most of a large file, and passing it through the
+/// template's context would copy it twice more.
+const TYPES_MARK: &str = "\u{0}othc:types\u{0}";
 const EXERCISE: &str = include_str!("../../../templates/as/exercise.ts.hbs");
 
 /// The bindings of one file: what `othc gen --lang as FILE` writes.
@@ -28,11 +34,19 @@ pub(super) struct FileView {
     /// The module name an entry imports the bindings by: `./Greeter.oth`.
     import: String,
     hash: String,
-    messages: Vec<MessageView>,
-    enums: Vec<EnumView>,
+    /// The enums and message classes, rendered one at a time (see `TYPES_MARK`).
+    types: &'static str,
+    /// Their names, for the exerciser.
+    messages: Vec<Named>,
+    enums: Vec<Named>,
     servers: Vec<ServerView>,
     clients: Vec<ClientView>,
     helpers: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub(super) struct Named {
+    name: String,
 }
 
 #[derive(Serialize)]
@@ -136,15 +150,33 @@ pub(super) struct EnumValueView {
 
 /// A doc comment's lines; the templates write them as `///` comments.
 pub fn generate(model: &Model, file: FileIx, source_text: &str) -> Generated {
-    let mut g = render(model, file, source_text, TEMPLATE);
+    let (file_name, head, types, tail) = render(model, file, source_text, TEMPLATE);
     // The first line also carries the hash of the rest, so a build can
     // tell a generated file left as it was (regenerated when stale) from
-    // one edited by hand (never overwritten).
-    if let Some((first, rest)) = g.text.split_once('\n') {
-        let first = first.trim_end_matches(").").to_string();
-        g.text = format!("{first}, body {}).\n{rest}", source_hash(rest));
-    }
-    g
+    // one edited by hand (never overwritten). Hashed in parts and written
+    // once: the text can be tens of megabytes.
+    let (first, rest_of_head) = head.split_once('\n').unwrap_or((&head, ""));
+    let first = first.trim_end_matches(").");
+    let body = {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(rest_of_head.as_bytes());
+        h.update(types.as_bytes());
+        h.update(tail.as_bytes());
+        h.finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let mut text = String::with_capacity(head.len() + types.len() + tail.len() + 80);
+    text.push_str(first);
+    text.push_str(", body ");
+    text.push_str(&body);
+    text.push_str(").\n");
+    text.push_str(rest_of_head);
+    text.push_str(&types);
+    text.push_str(&tail);
+    Generated { file_name, text }
 }
 
 /// What a bindings file found on disk is.
@@ -178,10 +210,19 @@ pub fn written(text: &str) -> Written {
 /// bindings of `file`. AssemblyScript compiles only what is reachable, so
 /// this is how a test (or a build's self-check) has all of them compiled.
 pub fn exerciser(model: &Model, file: FileIx, source_text: &str) -> String {
-    render(model, file, source_text, EXERCISE).text
+    // (Its template has no `{{types}}`: it names the types, it does not declare them.)
+    let (_, head, _, tail) = render(model, file, source_text, EXERCISE);
+    head + &tail
 }
 
-fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Generated {
+/// Renders `template` for `file`: (the file's name, the text before the
+/// types, the types, the text after them).
+fn render(
+    model: &Model,
+    file: FileIx,
+    source_text: &str,
+    template: &str,
+) -> (String, String, String, String) {
     let source = model.files[file.index()].name.clone();
     let base = std::path::Path::new(&source)
         .file_name()
@@ -297,26 +338,46 @@ fn render(model: &Model, file: FileIx, source_text: &str, template: &str) -> Gen
         }
     }
     let clients: Vec<ClientView> = shared.iter().map(|n| client(model, n)).collect();
+    let mut hb = Handlebars::new();
+    hb.register_escape_fn(handlebars::no_escape);
+    hb.set_strict_mode(true);
+    let rendered = "the embedded templates render every view (tested)";
+    hb.register_template_string("file", template)
+        .expect(rendered);
+    hb.register_template_string("message", MESSAGE)
+        .expect(rendered);
+    hb.register_template_string("enum", ENUM).expect(rendered);
+    // Each type on its own, so the template's context (a copy of the view)
+    // is one type's at a time.
+    let mut types = String::new();
+    for e in &enums {
+        types.push_str(&hb.render("enum", e).expect(rendered));
+    }
+    for m in &messages {
+        types.push_str(&hb.render("message", m).expect(rendered));
+    }
+    let name = |n: &str| Named {
+        name: n.to_string(),
+    };
     let view = FileView {
         import: format!("./{base}"),
         source: base.clone(),
         hash: source_hash(source_text),
-        messages,
-        enums,
+        types: TYPES_MARK,
+        messages: messages.iter().map(|m| name(&m.name)).collect(),
+        enums: enums.iter().map(|e| name(&e.name)).collect(),
         servers,
         clients,
         helpers: helpers.code,
     };
-    let mut hb = Handlebars::new();
-    hb.register_escape_fn(handlebars::no_escape);
-    hb.set_strict_mode(true);
-    let text = hb
-        .render_template(template, &view)
-        .expect("the embedded template renders every view (tested)");
-    Generated {
-        file_name: format!("{base}.ts"),
-        text,
-    }
+    let text = hb.render("file", &view).expect(rendered);
+    // The mark stands on a line of its own in the template: its line
+    // break goes with it.
+    let (head, tail) = match text.split_once(TYPES_MARK) {
+        Some((h, t)) => (h.to_string(), t.strip_prefix('\n').unwrap_or(t).to_string()),
+        None => (text, String::new()),
+    };
+    (format!("{base}.ts"), head, types, tail)
 }
 
 /// A stable hash of the source, for the header comment (stale bindings, E0703).
