@@ -26,8 +26,8 @@
 //! before the cut reports an error, and the text from that piece on is
 //! parsed again in one piece.
 
-use crate::Parsed;
 use crate::ast::bson::Block;
+use crate::{Parsed, lexer};
 
 /// Blocks smaller than this are parsed in one piece: below it, starting
 /// threads costs more than it saves.
@@ -99,9 +99,9 @@ pub fn parse_in_pieces(
 }
 
 /// Up to `pieces - 1` places to cut `text`, in order, each right after a
-/// `}` that brings the brace depth back to 0, spaced about evenly.
-/// Braces in double-quoted strings and `#` comments are not counted, as the
-/// lexer does not count them; a closer with nothing open stops the scan.
+/// `}` that brings the brace depth back to 0, spaced about evenly. Braces
+/// are counted as the lexer counts them ([`lexer::braces`]); a closer with
+/// nothing open stops the scan.
 pub fn cuts(text: &str, pieces: usize) -> Vec<usize> {
     let mut out = Vec::new();
     if pieces < 2 {
@@ -109,39 +109,21 @@ pub fn cuts(text: &str, pieces: usize) -> Vec<usize> {
     }
     let step = text.len() / pieces;
     let mut next_at = step;
-    let bytes = text.as_bytes();
     let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() && out.len() + 1 < pieces {
-        match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'#' => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'{' => depth += 1,
-            b'}' => {
-                if depth == 0 {
-                    break;
-                }
-                depth -= 1;
-                if depth == 0 && i + 1 >= next_at && i + 1 < bytes.len() {
-                    out.push(i + 1);
-                    next_at = i + 1 + step;
-                }
-            }
-            _ => {}
+    lexer::braces(text, |i, opens| {
+        if opens {
+            depth += 1;
+            return true;
         }
-        i += 1;
-    }
+        if depth == 0 {
+            return false;
+        }
+        depth -= 1;
+        if depth == 0 && i + 1 >= next_at && i + 1 < text.len() {
+            out.push(i + 1);
+            next_at = i + 1 + step;
+        }
+        out.len() + 1 < pieces
+    });
     out
 }

@@ -359,11 +359,32 @@ impl Iterator for TokenStream<'_> {
 }
 
 /// The length of a schema body: up to (not including) the brace matching the
-/// one just read, counting braces outside double-quoted strings and `#`
-/// comments. Unclosed: the rest of the text.
+/// one just read. Unclosed: the rest of the text.
 pub fn schema_body_len(text: &str) -> usize {
-    let bytes = text.as_bytes();
     let mut depth = 1usize;
+    let mut end = text.len();
+    braces(text, |i, opens| {
+        if opens {
+            depth += 1;
+        } else {
+            depth -= 1;
+            if depth == 0 {
+                end = i;
+                return false;
+            }
+        }
+        true
+    });
+    end
+}
+
+/// Visits the braces of `text` that count: those outside double-quoted
+/// strings (which end at a line break, as the lexer's do) and `#` comments.
+/// `visit(i, opens)` is called for the brace at byte `i`, `{` or `}`, and
+/// returns whether to go on. One scan for every reader of raw text that
+/// must agree with the lexer on where blocks begin and end.
+pub fn braces(text: &str, mut visit: impl FnMut(usize, bool) -> bool) {
+    let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -381,18 +402,15 @@ pub fn schema_body_len(text: &str) -> usize {
                     i += 1;
                 }
             }
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i;
+            b @ (b'{' | b'}') => {
+                if !visit(i, b == b'{') {
+                    return;
                 }
             }
             _ => {}
         }
         i += 1;
     }
-    text.len()
 }
 
 /// True when `tok` (followed by `next`) can only begin a top-level item, so an
