@@ -402,11 +402,7 @@ pub fn braces(text: &str, mut visit: impl FnMut(usize, bool) -> bool) {
                     i += 1;
                 }
             }
-            b @ (b'{' | b'}') => {
-                if !visit(i, b == b'{') {
-                    return;
-                }
-            }
+            b @ (b'{' | b'}') if !visit(i, b == b'{') => return,
             _ => {}
         }
         i += 1;
