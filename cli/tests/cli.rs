@@ -437,18 +437,8 @@ fn newcomer_slips_get_a_usage_answer() {
 
 #[test]
 fn build_and_inspect_the_hello_example() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_build");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("hello")).unwrap();
-    for e in std::fs::read_dir(root().join("examples/hello"))
-        .unwrap()
-        .flatten()
-    {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dir.join("hello").join(e.file_name())).unwrap();
-        }
-    }
-    let hello = dir.join("hello/Hello.oth").to_string_lossy().into_owned();
+    let dir = copy_of_example("hello", "cli_build");
+    let hello = dir.join("Hello.oth").to_string_lossy().into_owned();
     let o = othc(&["build", &hello]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let err = stderr(&o);
@@ -456,7 +446,7 @@ fn build_and_inspect_the_hello_example() {
     assert!(err.contains("built 2 module(s)"), "{err}");
     // `othc build` makes what ships: optimized unless asked not to.
     assert!(err.contains("(release)"), "{err}");
-    let built = dir.join("hello/build");
+    let built = dir.join("build");
     let o = othc(&["inspect", &built.join("Greeter.wasm").to_string_lossy()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
@@ -478,18 +468,11 @@ fn build_and_inspect_the_hello_example() {
 
 /// A fresh copy of `examples/NAME` in the scratch folder `into`.
 fn copy_of_example(name: &str, into: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(into);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(root().join("examples").join(name))
-        .unwrap()
-        .flatten()
-    {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-        }
-    }
-    dir
+    test_support::copy_of_dir(
+        &root().join("examples").join(name),
+        env!("CARGO_TARGET_TMPDIR"),
+        into,
+    )
 }
 
 /// `othc` with `stdin` piped in.

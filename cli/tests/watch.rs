@@ -50,17 +50,8 @@ impl Watcher {
 }
 
 fn copy_of_hello() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "watch_hello");
-    for e in std::fs::read_dir(root.join("examples/hello"))
-        .unwrap()
-        .flatten()
-    {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-        }
-    }
-    dir
+    let hello = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello");
+    test_support::copy_of_dir(&hello, env!("CARGO_TARGET_TMPDIR"), "watch_hello")
 }
 
 fn edit(file: &Path, from: &str, to: &str) {
