@@ -142,7 +142,7 @@ fn type_tree(model: &Model, id: TypeId) -> bson::Decl {
                 .iter()
                 .map(|f| {
                     bson::FieldItem::Field(bson::Field {
-                        doc: doc(&f.doc),
+                        doc: doc(&f.doc).map(Box::new),
                         name: ident(&f.name),
                         optional: f.optional.then(Span::default),
                         ty: field_type(model, &f.ty),

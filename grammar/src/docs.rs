@@ -126,7 +126,7 @@ pub fn attach_bson(block: &mut ast::bson::Block, docs: &mut Docs) {
                 m.doc = docs.take(m.span);
                 for f in &mut m.fields {
                     if let FieldItem::Field(f) = f {
-                        f.doc = docs.take(f.span);
+                        f.doc = docs.take(f.span).map(Box::new);
                     }
                 }
             }

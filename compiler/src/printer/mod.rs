@@ -381,8 +381,9 @@ impl Printer<'_> {
         } else {
             self.open(&format!("message {}", m.name.name));
             for f in fields {
-                self.start(f.span, &f.doc, true);
-                self.doc(&f.doc);
+                let doc = f.doc.as_deref().cloned();
+                self.start(f.span, &doc, true);
+                self.doc(&doc);
                 let opt = if f.optional.is_some() { "?" } else { "" };
                 self.line(&format!("{}{opt}: {}", f.name.name, bson_type(&f.ty)));
                 self.end(f.span);
