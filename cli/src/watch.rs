@@ -88,7 +88,26 @@ pub fn watch(roots: &[PathBuf], values: &[PathBuf]) -> u8 {
 }
 
 fn start(exe: &Path, args: &[OsString]) -> Result<Child, u8> {
-    Command::new(exe).args(args).spawn().map_err(|e| {
+    let mut cmd = Command::new(exe);
+    cmd.args(args);
+    // However this process ends (Ctrl-C reaches both, but a kill reaches
+    // only this one), the child must not run on without it: an image left
+    // behind would keep reading the terminal.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl is async-signal-safe and touches no memory of ours,
+        // which is all that may be done between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    cmd.spawn().map_err(|e| {
         eprintln!("error: --watch cannot start {}: {e}", exe.display());
         EXIT_USAGE
     })

@@ -137,3 +137,48 @@ fn run_watch_runs_again_after_each_edit() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn a_killed_watcher_takes_its_image_with_it() {
+    let hello = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello");
+    let dir = test_support::copy_of_dir(&hello, env!("CARGO_TARGET_TMPDIR"), "watch_killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .args(["run", "--watch", "Hello.oth"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("othc starts");
+    let (tx, rx) = channel();
+    let err = BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        err.lines()
+            .map_while(Result::ok)
+            .for_each(|l| drop(tx.send(Line::Err(l))))
+    });
+    let mut w = Watcher {
+        lines: rx,
+        seen: Vec::new(),
+    };
+    // Input stays open: the image would wait on it for ever.
+    let _stdin = child.stdin.take().unwrap();
+    w.wait_for(false, "running ");
+    // Killed, the watcher cannot stop the image itself: the kernel must.
+    // Its stderr closes only when every process holding it has ended.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match w.lines.recv_timeout(Duration::from_secs(1)) {
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            _ if Instant::now() > deadline => {
+                panic!(
+                    "the image outlived its killed watcher:\n{}",
+                    w.seen.join("\n")
+                )
+            }
+            _ => {}
+        }
+    }
+}
