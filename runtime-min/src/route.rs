@@ -126,22 +126,24 @@ pub fn arrive<'a>(
         Some(v) => select(p.model, &p.object.serves, v, &path),
         None => Route::OtherVerbs(Vec::new()),
     };
-    let at = text(&path);
+    // Only refusals say where: the text is made for them alone, not for
+    // every request that arrives.
+    let at = || text(&path);
     match route {
         Route::Nothing => Err(refuse(
             errno::NOT_FOUND,
-            format!("`{}` serves nothing at {at}", p.name),
+            format!("`{}` serves nothing at {}", p.name, at()),
         )),
         Route::OtherVerbs(_) => Err(refuse(
             errno::NOT_SUPPORTED,
-            format!("`{}` serves {at}, but not {}", p.name, verb_name(verb)),
+            format!("`{}` serves {}, but not {}", p.name, at(), verb_name(verb)),
         )),
         Route::Entry(e) => {
             let entry = p.model.entry(e);
             if entry.operator && flags & abi::OPERATOR == 0 {
                 return Err(refuse(
                     errno::FORBIDDEN,
-                    format!("only the operator may {} {at}", verb_name(verb)),
+                    format!("only the operator may {} {}", verb_name(verb), at()),
                 ));
             }
             Ok(Arrival {
