@@ -143,12 +143,8 @@ fn renamable(pl: &Place) -> Result<(Target, FileSpan), Failure> {
         .analysis
         .at(pl.file, pl.offset)
         .ok_or_else(|| refused("there is no name here to rename"))?;
-    match target {
-        Target::Sym(_) | Target::Instance(..) | Target::Slot(..) => Ok((target, at)),
-        _ => Err(refused(
-            "only types, objects, images, instances and slots can be renamed",
-        )),
-    }
+    ide::renamable(target).map_err(refused)?;
+    Ok((target, at))
 }
 
 fn prepare_rename(

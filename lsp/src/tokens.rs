@@ -127,7 +127,9 @@ fn names(analysis: &Analysis, file: FileId) -> HashMap<usize, u32> {
                 Target::Instance(..) => 4,
                 Target::Slot(..) => 10,
                 Target::Member(..) => 5,
-                Target::Entry(_) | Target::Wire(..) => return None,
+                Target::Entry(_) | Target::Wire(..) | Target::Export(..) | Target::Startup(..) => {
+                    return None;
+                }
             };
             Some((at.span.start, kind))
         })

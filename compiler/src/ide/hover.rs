@@ -91,6 +91,13 @@ impl Analysis {
                 let line = self.text(spans.whole.file)[spans.whole.span.range()].to_string();
                 (line, None, Some(self.wire_text(i, ii, w)))
             }
+            Target::Export(..) | Target::Startup(..) => {
+                let Some(whole) = self.definition(target) else {
+                    return String::new();
+                };
+                let line = self.text(whole.file)[whole.span.range()].to_string();
+                (line, None, Some(self.answered_by(target)))
+            }
         };
         let mut out = format!("```oth\n{code}\n```");
         if let Some(d) = doc.filter(|d| !d.trim().is_empty()) {
@@ -143,6 +150,29 @@ impl Analysis {
             Some(Shape::Image(i)) => model.image(i).name.clone(),
             None => "?".into(),
         }
+    }
+
+    /// The serve entries an export's source or a startup request's path
+    /// reaches, each with the object that serves it.
+    fn answered_by(&self, target: Target) -> String {
+        let model = &self.compiled.checked.model;
+        let entries = self.entries_reached(target);
+        if entries.is_empty() {
+            return "Reaches no serve entry: see the diagnostics on this line.".into();
+        }
+        let mut out = String::from(match target {
+            Target::Startup(..) => "Answered by:",
+            _ => "Exports:",
+        });
+        for e in entries {
+            let owner = model
+                .objects
+                .iter()
+                .find(|o| o.serves.contains(&e))
+                .map_or(String::new(), |o| format!(" of `{}`", o.name));
+            out.push_str(&format!("\n- `{}`{owner}", self.entry_text(e)));
+        }
+        out
     }
 
     /// What instance `ii` sees through wire `w`.

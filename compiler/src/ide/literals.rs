@@ -1,7 +1,9 @@
 //! The field names written in message literals (slot defaults and startup
-//! payloads), each tied to the field it sets: hover shows the field's type,
-//! definition goes to its declaration. A literal's type comes from the name
-//! use the checker recorded for it; nested messages follow the field types.
+//! payloads), each tied to the field it sets, and the enum values written
+//! as strings where an enum is expected, each tied to its value: hover
+//! shows the field's type, definition goes to its declaration, rename
+//! changes them with it. A literal's type comes from the name use the
+//! checker recorded for it; nested messages follow the field types.
 
 use oth_syntax::ast::{self, ImagePart, Item, Payload, ValueKind};
 
@@ -70,7 +72,9 @@ impl Analysis {
             let Some(k) = defs.iter().position(|f| f.name == key.name) else {
                 continue;
             };
-            out.push((Target::Member(ty, k), FileSpan::new(file, key.span)));
+            if let Some(at) = self.name_in(file, key.span, &key.name) {
+                out.push((Target::Member(ty, k), at));
+            }
             self.typed(file, &defs[k].ty, val, out);
         }
     }
@@ -94,8 +98,30 @@ impl Analysis {
                     self.typed(file, inner, e, out);
                 }
             }
+            (FieldType::Named(id), ValueKind::Str(s)) => {
+                let model = &self.compiled.checked.model;
+                if let TypeKind::Enum { values } = &model.ty(*id).kind
+                    && let Some(k) = values.iter().position(|x| x.name == *s)
+                    && let Some(at) = self.name_in(file, v.span, s)
+                {
+                    out.push((Target::Member(*id, k), at));
+                }
+            }
             (FieldType::Named(id), _) => self.value(file, Some(*id), v, out),
             _ => {}
         }
+    }
+
+    /// The span of `name` as written at `span`: the whole span for a bare
+    /// name, the inside of the quotes for a string that spells it without
+    /// escapes (`None` for one with escapes: no single place to change).
+    fn name_in(&self, file: FileId, span: oth_syntax::Span, name: &str) -> Option<FileSpan> {
+        let written = self.text(file).get(span.range())?;
+        if written == name {
+            return Some(FileSpan::new(file, span));
+        }
+        let inner = written.strip_prefix('"')?.strip_suffix('"')?;
+        (inner == name)
+            .then(|| FileSpan::new(file, oth_syntax::Span::new(span.start + 1, span.end - 1)))
     }
 }

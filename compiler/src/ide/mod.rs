@@ -19,7 +19,7 @@ use oth_syntax::Span;
 
 pub use complete::{Completion, CompletionKind, completions, import_path_prefix};
 pub use outline::{Fold, Symbol, SymbolKind, folds, symbols};
-pub use rename::{Edit, rename};
+pub use rename::{Edit, renamable, rename};
 
 /// A thing that has a declaration an editor can go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,6 +36,10 @@ pub enum Target {
     Member(TypeId, usize),
     /// Wire `.2` of instance `.1` of image `.0` (a mount or bind line).
     Wire(ImageId, usize, usize),
+    /// The source path of export `.1` of image `.0`.
+    Export(ImageId, usize),
+    /// The path of startup request `.1` of image `.0`.
+    Startup(ImageId, usize),
 }
 
 /// A checked program, asked about places in its files.
@@ -126,23 +130,51 @@ impl Analysis {
                     .get(w)?
                     .whole
             }
+            Target::Export(i, x) => spans.images.get(i.index())?.exports.get(x)?.whole,
+            Target::Startup(i, k) => spans.images.get(i.index())?.startup.get(k)?.whole,
         })
     }
 
     /// Where a go-to-definition on `target` leads: its declaration, except
-    /// for a mount or bind line, which leads to the serve entries its
-    /// instance's needs reach through it.
+    /// for a path into an image's tree, which leads to the serve entries
+    /// it reaches: a mount or bind line to those its instance's needs reach
+    /// through it, an export's source to those it exports, a startup
+    /// request's path to the one that answers it.
     pub fn goes_to(&self, target: Target) -> Vec<FileSpan> {
-        if let Target::Wire(img, ii, w) = target {
-            let entries = self.reached_through(img, ii, w);
-            if !entries.is_empty() {
-                return entries
-                    .iter()
-                    .filter_map(|&(_, e)| self.definition(Target::Entry(e)))
-                    .collect();
-            }
+        let entries = self.entries_reached(target);
+        if !entries.is_empty() {
+            return entries
+                .into_iter()
+                .filter_map(|e| self.definition(Target::Entry(e)))
+                .collect();
         }
         self.definition(target).into_iter().collect()
+    }
+
+    /// The serve entries a path into an image's tree reaches, as the
+    /// checker recorded them (empty for anything else).
+    pub fn entries_reached(&self, target: Target) -> Vec<EntryId> {
+        let ns = &self.compiled.checked.namespace;
+        match target {
+            Target::Wire(img, ii, w) => self
+                .reached_through(img, ii, w)
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect(),
+            Target::Export(img, x) => ns
+                .exports
+                .get(img.index())
+                .and_then(|e| e.get(x))
+                .cloned()
+                .unwrap_or_default(),
+            Target::Startup(img, k) => ns
+                .startup
+                .get(img.index())
+                .and_then(|s| s.get(k).copied().flatten())
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Every place that names `target`, its declaration first.
@@ -212,6 +244,7 @@ impl Analysis {
                 }
             }
             for (x, link) in s.exports.iter().enumerate() {
+                out.push((Target::Export(img, x), link.from));
                 if let Some(e) = def.exports.get(x) {
                     self.instance_in_path(img, &e.from.segs, link.from, &mut out);
                 }
@@ -220,6 +253,7 @@ impl Analysis {
                 let Some(def) = def.startup.get(k) else {
                     continue;
                 };
+                out.push((Target::Startup(img, k), st.path));
                 self.instance_in_path(img, &def.path.segs, st.path, &mut out);
                 if let (Some(crate::model::StartupPayload::Slot(si)), Some(at)) =
                     (&def.payload, st.payload)

@@ -1,5 +1,5 @@
-//! Renaming a type, object, image, instance or slot everywhere it is named,
-//! or saying why not.
+//! Renaming a type, object, image, instance, slot, field or enum value
+//! everywhere it is named, or saying why not.
 
 use super::{Analysis, Target};
 use crate::source::FileSpan;
@@ -9,6 +9,16 @@ use crate::source::FileSpan;
 pub struct Edit {
     pub at: FileSpan,
     pub new_text: String,
+}
+
+/// Whether `target` is something a rename can change, or why not.
+pub fn renamable(target: Target) -> Result<(), &'static str> {
+    match target {
+        Target::Sym(_) | Target::Instance(..) | Target::Slot(..) | Target::Member(..) => Ok(()),
+        Target::Entry(_) | Target::Wire(..) | Target::Export(..) | Target::Startup(..) => Err(
+            "only types, objects, images, instances, slots, fields and enum values can be renamed",
+        ),
+    }
 }
 
 /// The edits that rename `target` to `new_name`, or why it cannot be.
@@ -23,20 +33,15 @@ pub fn rename(analysis: &Analysis, target: Target, new_name: &str) -> Result<Vec
             "`{new_name}` is not a name: names are letters, digits and `_`, not starting with a digit"
         ));
     }
-    if oth_syntax::is_keyword(new_name) {
+    // Fields and enum values may be spelled like keywords; nothing else.
+    if oth_syntax::is_keyword(new_name) && !matches!(target, Target::Member(..)) {
         return Err(format!("`{new_name}` is a keyword"));
     }
-    let old = match target {
-        Target::Sym(_) | Target::Instance(..) | Target::Slot(..) => {
-            let Some(def) = analysis.definition(target) else {
-                return Err("nothing to rename here".into());
-            };
-            analysis.text(def.file)[def.span.range()].to_string()
-        }
-        _ => {
-            return Err("only types, objects, images, instances and slots can be renamed".into());
-        }
+    renamable(target)?;
+    let Some(def) = analysis.definition(target) else {
+        return Err("nothing to rename here".into());
     };
+    let old = analysis.text(def.file)[def.span.range()].to_string();
     if old == new_name {
         return Ok(Vec::new());
     }
@@ -108,6 +113,21 @@ fn collides(analysis: &Analysis, target: Target, old: &str, new: &str) -> Result
                     "image `{}` needs something at `/{new}`: the instance would hide it",
                     def.name
                 ));
+            }
+            Ok(())
+        }
+        Target::Member(t, _) => {
+            let def = model.ty(t);
+            let (what, taken) = match &def.kind {
+                crate::model::TypeKind::Message { fields } => {
+                    ("a field", fields.iter().any(|f| f.name == new))
+                }
+                crate::model::TypeKind::Enum { values } => {
+                    ("a value", values.iter().any(|v| v.name == new))
+                }
+            };
+            if taken {
+                return Err(format!("`{}` already has {what} `{new}`", def.name));
             }
             Ok(())
         }

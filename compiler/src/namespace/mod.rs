@@ -43,6 +43,11 @@ pub struct Namespace {
     pub wires: Wires,
     /// Per checked need entry of an instance, what it reached.
     pub needs: Vec<NeedCheck>,
+    /// Per image, per export: the serve entries its source leads to.
+    pub exports: Vec<Vec<Vec<EntryId>>>,
+    /// Per image, per startup request: the serve entry that answers it
+    /// (none when the request is refused).
+    pub startup: Vec<Vec<Option<EntryId>>>,
     /// Per image: the image flattened, for an image that can run on its own
     /// (no needs of its own, and nothing broken in it).
     pub flat: Vec<Option<flatten::Flat>>,

@@ -124,40 +124,76 @@ impl<'m> Tree<'m> {
         rest: &[Seg],
         depth: usize,
     ) -> Result<bool, Limit> {
+        let served = self.served_under(target, rest, depth)?;
+        Ok(served.unknown || !served.entries.is_empty())
+    }
+
+    /// The serve entries at or under `rest` of a target, following nested
+    /// images' exports: what an export's source leads to.
+    pub fn served_under(
+        &self,
+        target: Target,
+        rest: &[Seg],
+        depth: usize,
+    ) -> Result<Served, Limit> {
+        let mut out = Served::default();
+        self.collect_under(target, rest, depth, &mut out)?;
+        Ok(out)
+    }
+
+    fn collect_under(
+        &self,
+        target: Target,
+        rest: &[Seg],
+        depth: usize,
+        out: &mut Served,
+    ) -> Result<(), Limit> {
         if depth > MAX_DEPTH {
             return Err(Limit);
         }
         let model = self.model;
         if let Some(entries) = self.entries(target) {
-            return Ok(entries
-                .iter()
-                .any(|e| reaches_under(&model.entry(*e).path.segs, rest)));
+            out.entries.extend(
+                entries
+                    .iter()
+                    .filter(|e| reaches_under(&model.entry(**e).path.segs, rest)),
+            );
+            return Ok(());
         }
         let Target::Instance(img, i) = target else {
-            return Ok(true);
+            out.unknown = true;
+            return Ok(());
         };
         let Some(Shape::Image(j)) = model.image(img).instances[i].of else {
-            return Ok(true);
+            out.unknown = true;
+            return Ok(());
         };
         if self.is_broken(j) {
-            return Ok(true);
+            out.unknown = true;
+            return Ok(());
         }
         for e in &model.image(j).exports {
-            if strip_prefix(&e.at.segs, rest).is_some() {
-                // The export is at or under `rest`.
-                return Ok(true);
+            // An export at or under `rest` puts something there whatever
+            // its source serves (an export that serves nothing is reported
+            // on its own line); one above `rest` serves what its source
+            // serves under the rest of the path.
+            let (r, there_anyway) = if strip_prefix(&e.at.segs, rest).is_some() {
+                (&[][..], true)
+            } else if let Some(r) = strip_prefix(rest, &e.at.segs) {
+                (r, false)
+            } else {
+                continue;
+            };
+            let before = out.entries.len();
+            match self.resolve(j, &e.from.join(r).segs) {
+                Ok((t, r2)) => self.collect_under(t, &r2, depth + 1, out)?,
+                Err(_) => out.unknown = true,
             }
-            if let Some(r) = strip_prefix(rest, &e.at.segs) {
-                let found = match self.resolve(j, &e.from.join(r).segs) {
-                    Ok((t, r2)) => self.anything_under(t, &r2, depth + 1)?,
-                    Err(_) => true,
-                };
-                if found {
-                    return Ok(true);
-                }
+            if there_anyway && out.entries.len() == before {
+                out.unknown = true;
             }
         }
-        Ok(false)
+        Ok(())
     }
 
     /// Where `path` of nested image `j`'s served tree leads: through the
@@ -180,6 +216,14 @@ impl<'m> Tree<'m> {
         there.extend_from_slice(rest);
         Ok((ei, target, there))
     }
+}
+
+/// What is served at or under a path: the entries, and whether something
+/// on the way was unknown (reported where it is).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Served {
+    pub entries: Vec<EntryId>,
+    pub unknown: bool,
 }
 
 /// Why a path of a nested image's served tree leads nowhere.

@@ -37,6 +37,10 @@ pub struct ImageChecker<'a> {
     wires: Wires,
     /// What each need entry reached.
     pub need_checks: Vec<NeedCheck>,
+    /// Per image, per export: the serve entries it leads to.
+    export_entries: Vec<Vec<Vec<EntryId>>>,
+    /// Per image, per startup request: the serve entry that answers it.
+    startup_entries: Vec<Vec<Option<EntryId>>>,
 }
 
 pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
@@ -55,6 +59,18 @@ impl<'a> ImageChecker<'a> {
             broken: vec![false; lowered.model.images.len()],
             wires: Vec::new(),
             need_checks: Vec::new(),
+            export_entries: lowered
+                .model
+                .images
+                .iter()
+                .map(|i| vec![Vec::new(); i.exports.len()])
+                .collect(),
+            startup_entries: lowered
+                .model
+                .images
+                .iter()
+                .map(|i| vec![None; i.startup.len()])
+                .collect(),
         }
     }
 
@@ -103,6 +119,8 @@ impl<'a> ImageChecker<'a> {
         crate::namespace::Namespace {
             wires: self.wires,
             needs: self.need_checks,
+            exports: self.export_entries,
+            startup: self.startup_entries,
             flat,
         }
     }

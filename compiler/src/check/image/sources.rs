@@ -66,8 +66,11 @@ impl ImageChecker<'_> {
             match tree.resolve(img, &e.from.segs) {
                 Err(miss) => self.unknown_tree_name(tree, img, sp, miss, "export"),
                 Ok((target, rest)) => {
-                    if let Ok(false) = tree.anything_under(target, &rest, 0) {
-                        self.nothing_served(target, &rest, &e.from, sp, "export");
+                    if let Ok(served) = tree.served_under(target, &rest, 0) {
+                        if !served.unknown && served.entries.is_empty() {
+                            self.nothing_served(target, &rest, &e.from, sp, "export");
+                        }
+                        self.export_entries[img.index()][ei] = served.entries;
                     }
                 }
             }
