@@ -10,6 +10,7 @@ mod fs;
 mod generate;
 mod inspect;
 mod lsp;
+mod ns;
 mod remote;
 mod run;
 mod watch;
@@ -91,6 +92,18 @@ pub enum Command {
     /// Logs go to stderr. See the book's "Editors" page for each editor's
     /// set-up.
     Lsp(lsp::LspArgs),
+    /// Show what each instance of an image sees, and through what
+    ///
+    /// For each instance, its view as a table in the order a path is
+    /// resolved (the longest path first): the mount or bind that provides
+    /// each path (with its line), the instance and path it reaches, whether
+    /// it is read-only and which line made it so, and which of the
+    /// instance's needs go through it; then what the instance serves in the
+    /// image's tree, the image's exports and its startup requests. Also for
+    /// a bundle (.othimg). `--format dot` prints a Graphviz graph, `--format
+    /// svg` draws it with Graphviz's `dot`. Exit status 1 when the image has
+    /// errors (the report shows what resolved).
+    Ns(ns::NsArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, Default)]
@@ -130,6 +143,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Lsp(args) => lsp::run(args),
+        Command::Ns(args) => ns::run(args),
     };
     ExitCode::from(status)
 }

@@ -20,6 +20,7 @@ pub mod resolve;
 pub mod sections;
 pub mod source;
 pub mod wasm;
+pub mod wiring;
 
 pub use check::{Compilation, ValueInputs, compile};
 pub use diagnostics::{Code, Diagnostic, Diagnostics, Severity};

@@ -1,0 +1,222 @@
+//! `othc ns IMAGE.oth`: what each instance of an image sees, and through
+//! what; as tables, JSON, or a Graphviz picture.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use clap::{Args, ValueEnum};
+
+use super::check::{ReportArgs, print_diagnostics};
+use super::fs::FsLoader;
+use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE, MessageFormat};
+use othc::model::ImageId;
+use othc::wiring::{self, ImageWiring};
+
+#[derive(Args)]
+pub struct NsArgs {
+    /// The image: a .oth file declaring it, or a bundle (.othimg) built by
+    /// `othc build`
+    #[arg(value_name = "IMAGE")]
+    pub file: PathBuf,
+
+    /// Which image of the file (needed when it declares more than one)
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
+
+    /// Only this instance's view
+    #[arg(long, value_name = "NAME")]
+    pub instance: Option<String>,
+
+    /// What to print: tables, a Graphviz DOT graph, or an SVG picture
+    /// rendered by Graphviz's `dot`
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub format: NsFormat,
+
+    /// `--set SLOT=VALUE` as for `othc check`
+    #[arg(long = "set", value_name = "SLOT=VALUE")]
+    pub set: Vec<String>,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum, Default, PartialEq)]
+pub enum NsFormat {
+    /// Each instance's view as a table, then what the image serves
+    #[default]
+    Table,
+    /// A Graphviz graph (instances, mounts, exports, startup requests)
+    Dot,
+    /// The graph drawn as SVG by Graphviz's `dot`
+    Svg,
+}
+
+pub fn run(args: NsArgs) -> u8 {
+    let (w, status) = match wiring_of(&args) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if let Some(name) = &args.instance
+        && !w.instances.iter().any(|i| &i.name == name)
+    {
+        let names: Vec<&str> = w.instances.iter().map(|i| i.name.as_str()).collect();
+        eprintln!(
+            "error: image `{}` has no instance `{name}`; its instances: {}",
+            w.image,
+            names.join(", ")
+        );
+        return EXIT_USAGE;
+    }
+    let only = args.instance.as_deref();
+    let out = match (args.format, args.report.message_format) {
+        (NsFormat::Table, MessageFormat::Json) => {
+            let mut w = w;
+            if let Some(n) = only {
+                w.instances.retain(|i| i.name == n);
+            }
+            wiring::json(&w) + "\n"
+        }
+        (NsFormat::Table, MessageFormat::Human) => wiring::text::render(&w, only),
+        (NsFormat::Dot, _) => wiring::dot::render(&w),
+        (NsFormat::Svg, _) => match svg(&wiring::dot::render(&w)) {
+            Ok(s) => s,
+            Err(why) => {
+                eprintln!("error: {why}");
+                return EXIT_USAGE;
+            }
+        },
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        eprintln!("error: writing the report: {e}");
+        return EXIT_ERRORS;
+    }
+    status
+}
+
+/// The wiring of the image asked for, and the status to end with (1 when
+/// the image has errors: the report shows what resolved).
+fn wiring_of(args: &NsArgs) -> Result<(ImageWiring, u8), u8> {
+    if args.file.extension().is_some_and(|e| e == "othimg") {
+        let bytes = std::fs::read(&args.file).map_err(|e| {
+            eprintln!("error: cannot read `{}`: {e}", args.file.display());
+            EXIT_USAGE
+        })?;
+        let w = wiring::bundle::of_bundle(&bytes).map_err(|e| {
+            eprintln!("error: `{}`: {e}", args.file.display());
+            EXIT_ERRORS
+        })?;
+        return Ok((w, EXIT_OK));
+    }
+    let inputs = othc::ValueInputs {
+        files: Vec::new(),
+        sets: args.set.clone(),
+    };
+    let c = othc::compile(&FsLoader, std::slice::from_ref(&args.file), &inputs).map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_USAGE
+    })?;
+    print_diagnostics(&c.front.sources, &c.front.diags, &args.report);
+    let status = if c.front.diags.has_errors() {
+        EXIT_ERRORS
+    } else {
+        EXIT_OK
+    };
+    // The root's module index, which model files share.
+    let root_ix = c.front.program.roots.first().map(|r| r.0 as usize);
+    let model = &c.checked.model;
+    let declared: Vec<usize> = model
+        .images
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| Some(i.file.index()) == root_ix)
+        .map(|(k, _)| k)
+        .collect();
+    let names = || {
+        declared
+            .iter()
+            .map(|&k| model.images[k].name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let pick = match &args.image {
+        Some(n) => declared
+            .iter()
+            .copied()
+            .find(|&k| &model.images[k].name == n)
+            .ok_or_else(|| {
+                eprintln!(
+                    "error: `{}` declares no image `{n}`{}",
+                    args.file.display(),
+                    if declared.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; its images: {}", names())
+                    }
+                );
+                EXIT_USAGE
+            })?,
+        None => match declared.as_slice() {
+            [] => {
+                eprintln!(
+                    "error: `{}` declares no image: `othc ns` shows an image's wiring",
+                    args.file.display()
+                );
+                return Err(if status == EXIT_OK {
+                    EXIT_USAGE
+                } else {
+                    status
+                });
+            }
+            [one] => *one,
+            _ => {
+                eprintln!(
+                    "error: `{}` declares several images ({}): pick one with --image",
+                    args.file.display(),
+                    names()
+                );
+                return Err(EXIT_USAGE);
+            }
+        },
+    };
+    Ok((wiring::of_image(&c, ImageId(pick as u32)), status))
+}
+
+/// SVG drawn by Graphviz's `dot` from DOT text.
+fn svg(dot: &str) -> Result<String, String> {
+    let missing = "Graphviz's `dot` is not installed, and `--format svg` needs it: install \
+         Graphviz (Debian/Ubuntu: `apt-get install graphviz`; macOS: `brew install graphviz`), \
+         or print `--format dot` and render it elsewhere";
+    let mut child = Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => missing.to_string(),
+            _ => format!("cannot run Graphviz's `dot`: {e}"),
+        })?;
+    // Written from a thread: `dot` may fill its output pipe before it has
+    // read all its input.
+    let mut stdin = child.stdin.take().ok_or("no pipe to `dot`")?;
+    let text = dot.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("running Graphviz's `dot`: {e}"))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(format!(
+            "Graphviz's `dot` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    String::from_utf8(out.stdout)
+        .map_err(|_| "Graphviz's `dot` wrote something that is not text".into())
+}

@@ -1,0 +1,176 @@
+//! The wiring of a built bundle (`.othimg`): its instances are flattened
+//! (`outer.inner`), its links already resolved by the checker that wrote
+//! it, and each object's serves and needs read from its module's header, as
+//! the runtime reads them. No source lines: a bundle has none.
+
+use super::{
+    ExportLine, ImageWiring, InstanceWiring, LineKind, Reach, ShapeKind, StartupLine, ViewLine,
+};
+use crate::bundle::{ImageJson, tree_path};
+use crate::header::Header;
+use crate::model::Seg;
+use crate::namespace::path::parse_request;
+use crate::namespace::view::longest;
+
+/// The wiring a bundle holds; `Err` for a bundle that cannot be read or a
+/// module whose header does not check.
+pub fn of_bundle(bytes: &[u8]) -> Result<ImageWiring, String> {
+    let (json, modules) = crate::bundle::read(bytes)?;
+    let natives = if json.instances.iter().any(|i| i.native.is_some()) {
+        crate::header::natives()?
+    } else {
+        Vec::new()
+    };
+    let mut headers: Vec<Option<Header>> = Vec::new();
+    for inst in &json.instances {
+        let h = match (&inst.native, &inst.module) {
+            (Some(n), _) => natives.iter().find(|h| h.object.name == *n).cloned(),
+            (None, Some(m)) => {
+                let (_, wasm) = modules
+                    .iter()
+                    .find(|(name, _)| name == m)
+                    .ok_or_else(|| format!("the bundle holds no `{m}`"))?;
+                Some(crate::header::read(wasm).map_err(|e| format!("`{m}`: {e}"))?)
+            }
+            (None, None) => None,
+        };
+        headers.push(h);
+    }
+    Ok(wiring(&json, &headers))
+}
+
+fn wiring(json: &ImageJson, headers: &[Option<Header>]) -> ImageWiring {
+    let of = |name: &str| {
+        json.instances
+            .iter()
+            .position(|i| i.name == name)
+            .map(|i| json.instances[i].object.clone())
+            .unwrap_or_else(|| "?".into())
+    };
+    let serves_of = |i: usize| -> Vec<String> {
+        let Some(h) = &headers[i] else {
+            return Vec::new();
+        };
+        h.object
+            .serves
+            .iter()
+            .map(|&e| {
+                let def = h.model.entry(e);
+                format!(
+                    "{} {}",
+                    tree_path(&json.instances[i].name, &def.path.to_string()),
+                    rest(&h.model, e)
+                )
+            })
+            .collect()
+    };
+    let instances = json
+        .instances
+        .iter()
+        .enumerate()
+        .map(|(i, inst)| {
+            // A link's `at` that is not a path (a damaged bundle) matches nothing.
+            let ats: Vec<Vec<Seg>> = inst
+                .view
+                .iter()
+                .map(|l| parse_request(&l.at).unwrap_or_else(|| vec![Seg::Rest, Seg::Rest]))
+                .collect();
+            let mut used_by = vec![Vec::new(); inst.view.len()];
+            let mut unmet = Vec::new();
+            if let Some(h) = &headers[i] {
+                for b in &h.object.needs {
+                    for &e in &b.entries {
+                        let full = b.mount.join(&h.model.entry(e).path.segs);
+                        let text = format!("{full} {}", rest(&h.model, e));
+                        let links = ats.iter().enumerate().map(|(k, a)| (&a[..], k));
+                        match longest(links, &full.segs) {
+                            Some((k, _)) => used_by[k].push(text),
+                            None => unmet.push(text),
+                        }
+                    }
+                }
+            }
+            let mut view: Vec<(usize, ViewLine)> = inst
+                .view
+                .iter()
+                .enumerate()
+                .map(|(k, l)| {
+                    (
+                        k,
+                        ViewLine {
+                            at: l.at.clone(),
+                            kind: LineKind::Mount,
+                            line: format!(
+                                "{} -> {}{}",
+                                l.at,
+                                tree_path(&l.target, &l.path),
+                                if l.readonly { " readonly" } else { "" }
+                            ),
+                            written: String::new(),
+                            reaches: Some(Reach {
+                                target: l.target.clone(),
+                                of: of(&l.target),
+                                path: l.path.clone(),
+                            }),
+                            readonly_by: if l.readonly {
+                                vec!["the bundle's link".into()]
+                            } else {
+                                Vec::new()
+                            },
+                            used_by: std::mem::take(&mut used_by[k]),
+                        },
+                    )
+                })
+                .collect();
+            view.sort_by(|(ka, a), (kb, b)| {
+                let len = |s: &str| s.split('/').filter(|x| !x.is_empty()).count();
+                len(&b.at).cmp(&len(&a.at)).then(kb.cmp(ka))
+            });
+            InstanceWiring {
+                name: inst.name.clone(),
+                of: inst.object.clone(),
+                kind: if inst.native.is_some() {
+                    ShapeKind::Native
+                } else {
+                    ShapeKind::Object
+                },
+                declared: String::new(),
+                view: view.into_iter().map(|(_, v)| v).collect(),
+                serves: serves_of(i),
+                unmet,
+                nested: None,
+            }
+        })
+        .collect();
+    ImageWiring {
+        image: json.image.clone(),
+        declared: String::new(),
+        instances,
+        exports: json
+            .exports
+            .iter()
+            .map(|l| ExportLine {
+                at: l.at.clone(),
+                target: Some(l.target.clone()),
+                line: format!("export {} {}", l.at, tree_path(&l.target, &l.path)),
+                written: String::new(),
+                readonly: l.readonly,
+                serves: Vec::new(),
+            })
+            .collect(),
+        startup: json
+            .startup
+            .iter()
+            .map(|s| StartupLine {
+                line: format!("{} {}", s.verb.as_str(), tree_path(&s.target, &s.path)),
+                target: Some(s.target.clone()),
+                written: String::new(),
+                answered_by: None,
+            })
+            .collect(),
+    }
+}
+
+fn rest(model: &crate::model::Model, e: crate::model::EntryId) -> String {
+    super::entry_rest(model, e)
+}

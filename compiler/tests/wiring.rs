@@ -1,0 +1,75 @@
+//! `othc ns`'s report, one test per `fixtures/ns/*.oth` (and the examples):
+//! the tables, the JSON and the DOT graph of each image the file declares,
+//! snapshot-tested under `snapshots/wiring__NAME.snap`.
+
+mod common;
+use common::{RootLoader, root};
+use std::path::PathBuf;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use othc::model::ImageId;
+
+fn run(rel: PathBuf) -> Result<(), Failed> {
+    let c = othc::compile(
+        &RootLoader,
+        std::slice::from_ref(&rel),
+        &othc::ValueInputs::default(),
+    )
+    .map_err(|e| Failed::from(e.to_string()))?;
+    let diags = othc::diagnostics::render::human(&c.front.sources, &c.front.diags, false);
+    // The root's module index, which model files share.
+    let ix = c.front.program.roots.first().map(|r| r.0 as usize);
+    let mut body = String::new();
+    if !diags.trim().is_empty() {
+        body.push_str(&format!("----- DIAGNOSTICS\n{diags}\n"));
+    }
+    for (k, img) in c.checked.model.images.iter().enumerate() {
+        if Some(img.file.index()) != ix {
+            continue;
+        }
+        let w = othc::wiring::of_image(&c, ImageId(k as u32));
+        body.push_str(&format!(
+            "----- TABLES {}\n{}\n----- DOT {}\n{}\n----- JSON {}\n{}\n",
+            img.name,
+            othc::wiring::text::render(&w, None),
+            img.name,
+            othc::wiring::dot::render(&w),
+            img.name,
+            serde_json::to_string_pretty(&w)?,
+        ));
+    }
+    if body.is_empty() {
+        return Err("the file declares no image".into());
+    }
+    let name = rel
+        .with_extension("")
+        .to_string_lossy()
+        .replace("fixtures/ns/", "")
+        .replace('/', "__");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("snapshots"));
+    settings.set_prepend_module_to_snapshot(true);
+    settings.set_input_file(root().join(&rel));
+    settings.bind(|| insta::assert_snapshot!(name, body));
+    Ok(())
+}
+
+fn main() {
+    let mut files: Vec<PathBuf> =
+        test_support::files_with_extension(&root().join("fixtures/ns"), "oth")
+            .into_iter()
+            .filter_map(|p| p.strip_prefix(root()).ok().map(PathBuf::from))
+            .collect();
+    for example in ["examples/hello/Hello.oth", "examples/files/Shelf.oth"] {
+        files.push(PathBuf::from(example));
+    }
+    files.sort();
+    let trials = files
+        .into_iter()
+        .map(|rel| {
+            let name = rel.to_string_lossy().to_string();
+            Trial::test(name, move || run(rel))
+        })
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+}
