@@ -4,6 +4,7 @@
 
 mod build;
 mod check;
+mod diff;
 mod explain;
 mod fmt;
 mod fs;
@@ -104,6 +105,17 @@ pub enum Command {
     /// svg` draws it with Graphviz's `dot`. Exit status 1 when the image has
     /// errors (the report shows what resolved).
     Ns(ns::NsArgs),
+    /// Compare two versions of an object and say what the change breaks
+    ///
+    /// OLD and NEW are .oth files or built modules (.wasm). Every change to
+    /// the object's schemas, serves and needs is listed and classified:
+    /// breaks the wire (documents of one version rejected or misread by the
+    /// other), breaks callers, breaks wiring, or compatible. With `--images
+    /// A.oth B.oth ...`, each image is checked again with NEW read in OLD's
+    /// place, and every one that would get errors is named with them. Exit
+    /// status: 0 nothing breaks (with --images: no image breaks), 1 something
+    /// does, 2 usage or unreadable input.
+    Diff(diff::DiffArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, Default)]
@@ -144,6 +156,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Ns(args) => ns::run(args),
+        Command::Diff(args) => diff::run(args),
     };
     ExitCode::from(status)
 }

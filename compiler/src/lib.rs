@@ -8,6 +8,7 @@ pub mod backends;
 pub mod bundle;
 pub mod check;
 pub mod diagnostics;
+pub mod diff;
 pub mod formats;
 pub mod header;
 pub mod ide;
