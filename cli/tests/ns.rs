@@ -177,3 +177,23 @@ fn the_books_pictures_are_what_othc_ns_draws_today() {
         );
     }
 }
+
+#[test]
+fn svg_without_graphviz_says_how_to_get_it() {
+    // A PATH with no `dot` on it.
+    let empty = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "ns_no_graphviz");
+    let o = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .args(["ns", "examples/hello/Hello.oth", "--format", "svg"])
+        .current_dir(root())
+        .env("PATH", &empty)
+        .output()
+        .expect("othc runs");
+    let (out, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("Graphviz's `dot` is not installed")
+            && err.contains("apt-get install graphviz"),
+        "{err}"
+    );
+}
