@@ -23,6 +23,30 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// Memory freed is given back to the system at once rather than after a
+/// delay, and arenas are committed as they are used: the peak resident
+/// memory of a check is what it holds, not what it once held (`othc check`
+/// on 10,000 messages: 74 -> 48 MiB in a debug build). Set before anything
+/// allocates: mimalloc commits its first arena on the first allocation,
+/// which Rust's runtime makes before `main`, so this runs as an early
+/// constructor (`.init_array` with a priority below the default, which
+/// runs first). Options numbered as in mimalloc v3's `mi_option_e`, the
+/// version libmimalloc-sys builds by default.
+extern "C" fn tune_allocator() {
+    const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    // SAFETY: a store into mimalloc's option table, before any thread
+    // exists; an option set here is not read again from the environment.
+    unsafe {
+        libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
+        libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
+    }
+}
+
+#[used]
+#[unsafe(link_section = ".init_array.00099")]
+static TUNE_ALLOCATOR: extern "C" fn() = tune_allocator;
+
 /// Exit statuses (book: reference/checking.md).
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_ERRORS: u8 = 1;

@@ -179,12 +179,7 @@ impl Analysis {
     fn wire_text(&self, img: ImageId, ii: usize, w: usize) -> String {
         let model = &self.compiled.checked.model;
         let ns = &self.compiled.checked.namespace;
-        let Some(reached) = ns
-            .wires
-            .get(img.index())
-            .and_then(|x| x.get(ii))
-            .and_then(|x| x.get(w))
-        else {
+        let Some(reached) = ns.wire(img, ii, w) else {
             return "Not resolved (the file has errors that stop the image check).".into();
         };
         let reached = match reached {

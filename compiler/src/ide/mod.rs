@@ -298,12 +298,7 @@ impl Analysis {
     pub fn reached_through(&self, img: ImageId, ii: usize, w: usize) -> Vec<(EntryId, EntryId)> {
         use crate::namespace::NeedOutcome;
         let ns = &self.compiled.checked.namespace;
-        let Some(Ok(reached)) = ns
-            .wires
-            .get(img.index())
-            .and_then(|x| x.get(ii))
-            .and_then(|x| x.get(w))
-        else {
+        let Some(Ok(reached)) = ns.wire(img, ii, w) else {
             return Vec::new();
         };
         let crate::namespace::tree::Target::Instance(timg, tii) = reached.target else {

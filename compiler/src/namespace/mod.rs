@@ -78,6 +78,17 @@ pub enum NeedOutcome {
 }
 
 impl Namespace {
+    /// Where wire `w` of instance `ii` of image `img` leads (`None` when
+    /// the checker did not resolve that image's wires).
+    pub fn wire(
+        &self,
+        img: ImageId,
+        ii: usize,
+        w: usize,
+    ) -> Option<&Result<view::Reached, view::LinkError>> {
+        self.wires.get(img.index())?.get(ii)?.get(w)
+    }
+
     /// The flattened image `id`, if the checker could flatten it.
     pub fn flat(&self, id: ImageId) -> Option<&flatten::Flat> {
         self.flat.get(id.index()).and_then(Option::as_ref)

@@ -331,16 +331,7 @@ impl Report<'_> {
 
     fn reach(&self, img: ImageId, ii: usize, w: usize) -> Option<Reach> {
         let model = self.model();
-        let reached = self
-            .c
-            .checked
-            .namespace
-            .wires
-            .get(img.index())?
-            .get(ii)?
-            .get(w)?
-            .as_ref()
-            .ok()?;
+        let reached = self.c.checked.namespace.wire(img, ii, w)?.as_ref().ok()?;
         let path = path::text(&reached.path);
         Some(match reached.target {
             tree::Target::Instance(ti, tii) => {
@@ -360,15 +351,7 @@ impl Report<'_> {
     }
 
     fn readonly_by(&self, img: ImageId, ii: usize, w: usize) -> Vec<String> {
-        let Some(Ok(reached)) = self
-            .c
-            .checked
-            .namespace
-            .wires
-            .get(img.index())
-            .and_then(|x| x.get(ii))
-            .and_then(|x| x.get(w))
-        else {
+        let Some(Ok(reached)) = self.c.checked.namespace.wire(img, ii, w) else {
             return Vec::new();
         };
         let spans = &self.c.checked.spans.images;
