@@ -23,54 +23,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// For `othc lsp`, a process that lives as long as the editor: memory
-/// freed is given back to the system at once rather than after a delay,
-/// and arenas are committed as they are used, without transparent huge
-/// pages, so what it holds is what it uses. Measured on the 10,000-message
-/// schema (`othc check`, release): peak 70 -> 42 MiB, but 54 -> 65 ms,
-/// page faults being dear on these machines; the short-lived commands keep
-/// mimalloc's defaults for speed (book: dev/performance.md).
-///
-/// Set before anything allocates: mimalloc commits its first arena on the
-/// first allocation, which Rust's runtime makes before `main`, so this is
-/// an early constructor (`.init_array` with a priority below the default,
-/// which runs first; glibc passes it the arguments, as Rust's own
-/// argument capture relies on). Options numbered as in mimalloc v3's
-/// `mi_option_e`, the version libmimalloc-sys builds by default
-/// (`tests/allocator.rs` checks the numbers).
-extern "C" fn tune_allocator(
-    argc: std::ffi::c_int,
-    argv: *const *const std::ffi::c_char,
-    _envp: *const *const std::ffi::c_char,
-) {
-    const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-    const ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
-    if argc < 2 || argv.is_null() {
-        return;
-    }
-    // SAFETY: glibc passes `argc` valid NUL-terminated arguments; the
-    // option stores happen before any thread exists, and an option set
-    // here is not read again from the environment.
-    unsafe {
-        let first = *argv.add(1);
-        if first.is_null() || std::ffi::CStr::from_ptr(first).to_bytes() != b"lsp" {
-            return;
-        }
-        libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
-        libmimalloc_sys::mi_option_set(ALLOW_THP, 0);
-    }
-}
-
-#[used]
-#[unsafe(link_section = ".init_array.00099")]
-static TUNE_ALLOCATOR: extern "C" fn(
-    std::ffi::c_int,
-    *const *const std::ffi::c_char,
-    *const *const std::ffi::c_char,
-) = tune_allocator;
-
 /// Exit statuses (book: reference/checking.md).
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_ERRORS: u8 = 1;
