@@ -8,7 +8,7 @@
 //! `Unknown` in the model and matches anything, so one mistake is one error.
 
 mod header;
-mod image;
+pub(crate) mod image;
 mod implementations;
 mod lower;
 pub mod matching;

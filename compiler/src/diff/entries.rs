@@ -4,7 +4,8 @@
 //! be, what was answered must still fit. Needs from the wiring's: what the
 //! new version needs, images must give.
 
-use super::{Change, Class, Version, payload_text};
+use super::{Change, Class, Version};
+use crate::check::image::describe as payload_text;
 use crate::model::{EntryDef, EntryId, Model, PathPattern};
 
 /// An entry with what identifies it and what it carries, in words.

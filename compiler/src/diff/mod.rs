@@ -14,7 +14,7 @@ mod schema;
 
 use serde::Serialize;
 
-use crate::model::{Model, ObjectDef, ObjectId, PayloadType};
+use crate::model::{Model, ObjectDef, ObjectId};
 
 /// One version of the object: its model and the object in it.
 pub struct Version<'a> {
@@ -99,13 +99,4 @@ pub fn diff(old: &Version, new: &Version) -> Vec<Change> {
     needs.sort_by_key(|c| c.class);
     out.extend(needs);
     out
-}
-
-/// A payload type as written in a header.
-pub(crate) fn payload_text(model: &Model, t: &PayloadType) -> String {
-    match t {
-        PayloadType::Content(c) => c.text.clone(),
-        PayloadType::Message(id) => model.ty(*id).name.clone(),
-        PayloadType::Unknown => "?".into(),
-    }
 }
