@@ -6,16 +6,21 @@ use crate::model::{ContentType, Model, PayloadType};
 
 /// `covers(a, b)`: every payload of type `b` is also of type `a`.
 pub fn covers(model: &Model, a: &PayloadType, b: &PayloadType) -> bool {
+    covers_across(model, a, model, b)
+}
+
+/// [`covers`] for types of two models, `a` of `ma` and `b` of `mb` (two
+/// versions of an object, for `othc diff`): messages are the same type when
+/// they have the same name.
+pub fn covers_across(ma: &Model, a: &PayloadType, mb: &Model, b: &PayloadType) -> bool {
     match (a, b) {
         (PayloadType::Unknown, _) | (_, PayloadType::Unknown) => true,
         (PayloadType::Content(a), PayloadType::Content(b)) => content_covers(a, b),
         (PayloadType::Content(a), PayloadType::Message(m)) => {
-            content_covers(a, &ContentType::parse(&model.ty(*m).format))
+            content_covers(a, &ContentType::parse(&mb.ty(*m).format))
         }
         // Same name: the same type, once E0304 has proved the declarations agree.
-        (PayloadType::Message(x), PayloadType::Message(y)) => {
-            model.ty(*x).name == model.ty(*y).name
-        }
+        (PayloadType::Message(x), PayloadType::Message(y)) => ma.ty(*x).name == mb.ty(*y).name,
         (PayloadType::Message(_), PayloadType::Content(_)) => false,
     }
 }
@@ -23,11 +28,21 @@ pub fn covers(model: &Model, a: &PayloadType, b: &PayloadType) -> bool {
 /// The request direction: every alternative the need may send is taken by
 /// some alternative of the serve. No payload is met only by no payload.
 pub fn request_met(model: &Model, serve: &[PayloadType], need: &[PayloadType]) -> bool {
+    request_met_across(model, serve, model, need)
+}
+
+/// [`request_met`] for a serve of model `ms` and a need of model `mn`.
+pub fn request_met_across(
+    ms: &Model,
+    serve: &[PayloadType],
+    mn: &Model,
+    need: &[PayloadType],
+) -> bool {
     if need.is_empty() || serve.is_empty() {
         return need.is_empty() == serve.is_empty();
     }
     need.iter()
-        .all(|n| serve.iter().any(|s| covers(model, s, n)))
+        .all(|n| serve.iter().any(|s| covers_across(ms, s, mn, n)))
 }
 
 /// Whether content type `a` (a serve's, or a need's answer) takes `b`:

@@ -2,10 +2,12 @@
 //! entry by its full path: the block's mount joined with the entry's).
 //! Serves are judged from a caller's side: what was accepted must still
 //! be, what was answered must still fit. Needs from the wiring's: what the
-//! new version needs, images must give.
+//! new version needs, images must give. Payload types are compared by the
+//! checker's own matching rules (`check::matching`), across the two models.
 
 use super::{Change, Class, Version};
 use crate::check::image::describe as payload_text;
+use crate::check::matching::{covers_across, request_met_across};
 use crate::model::{EntryDef, EntryId, Model, PathPattern};
 
 /// An entry with what identifies it and what it carries, in words.
@@ -56,22 +58,6 @@ fn needs_of<'m>(v: &Version<'m>) -> Vec<Seen<'m>> {
         .collect()
 }
 
-/// Whether a payload type written `outer` takes everything `inner` names
-/// (`*/*` takes all, `text/*` every `text/…`).
-fn takes(outer: &str, inner: &str) -> bool {
-    if outer == inner || outer == "*/*" {
-        return true;
-    }
-    match (outer.split_once('/'), inner.split_once('/')) {
-        (Some((ot, "*")), Some((it, _))) => ot == it,
-        _ => false,
-    }
-}
-
-fn takes_all(outer: &[String], inner: &[String]) -> bool {
-    inner.iter().all(|i| outer.iter().any(|o| takes(o, i)))
-}
-
 pub(super) fn serves(old: &Version, new: &Version) -> Vec<Change> {
     let (was, now) = (serves_of(old), serves_of(new));
     let mut out = Vec::new();
@@ -92,7 +78,8 @@ pub(super) fn serves(old: &Version, new: &Version) -> Vec<Change> {
             continue;
         };
         let s = o.subject("serve");
-        if !takes_all(&n.request, &o.request) {
+        // The new serve must take whatever callers of the old one send.
+        if !request_met_across(new.model, &n.def.request, old.model, &o.def.request) {
             push(
                 s.clone(),
                 &format!(
@@ -103,10 +90,21 @@ pub(super) fn serves(old: &Version, new: &Version) -> Vec<Change> {
                 Class::BreaksCallers,
             );
         } else if n.request != o.request {
-            push(s.clone(), "request widened", Class::Compatible);
+            let same = request_met_across(old.model, &o.def.request, new.model, &n.def.request);
+            let what = if same {
+                "request written otherwise: it takes the same"
+            } else {
+                "request widened"
+            };
+            push(s.clone(), what, Class::Compatible);
         }
+        // What callers expected of the old answer must cover the new one.
+        let answer_fits = match (&o.def.answer, &n.def.answer) {
+            (Some(a), Some(b)) => covers_across(old.model, a, new.model, b),
+            _ => true,
+        };
         match (&o.answer, &n.answer) {
-            (Some(a), Some(b)) if !takes(a, b) => push(
+            (Some(a), Some(b)) if !answer_fits => push(
                 s.clone(),
                 &format!(
                     "answer changed from `{a}` to `{b}`: callers expecting `{a}` get something else"
@@ -189,7 +187,9 @@ pub(super) fn needs(old: &Version, new: &Version) -> Vec<Change> {
             );
             continue;
         };
-        if !takes_all(&o.request, &n.request) {
+        // What images mount took everything the old need sent; the new
+        // one must send nothing more.
+        if !request_met_across(old.model, &o.def.request, new.model, &n.def.request) {
             push(
                 s.clone(),
                 format!(
@@ -200,8 +200,14 @@ pub(super) fn needs(old: &Version, new: &Version) -> Vec<Change> {
                 Class::BreaksWiring,
             );
         }
+        // What images mount answers as the old need expected; the new one
+        // must take that.
+        let answer_fits = match (&o.def.answer, &n.def.answer) {
+            (Some(a), Some(b)) => covers_across(new.model, b, old.model, a),
+            _ => true,
+        };
         match (&o.answer, &n.answer) {
-            (Some(a), Some(b)) if !takes(b, a) => push(
+            (Some(a), Some(b)) if !answer_fits => push(
                 s.clone(),
                 format!(
                     "now expects `{b}` where it took `{a}`: what images mount there may answer otherwise"
