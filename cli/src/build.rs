@@ -130,14 +130,11 @@ pub fn run(args: BuildArgs) -> u8 {
 /// Before building anything for `othc run`: the file has the image asked
 /// for (`Some(name)`), or any image (`None`); else a usage error saying so.
 fn runnable(c: &othc::Compilation, file: &Path, image: Option<&str>) -> Result<(), u8> {
-    let roots: Vec<u32> = c.front.program.roots.iter().map(|r| r.0).collect();
+    let model = &c.checked.model;
     let images: Vec<&str> = c
-        .checked
-        .model
-        .images
-        .iter()
-        .filter(|i| roots.contains(&i.file.0))
-        .map(|i| i.name.as_str())
+        .root_images()
+        .into_iter()
+        .map(|i| model.image(i).name.as_str())
         .collect();
     match image {
         Some(name) if !images.contains(&name) => {

@@ -159,37 +159,16 @@ fn load(path: &Path, args: &DiffArgs) -> Result<Loaded, String> {
             "`{shown}` has errors; `othc diff` compares versions that check:\n{text}"
         ));
     }
-    let root = c.front.program.roots.first().map(|r| r.0 as usize);
+    let declared = c.root_objects();
     let model = c.checked.model;
-    let declared: Vec<usize> = model
-        .objects
+    let names: Vec<&str> = declared
         .iter()
-        .enumerate()
-        .filter(|(_, o)| Some(o.file.index()) == root && !o.native)
-        .map(|(k, _)| k)
+        .map(|&o| model.object(o).name.as_str())
         .collect();
-    let names = declared
-        .iter()
-        .map(|&k| model.objects[k].name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let id = match (&args.object, declared.as_slice()) {
-        (Some(n), _) => declared
-            .iter()
-            .copied()
-            .find(|&k| &model.objects[k].name == n)
-            .ok_or_else(|| format!("`{shown}` declares no object `{n}` (its objects: {names})"))?,
-        (None, [one]) => *one,
-        (None, []) => return Err(format!("`{shown}` declares no object")),
-        (None, _) => {
-            return Err(format!(
-                "`{shown}` declares several objects ({names}): pick one with --object"
-            ));
-        }
-    };
+    let pick = super::pick::one(path, "object", &names, args.object.as_deref(), "")?;
     Ok(Loaded {
         model,
-        id: ObjectId(id as u32),
+        id: declared[pick],
     })
 }
 

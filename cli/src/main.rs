@@ -12,6 +12,7 @@ mod generate;
 mod inspect;
 mod lsp;
 mod ns;
+mod pick;
 mod remote;
 mod run;
 mod watch;

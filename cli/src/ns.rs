@@ -10,7 +10,6 @@ use clap::{Args, ValueEnum};
 use super::check::{ReportArgs, print_diagnostics};
 use super::fs::FsLoader;
 use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE, MessageFormat};
-use othc::model::ImageId;
 use othc::wiring::{self, ImageWiring};
 
 #[derive(Args)]
@@ -126,64 +125,24 @@ fn wiring_of(args: &NsArgs) -> Result<(ImageWiring, u8), u8> {
     } else {
         EXIT_OK
     };
-    // The root's module index, which model files share.
-    let root_ix = c.front.program.roots.first().map(|r| r.0 as usize);
     let model = &c.checked.model;
-    let declared: Vec<usize> = model
-        .images
+    let declared = c.root_images();
+    let names: Vec<&str> = declared
         .iter()
-        .enumerate()
-        .filter(|(_, i)| Some(i.file.index()) == root_ix)
-        .map(|(k, _)| k)
+        .map(|&i| model.image(i).name.as_str())
         .collect();
-    let names = || {
-        declared
-            .iter()
-            .map(|&k| model.images[k].name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let pick = match &args.image {
-        Some(n) => declared
-            .iter()
-            .copied()
-            .find(|&k| &model.images[k].name == n)
-            .ok_or_else(|| {
-                eprintln!(
-                    "error: `{}` declares no image `{n}`{}",
-                    args.file.display(),
-                    if declared.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; its images: {}", names())
-                    }
-                );
+    let why = ": `othc ns` shows an image's wiring";
+    let pick =
+        super::pick::one(&args.file, "image", &names, args.image.as_deref(), why).map_err(|e| {
+            eprintln!("error: {e}");
+            // A file with errors and no image: its errors said why.
+            if declared.is_empty() && args.image.is_none() && status != EXIT_OK {
+                status
+            } else {
                 EXIT_USAGE
-            })?,
-        None => match declared.as_slice() {
-            [] => {
-                eprintln!(
-                    "error: `{}` declares no image: `othc ns` shows an image's wiring",
-                    args.file.display()
-                );
-                return Err(if status == EXIT_OK {
-                    EXIT_USAGE
-                } else {
-                    status
-                });
             }
-            [one] => *one,
-            _ => {
-                eprintln!(
-                    "error: `{}` declares several images ({}): pick one with --image",
-                    args.file.display(),
-                    names()
-                );
-                return Err(EXIT_USAGE);
-            }
-        },
-    };
-    Ok((wiring::of_image(&c, ImageId(pick as u32)), status))
+        })?;
+    Ok((wiring::of_image(&c, declared[pick]), status))
 }
 
 /// SVG drawn by Graphviz's `dot` from DOT text.

@@ -7,7 +7,6 @@ use common::{RootLoader, root};
 use std::path::PathBuf;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use othc::model::ImageId;
 
 fn run(rel: PathBuf) -> Result<(), Failed> {
     let c = othc::compile(
@@ -17,17 +16,13 @@ fn run(rel: PathBuf) -> Result<(), Failed> {
     )
     .map_err(|e| Failed::from(e.to_string()))?;
     let diags = othc::diagnostics::render::human(&c.front.sources, &c.front.diags, false);
-    // The root's module index, which model files share.
-    let ix = c.front.program.roots.first().map(|r| r.0 as usize);
     let mut body = String::new();
     if !diags.trim().is_empty() {
         body.push_str(&format!("----- DIAGNOSTICS\n{diags}\n"));
     }
-    for (k, img) in c.checked.model.images.iter().enumerate() {
-        if Some(img.file.index()) != ix {
-            continue;
-        }
-        let w = othc::wiring::of_image(&c, ImageId(k as u32));
+    for id in c.root_images() {
+        let img = c.checked.model.image(id);
+        let w = othc::wiring::of_image(&c, id);
         body.push_str(&format!(
             "----- TABLES {}\n{}\n----- DOT {}\n{}\n----- JSON {}\n{}\n",
             img.name,

@@ -85,6 +85,33 @@ pub struct Compilation {
     pub checked: Checked,
 }
 
+impl Compilation {
+    /// Whether model file `file` is one named on the command line (model
+    /// files are numbered as the loaded modules are).
+    fn is_root(&self, file: crate::model::FileIx) -> bool {
+        self.front.program.roots.iter().any(|r| r.0 == file.0)
+    }
+
+    /// The images the files named on the command line declare, in order.
+    pub fn root_images(&self) -> Vec<crate::model::ImageId> {
+        let images = self.checked.model.images.iter().enumerate();
+        images
+            .filter(|(_, i)| self.is_root(i.file))
+            .map(|(k, _)| crate::model::ImageId(k as u32))
+            .collect()
+    }
+
+    /// The objects (not the runtime's natives) the files named on the
+    /// command line declare, in order.
+    pub fn root_objects(&self) -> Vec<crate::model::ObjectId> {
+        let objects = self.checked.model.objects.iter().enumerate();
+        objects
+            .filter(|(_, o)| !o.native && self.is_root(o.file))
+            .map(|(k, _)| crate::model::ObjectId(k as u32))
+            .collect()
+    }
+}
+
 /// Loads `roots` and everything they import, reads the slot values, and
 /// checks it all. `Err` only for a root or value file that cannot be read.
 pub fn compile(
