@@ -57,6 +57,20 @@ impl Model {
         &self.entries[id.index()]
     }
 
+    /// The name of what an instance is of (`?` when it did not resolve).
+    pub fn shape_name(&self, of: Option<Shape>) -> &str {
+        match of {
+            Some(Shape::Object(o)) => &self.object(o).name,
+            Some(Shape::Image(i)) => &self.image(i).name,
+            None => "?",
+        }
+    }
+
+    /// The object that serves entry `e` (none for a need's entry).
+    pub fn server_of(&self, e: EntryId) -> Option<&ObjectDef> {
+        self.objects.iter().find(|o| o.serves.contains(&e))
+    }
+
     /// The types `file` declares, and every type the entries of `objects`
     /// name, transitively through fields: what bindings and module headers
     /// of that file hold. In model order.

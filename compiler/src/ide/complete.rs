@@ -255,16 +255,8 @@ fn tree_paths(analysis: &Analysis, img: ImageId) -> Vec<Completion> {
     let def = model.image(img);
     let mut out = Vec::new();
     for inst in &def.instances {
-        let what = match inst.of {
-            Some(Shape::Object(o)) => model.object(o).name.clone(),
-            Some(Shape::Image(i)) => model.image(i).name.clone(),
-            None => "?".into(),
-        };
-        out.push(item(
-            &format!("/{}", inst.name),
-            CompletionKind::Path,
-            &what,
-        ));
+        let what = model.shape_name(inst.of);
+        out.push(item(&format!("/{}", inst.name), CompletionKind::Path, what));
         let served: Vec<String> = match inst.of {
             Some(Shape::Object(o)) => model
                 .object(o)
@@ -289,7 +281,7 @@ fn tree_paths(analysis: &Analysis, img: ImageId) -> Vec<Completion> {
         for p in served {
             let full = format!("/{}{}", inst.name, if p == "/" { "" } else { &p });
             if !out.iter().any(|c| c.label == full) {
-                out.push(item(&full, CompletionKind::Path, &what));
+                out.push(item(&full, CompletionKind::Path, what));
             }
         }
     }

@@ -4,7 +4,7 @@
 use super::{Analysis, Target};
 use crate::check::Sym;
 use crate::formats::describe_field_type as describe;
-use crate::model::{FieldType, ImageId, Shape, TypeKind};
+use crate::model::{FieldType, ImageId, TypeKind};
 use crate::namespace::tree;
 use crate::namespace::view::ReadonlyBy;
 
@@ -62,7 +62,7 @@ impl Analysis {
                     lines.push(format!(
                         "  instance {} = {}",
                         inst.name,
-                        self.shape_name(inst.of)
+                        model.shape_name(inst.of)
                     ));
                 }
                 (lines.join("\n"), def.doc.clone(), None)
@@ -70,7 +70,7 @@ impl Analysis {
             Target::Instance(i, ii) => {
                 let inst = &model.image(i).instances[ii];
                 (
-                    format!("instance {} = {}", inst.name, self.shape_name(inst.of)),
+                    format!("instance {} = {}", inst.name, model.shape_name(inst.of)),
                     inst.doc.clone(),
                     None,
                 )
@@ -143,15 +143,6 @@ impl Analysis {
             .join(" ")
     }
 
-    fn shape_name(&self, of: Option<Shape>) -> String {
-        let model = &self.compiled.checked.model;
-        match of {
-            Some(Shape::Object(o)) => model.object(o).name.clone(),
-            Some(Shape::Image(i)) => model.image(i).name.clone(),
-            None => "?".into(),
-        }
-    }
-
     /// The serve entries an export's source or a startup request's path
     /// reaches, each with the object that serves it.
     fn answered_by(&self, target: Target) -> String {
@@ -166,9 +157,7 @@ impl Analysis {
         });
         for e in entries {
             let owner = model
-                .objects
-                .iter()
-                .find(|o| o.serves.contains(&e))
+                .server_of(e)
                 .map_or(String::new(), |o| format!(" of `{}`", o.name));
             out.push_str(&format!("\n- `{}`{owner}", self.entry_text(e)));
         }
@@ -192,7 +181,7 @@ impl Analysis {
                 format!(
                     "Reaches instance `{}` ({}) at `{}`",
                     inst.name,
-                    self.shape_name(inst.of),
+                    model.shape_name(inst.of),
                     crate::namespace::path::text(&reached.path)
                 )
             }

@@ -12,6 +12,8 @@ pub mod bundle;
 pub mod dot;
 pub mod text;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::check::Compilation;
@@ -126,7 +128,15 @@ pub fn json(w: &ImageWiring) -> String {
 
 /// The wiring of image `img` of a checked program.
 pub fn of_image(c: &Compilation, img: ImageId) -> ImageWiring {
-    Report { c }.image(img, 0)
+    // What each need of each instance reached, looked up once per need:
+    // an image of many instances has many needs.
+    let mut outcomes = HashMap::new();
+    for n in &c.checked.namespace.needs {
+        outcomes
+            .entry((n.image, n.instance, n.need))
+            .or_insert(&n.outcome);
+    }
+    Report { c, outcomes }.image(img, 0)
 }
 
 /// How deep nested images are reported (each is also reported on its own
@@ -135,6 +145,7 @@ const NESTED: usize = 8;
 
 struct Report<'a> {
     c: &'a Compilation,
+    outcomes: HashMap<(ImageId, usize, EntryId), &'a NeedOutcome>,
 }
 
 impl Report<'_> {
@@ -315,15 +326,11 @@ impl Report<'_> {
             Some(Shape::Image(j)) => &model.image(j).needs,
             None => return Vec::new(),
         };
-        let checks = &self.c.checked.namespace.needs;
         blocks
             .iter()
             .flat_map(|b| b.entries.iter().map(move |&e| (b, e)))
             .map(|(b, e)| {
-                let outcome = checks
-                    .iter()
-                    .find(|n| n.image == img && n.instance == ii && n.need == e)
-                    .map(|n| n.outcome.clone());
+                let outcome = self.outcomes.get(&(img, ii, e)).map(|&o| o.clone());
                 (e, b.mount.join(&model.entry(e).path.segs), outcome)
             })
             .collect()
@@ -338,7 +345,7 @@ impl Report<'_> {
                 let inst = &model.image(ti).instances[tii];
                 Reach {
                     target: inst.name.clone(),
-                    of: shape_name(model, inst.of),
+                    of: model.shape_name(inst.of).to_string(),
                     path,
                 }
             }
@@ -376,11 +383,7 @@ impl Report<'_> {
             Some(holder) => self.entry_at(&holder, e),
             // Inside a nested image: said with the object that serves it.
             None => {
-                let owner = model
-                    .objects
-                    .iter()
-                    .find(|o| o.serves.contains(&e))
-                    .map_or("?", |o| o.name.as_str());
+                let owner = model.server_of(e).map_or("?", |o| o.name.as_str());
                 format!("{} of {owner}", self.entry_at("", e))
             }
         }
@@ -441,12 +444,4 @@ fn entry_rest(model: &Model, e: EntryId) -> String {
 /// A need entry at its full path: `/dev/cons watch -> text/plain*`.
 fn need_text(model: &Model, full: &PathPattern, e: EntryId) -> String {
     format!("{full} {}", entry_rest(model, e))
-}
-
-fn shape_name(model: &Model, of: Option<Shape>) -> String {
-    match of {
-        Some(Shape::Object(o)) => model.object(o).name.clone(),
-        Some(Shape::Image(j)) => model.image(j).name.clone(),
-        None => "?".into(),
-    }
 }

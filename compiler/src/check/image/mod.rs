@@ -144,14 +144,9 @@ impl<'a> ImageChecker<'a> {
         match t {
             Target::Instance(img, i) => {
                 let inst = &model.image(img).instances[i];
-                let of = match inst.of {
-                    Some(Shape::Object(o)) => model.object(o).name.clone(),
-                    Some(Shape::Image(j)) => model.image(j).name.clone(),
-                    None => "?".into(),
-                };
                 need_errors::Owner::Instance {
                     name: inst.name.clone(),
-                    of,
+                    of: model.shape_name(inst.of).to_string(),
                 }
             }
             Target::Need(img, n) => need_errors::Owner::Need {
