@@ -5,6 +5,7 @@
 
 use super::{
     ExportLine, ImageWiring, InstanceWiring, LineKind, Reach, ShapeKind, StartupLine, ViewLine,
+    entry_rest,
 };
 use crate::bundle::{ImageJson, tree_path};
 use crate::header::Header;
@@ -43,9 +44,8 @@ fn wiring(json: &ImageJson, headers: &[Option<Header>]) -> ImageWiring {
     let of = |name: &str| {
         json.instances
             .iter()
-            .position(|i| i.name == name)
-            .map(|i| json.instances[i].object.clone())
-            .unwrap_or_else(|| "?".into())
+            .find(|i| i.name == name)
+            .map_or_else(|| "?".into(), |i| i.object.clone())
     };
     let serves_of = |i: usize| -> Vec<String> {
         let Some(h) = &headers[i] else {
@@ -59,7 +59,7 @@ fn wiring(json: &ImageJson, headers: &[Option<Header>]) -> ImageWiring {
                 format!(
                     "{} {}",
                     tree_path(&json.instances[i].name, &def.path.to_string()),
-                    rest(&h.model, e)
+                    entry_rest(&h.model, e)
                 )
             })
             .collect()
@@ -81,7 +81,7 @@ fn wiring(json: &ImageJson, headers: &[Option<Header>]) -> ImageWiring {
                 for b in &h.object.needs {
                     for &e in &b.entries {
                         let full = b.mount.join(&h.model.entry(e).path.segs);
-                        let text = format!("{full} {}", rest(&h.model, e));
+                        let text = format!("{full} {}", entry_rest(&h.model, e));
                         let links = ats.iter().enumerate().map(|(k, a)| (&a[..], k));
                         match longest(links, &full.segs) {
                             Some((k, _)) => used_by[k].push(text),
@@ -169,8 +169,4 @@ fn wiring(json: &ImageJson, headers: &[Option<Header>]) -> ImageWiring {
             })
             .collect(),
     }
-}
-
-fn rest(model: &crate::model::Model, e: crate::model::EntryId) -> String {
-    super::entry_rest(model, e)
 }

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::bundle::tree_path;
 use crate::check::Compilation;
 use crate::model::{EntryId, ImageId, Model, PathPattern, Shape, WireKind};
 use crate::namespace::tree;
@@ -229,7 +230,7 @@ impl Report<'_> {
                 let serves = obj
                     .serves
                     .iter()
-                    .map(|&e| self.entry_at(&format!("/{}", def.name), e))
+                    .map(|&e| self.entry_at(Some(&def.name), e))
                     .collect();
                 let kind = if obj.native {
                     ShapeKind::Native
@@ -245,7 +246,7 @@ impl Report<'_> {
                     .image(j)
                     .exports
                     .iter()
-                    .map(|x| format!("/{}{} (export)", def.name, x.at).replace("//", "/"))
+                    .map(|x| format!("{} (export)", tree_path(&def.name, &x.at.to_string())))
                     .collect();
                 (model.image(j).name.clone(), ShapeKind::Image, serves, inner)
             }
@@ -380,43 +381,43 @@ impl Report<'_> {
     fn served_text(&self, img: ImageId, e: EntryId) -> String {
         let model = self.model();
         match find_holder(model, img, e) {
-            Some(holder) => self.entry_at(&holder, e),
+            Some(holder) => self.entry_at(Some(&holder), e),
             // Inside a nested image: said with the object that serves it.
             None => {
                 let owner = model.server_of(e).map_or("?", |o| o.name.as_str());
-                format!("{} of {owner}", self.entry_at("", e))
+                format!("{} of {owner}", self.entry_at(None, e))
             }
         }
     }
 
-    fn entry_at(&self, prefix: &str, e: EntryId) -> String {
+    /// An entry with its verb and types, at its path in the image's tree
+    /// under `holder` (an instance's name, or a need's mount without its
+    /// first `/`), or at its own path.
+    fn entry_at(&self, holder: Option<&str>, e: EntryId) -> String {
         let model = self.model();
-        let def = model.entry(e);
-        let full = format!("{prefix}{}", def.path).replace("//", "/");
-        let full = if full.len() > 1 {
-            full.trim_end_matches('/').to_string()
-        } else {
-            full
+        let path = model.entry(e).path.to_string();
+        let full = match holder {
+            Some(h) => tree_path(h, &path),
+            None => path,
         };
         format!("{full} {}", entry_rest(model, e))
     }
 }
 
-/// Where image `img` holds the entry `e`: `/name` of the instance whose
-/// object serves it, or the mount of the need block declaring it.
+/// Where image `img` holds the entry `e`: the name of the instance whose
+/// object serves it, or the mount (without its first `/`) of the need
+/// block declaring it.
 fn find_holder(model: &Model, img: ImageId, e: EntryId) -> Option<String> {
     let def = model.image(img);
     let by_instance = def.instances.iter().find_map(|inst| match inst.of {
-        Some(Shape::Object(o)) if model.object(o).serves.contains(&e) => {
-            Some(format!("/{}", inst.name))
-        }
+        Some(Shape::Object(o)) if model.object(o).serves.contains(&e) => Some(inst.name.clone()),
         _ => None,
     });
     by_instance.or_else(|| {
         def.needs
             .iter()
             .find(|n| n.entries.contains(&e))
-            .map(|n| n.mount.to_string())
+            .map(|n| n.mount.to_string().trim_start_matches('/').to_string())
     })
 }
 
