@@ -182,6 +182,30 @@ impl Runtime<'_> {
                         let r = natives::clock::serve(&path);
                         self.reply(&req, vec![r]);
                     }
+                    Body::Http(http) => {
+                        let cx = natives::http::Context {
+                            me: to,
+                            outside: &self.inbox.sender(),
+                            err: &mut *self.io.err,
+                        };
+                        let r = http.serve(
+                            cx,
+                            req.verb,
+                            req.from,
+                            req.ticket,
+                            &path,
+                            req.flags & abi::OPERATOR != 0,
+                            req.payload.as_ref(),
+                        );
+                        if http.open() {
+                            self.inbox.watch_signals();
+                        }
+                        match r {
+                            Some(r) => self.reply(&req, vec![r]),
+                            // A new watcher: requests waiting go to it.
+                            None => self.hand_out_http(to),
+                        }
+                    }
                     Body::Wasm(w) => {
                         actor.next_id += 1;
                         let id = actor.next_id;
@@ -236,7 +260,7 @@ impl Runtime<'_> {
                         let result = w.cancel(id);
                         self.after_call(to, result);
                     }
-                    Body::Console(_) | Body::Files(_) | Body::Clock => {}
+                    Body::Console(_) | Body::Files(_) | Body::Http(_) | Body::Clock => {}
                 }
             }
         }
@@ -259,8 +283,10 @@ impl Runtime<'_> {
                 actor.cancelled.insert(id);
                 self.queue.push_back(Event::Cancel { to: t, id });
             }
-            if let Body::Console(console) = &mut actor.body {
-                console.withdraw(from, ticket);
+            match &mut actor.body {
+                Body::Console(console) => console.withdraw(from, ticket),
+                Body::Http(http) => http.withdraw(from, ticket),
+                _ => {}
             }
         }
     }

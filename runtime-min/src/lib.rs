@@ -8,14 +8,18 @@
 //! (`forbidden`), its view (`not_found`), read-only links (`read_only`),
 //! the receiver's serves (`not_found`, `not_supported`), the operator rule
 //! (`forbidden`) and the payload limit (`too_large`); a server that answers
-//! a request it is not serving, or a non-stream twice, is stopped. Standard
-//! input goes to the console's watchers a line at a time, only when the
-//! image is idle, so piped input behaves as typed input.
+//! a request it is not serving, or a non-stream twice, is stopped. What
+//! comes from outside (`outside`: console input, HTTP requests, signals)
+//! is taken only when the image is idle, so piped input behaves as typed
+//! input and nothing re-enters a module. A run ends when the image is idle
+//! and nothing outside can wake it: no console watch with input left, no
+//! listener. SIGINT or SIGTERM stops a run with a listener gracefully.
 //!
 //! Files: `load` (bundle to instances), `route` (what a request may reach:
 //! pure decisions over headers and views), `deliver` (the event loop's
 //! work), `host` (the wasmtime side of the host ABI), `view` (an instance's
-//! links and its `bind`/`unmount`/`expose`), `trace`, `natives/`.
+//! links and its `bind`/`unmount`/`expose`), `outside` (what wakes an idle
+//! image), `trace`, `natives/`.
 
 pub mod abi;
 pub mod code;
@@ -24,6 +28,7 @@ mod host;
 pub mod limits;
 mod load;
 pub mod natives;
+mod outside;
 pub mod route;
 mod ticker;
 mod trace;
@@ -33,6 +38,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use othc::bundle::ImageJson;
 use othc::model::{Model, ObjectDef, Seg};
@@ -41,6 +47,8 @@ use host::{Call, Wasm};
 pub use limits::Limits;
 use natives::console::Console;
 use natives::files::Files;
+use natives::http::Http;
+use outside::{Inbox, Outside};
 use ticker::Ticker;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +126,7 @@ enum Body {
     Wasm(Box<Wasm>),
     Console(Console),
     Files(Files),
+    Http(Box<Http>),
     Clock,
 }
 
@@ -178,8 +187,9 @@ impl std::fmt::Display for LoadError {
 
 /// Where a run's console input comes from and its output goes.
 pub struct Io<'a> {
-    /// Console input, pulled a line at a time when the image is idle.
-    pub input: Box<dyn Iterator<Item = String> + 'a>,
+    /// Console input, pulled a line at a time when the image is idle (on
+    /// a thread of its own, so that HTTP requests can come meanwhile).
+    pub input: Box<dyn Iterator<Item = String> + Send>,
     pub out: &'a mut dyn Write,
     pub err: &'a mut dyn Write,
     /// Where to write a line per delivery (`--trace`), if anywhere.
@@ -193,9 +203,16 @@ pub struct Runtime<'a> {
     json: ImageJson,
     queue: VecDeque<Event>,
     io: Io<'a>,
+    inbox: Inbox,
+    /// A console line that came while nobody watched.
+    pending_line: Option<String>,
     input_ended: bool,
+    /// Set by SIGINT/SIGTERM: how long in-flight HTTP requests may take.
+    stopping: Option<Instant>,
     limits: Limits,
     failed: bool,
+    /// A second signal: the run ends now.
+    halted: bool,
     /// The buffer instances' host calls are collected in, reused.
     spare_calls: Vec<Call>,
     _ticker: Ticker,
@@ -237,7 +254,7 @@ impl<'a> Runtime<'a> {
             while let Some(e) = self.queue.pop_front() {
                 self.process(e);
             }
-            if !self.feed_input() {
+            if !self.wake() {
                 break;
             }
         }
@@ -256,44 +273,67 @@ impl<'a> Runtime<'a> {
         if self.failed { 1 } else { 0 }
     }
 
-    /// Hands the next input line to the console's watchers; false when
-    /// there is nothing more to hand out.
-    fn feed_input(&mut self) -> bool {
-        let watchers: Vec<(Sender, i32)> = self
-            .actors
-            .iter()
-            .flat_map(|a| match &a.body {
-                Body::Console(c) => c.watchers.clone(),
-                _ => Vec::new(),
+    /// Whether the console has a watcher that input could still reach.
+    fn console_watched(&self) -> bool {
+        !self.input_ended
+            && self
+                .actors
+                .iter()
+                .any(|a| matches!(&a.body, Body::Console(c) if !c.watchers.is_empty()))
+    }
+
+    fn https(&mut self) -> impl Iterator<Item = (usize, &mut Http)> {
+        self.actors
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, a)| match &mut a.body {
+                Body::Http(h) => Some((i, &mut **h)),
+                _ => None,
             })
-            .collect();
-        if watchers.is_empty() || self.input_ended {
-            return false;
-        }
-        match self.io.input.next() {
-            Some(line) if line.len() > self.limits.payload => {
-                // A payload the console would make obeys the payload limit
-                // like any other: the line is not delivered, and the run
-                // says so (and ends with status 1: input was lost).
+    }
+
+    /// The image is idle: waits for something from outside that gives it
+    /// work. False when nothing can any more (the run is over).
+    fn wake(&mut self) -> bool {
+        loop {
+            let watched = self.console_watched() && self.stopping.is_none();
+            if watched && let Some(line) = self.pending_line.take() {
+                self.hand_line(line);
+                return true;
+            }
+            let listening = self.https().any(|(_, h)| h.open());
+            if !watched && !listening {
+                return false;
+            }
+            if watched {
+                self.inbox.ask_line();
+            }
+            let Some(o) = self.inbox.next(self.stopping) else {
+                let left: usize = self.https().map(|(_, h)| h.in_flight()).sum();
                 let _ = writeln!(
                     self.io.err,
-                    "error: an input line of {} bytes is over the payload limit of {} (`--max-payload`); it was not delivered",
-                    line.len(),
-                    self.limits.payload
+                    "stopped with {left} HTTP request(s) unfinished after {} s",
+                    DRAIN.as_secs()
                 );
-                self.failed = true;
+                return false;
+            };
+            if self.outside(o) {
+                return true;
             }
-            Some(line) => {
-                for (to, ticket) in watchers {
-                    self.queue.push_back(Event::Answer {
-                        to,
-                        ticket,
-                        done: false,
-                        payload: Some(natives::text(line.clone())),
-                    });
-                }
+            if self.halted {
+                return false;
             }
-            None => {
+        }
+    }
+
+    /// Takes in one thing from outside; true when it gave the image work.
+    fn outside(&mut self, o: Outside) -> bool {
+        match o {
+            Outside::Line(line) => {
+                self.pending_line = Some(line);
+                false
+            }
+            Outside::InputEnded => {
                 // Input ended: the watch streams end.
                 self.input_ended = true;
                 for a in &mut self.actors {
@@ -308,11 +348,101 @@ impl<'a> Runtime<'a> {
                         }
                     }
                 }
+                !self.queue.is_empty()
+            }
+            Outside::Http { actor, incoming } => {
+                self.trace_http(actor, &incoming);
+                if let Body::Http(h) = &mut self.actors[actor].body {
+                    h.take(incoming);
+                }
+                self.hand_out_http(actor);
+                !self.queue.is_empty()
+            }
+            Outside::HttpGone { actor, id } => {
+                if let Body::Http(h) = &mut self.actors[actor].body {
+                    h.gone(id);
+                }
+                false
+            }
+            Outside::HttpStopped { actor } => {
+                if let Body::Http(h) = &mut self.actors[actor].body {
+                    h.closed();
+                }
+                false
+            }
+            Outside::Stop(signal) => {
+                if self.stopping.is_some() {
+                    let _ = writeln!(self.io.err, "{signal} again: stopping now");
+                    self.halted = true;
+                    return false;
+                }
+                let left: usize = self.https().map(|(_, h)| h.in_flight()).sum();
+                let _ = writeln!(
+                    self.io.err,
+                    "{signal}: no new connections; finishing {left} request(s) in flight (at most {} s)",
+                    DRAIN.as_secs()
+                );
+                self.stopping = Some(Instant::now() + DRAIN);
+                for (_, h) in self.https() {
+                    h.stop();
+                }
+                false
             }
         }
-        true
+    }
+
+    /// Requests an Http instance holds, to its watchers.
+    pub(crate) fn hand_out_http(&mut self, actor: usize) {
+        let limit = self.limits.payload;
+        let Body::Http(h) = &mut self.actors[actor].body else {
+            return;
+        };
+        for (to, ticket, payload) in h.hand_out(limit) {
+            self.queue.push_back(Event::Answer {
+                to,
+                ticket,
+                done: false,
+                payload: Some(payload),
+            });
+        }
+    }
+
+    /// Hands an input line to the console's watchers.
+    fn hand_line(&mut self, line: String) {
+        if line.len() > self.limits.payload {
+            // A payload the console would make obeys the payload limit
+            // like any other: the line is not delivered, and the run
+            // says so (and ends with status 1: input was lost).
+            let _ = writeln!(
+                self.io.err,
+                "error: an input line of {} bytes is over the payload limit of {} (`--max-payload`); it was not delivered",
+                line.len(),
+                self.limits.payload
+            );
+            self.failed = true;
+            return;
+        }
+        let watchers: Vec<(Sender, i32)> = self
+            .actors
+            .iter()
+            .flat_map(|a| match &a.body {
+                Body::Console(c) => c.watchers.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        for (to, ticket) in watchers {
+            self.queue.push_back(Event::Answer {
+                to,
+                ticket,
+                done: false,
+                payload: Some(natives::text(line.clone())),
+            });
+        }
     }
 }
+
+/// How long a stopping run waits for HTTP requests in flight.
+const DRAIN: Duration = Duration::from_secs(5);
 
 /// Runs a bundle on this process's standard streams: console input from
 /// stdin (read a line at a time, as the image asks), output to stdout,
@@ -329,9 +459,22 @@ pub fn run_on_stdio_with_code(
     trace: bool,
     code: Option<&std::path::Path>,
 ) -> Result<i32, LoadError> {
-    use std::io::BufRead;
-    let stdin = std::io::stdin();
-    let input = stdin.lock().lines().map_while(Result::ok);
+    // Read line by line by the input thread; a read error ends input.
+    let input = std::iter::from_fn(|| {
+        let mut line = String::new();
+        match std::io::stdin().read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => {
+                if line.ends_with('\n') {
+                    line.pop();
+                    if line.ends_with('\r') {
+                        line.pop();
+                    }
+                }
+                Some(line)
+            }
+        }
+    });
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr();
     let mut trace_to = std::io::stderr();

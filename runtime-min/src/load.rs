@@ -10,6 +10,7 @@ use othc::namespace::path::parse_request;
 use crate::host::{self, Wasm};
 use crate::natives::console::Console;
 use crate::natives::files::Files;
+use crate::outside::Inbox;
 use crate::ticker::Ticker;
 use crate::view::Link;
 use crate::{Actor, Body, Header, IdMap, IdSet, Io, Limits, LoadError, Runtime};
@@ -87,6 +88,7 @@ impl<'a> Runtime<'a> {
                         "Console" => Body::Console(Console::default()),
                         "Files" => Body::Files(Files::default()),
                         "Clock" => Body::Clock,
+                        "Http" => Body::Http(Box::default()),
                         _ => {
                             return Err(LoadError(format!(
                                 "instance `{}`: the runtime has no native object `{n}`",
@@ -183,13 +185,19 @@ impl<'a> Runtime<'a> {
                 Ok((to, path))
             })
             .collect::<Result<Vec<_>, LoadError>>()?;
+        let mut io = io;
+        let input = std::mem::replace(&mut io.input, Box::new(std::iter::empty()));
         Ok(Runtime {
             actors,
             startup,
             json,
             queue: VecDeque::new(),
             io,
+            inbox: Inbox::new(input),
+            pending_line: None,
             input_ended: false,
+            stopping: None,
+            halted: false,
             limits,
             failed: false,
             spare_calls: Vec::new(),

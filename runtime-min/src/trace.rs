@@ -5,6 +5,7 @@ use std::io::Write;
 use othc::namespace::path::text;
 
 use crate::abi::{self, verb_name};
+use crate::natives::http::Incoming;
 use crate::{Event, Payload, Runtime, Sender};
 
 impl Runtime<'_> {
@@ -58,6 +59,23 @@ impl Runtime<'_> {
         };
         if let Some(t) = self.io.trace.as_mut() {
             let _ = writeln!(t, "{line}");
+        }
+    }
+}
+
+impl Runtime<'_> {
+    /// A request an Http instance took from a client, for `--trace`.
+    pub(crate) fn trace_http(&mut self, actor: usize, r: &Incoming) {
+        let name = &self.actors[actor].name;
+        if let Some(t) = self.io.trace.as_mut() {
+            let _ = writeln!(
+                t,
+                "{name} <- http: exchange {} {} {} ({} bytes)",
+                r.id,
+                r.method,
+                r.target,
+                r.body.len()
+            );
         }
     }
 }

@@ -472,7 +472,7 @@ mod tests {
         let mut l = MemoryLoader::new();
         l.add(
             "a.oth",
-            r#"import { Console, Files, Clock } from "othismo:env""#,
+            r#"import { Console, Files, Clock, Http } from "othismo:env""#,
         );
         assert_eq!(codes(&l, "a.oth"), Vec::<&str>::new());
     }

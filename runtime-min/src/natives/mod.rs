@@ -5,6 +5,7 @@
 pub mod clock;
 pub(crate) mod console;
 pub mod files;
+pub(crate) mod http;
 
 use crate::Payload;
 use crate::abi::errno;

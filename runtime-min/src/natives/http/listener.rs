@@ -1,0 +1,316 @@
+//! The Http object's listener: hyper's HTTP/1.1 server on a thread of its
+//! own, which turns each request into an `Incoming` for the event loop and
+//! waits for the parts of its response. Malformed requests, huge heads and
+//! slow clients are dealt with here, by hyper and the limits below, and
+//! never reach the image; a client that leaves only closes its exchange.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper::body::{Body, Bytes, Frame, Incoming as HyperBody, SizeHint};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::{mpsc, watch};
+
+use super::wire::Config;
+use super::{Incoming, Part, answer};
+use crate::outside::Outside;
+
+/// The longest a request head may take to arrive.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most bytes of a request head (hyper's buffer; it answers 431 past it).
+const MAX_HEAD: usize = 64 * 1024;
+/// Connections open at once; more are closed as they come.
+const MAX_CONNECTIONS: usize = 1024;
+
+/// The event loop's hold on a listener.
+pub(crate) struct Handle {
+    pub addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    /// Set when the listener reports that it and its connections are done.
+    pub closed: bool,
+}
+
+impl Handle {
+    pub fn stop(&self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+/// What every connection of one listener shares.
+struct Shared {
+    actor: usize,
+    outside: std::sync::mpsc::Sender<Outside>,
+    max_body: usize,
+    timeout: Duration,
+    next_id: AtomicU64,
+    connections: AtomicUsize,
+}
+
+/// Binds (here, so a bad address is the configuring write's error) and
+/// starts serving on a thread.
+pub(crate) fn start(
+    actor: usize,
+    config: &Config,
+    outside: std::sync::mpsc::Sender<Outside>,
+) -> std::io::Result<Handle> {
+    let listener = std::net::TcpListener::bind(&config.listen)?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = watch::channel(false);
+    let shared = Arc::new(Shared {
+        actor,
+        outside,
+        max_body: config.max_body,
+        timeout: Duration::from_millis(config.timeout_ms),
+        next_id: AtomicU64::new(1),
+        connections: AtomicUsize::new(0),
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    std::thread::Builder::new()
+        .name(format!("http {addr}"))
+        .spawn(move || {
+            let done = shared.outside.clone();
+            rt.block_on(accept(listener, shared, stopped));
+            let _ = done.send(Outside::HttpStopped { actor });
+        })?;
+    Ok(Handle {
+        addr,
+        stop,
+        closed: false,
+    })
+}
+
+async fn accept(
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+        return;
+    };
+    let mut conns = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            a = listener.accept() => match a {
+                Ok((stream, _)) => {
+                    if shared.connections.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
+                        continue;
+                    }
+                    shared.connections.fetch_add(1, Ordering::Relaxed);
+                    conns.spawn(connection(stream, shared.clone(), stopped.clone()));
+                }
+                // Out of file descriptors, say: wait a little, go on.
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            },
+            _ = stopped.changed() => break,
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+        }
+    }
+    drop(listener);
+    // What is open finishes; the event loop bounds how long it waits.
+    while conns.join_next().await.is_some() {}
+}
+
+async fn connection(
+    stream: tokio::net::TcpStream,
+    shared: Arc<Shared>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let svc = {
+        let shared = shared.clone();
+        hyper::service::service_fn(move |r| {
+            let shared = shared.clone();
+            async move { Ok::<_, Infallible>(exchange(shared, r).await) }
+        })
+    };
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEAD_TIMEOUT)
+        .max_buf_size(MAX_HEAD)
+        .serve_connection(TokioIo::new(stream), svc);
+    tokio::pin!(conn);
+    let stopping = *stopped.borrow();
+    if stopping {
+        conn.as_mut().graceful_shutdown();
+        let _ = conn.await;
+    } else {
+        tokio::select! {
+            _ = conn.as_mut() => {}
+            _ = stopped.changed() => {
+                conn.as_mut().graceful_shutdown();
+                let _ = conn.await;
+            }
+        }
+    }
+    shared.connections.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// Tells the event loop when an exchange's client side is over.
+struct Gone {
+    shared: Arc<Shared>,
+    id: u64,
+}
+
+impl Drop for Gone {
+    fn drop(&mut self) {
+        let _ = self.shared.outside.send(Outside::HttpGone {
+            actor: self.shared.actor,
+            id: self.id,
+        });
+    }
+}
+
+fn respond(part: Part, rx: Option<mpsc::UnboundedReceiver<Part>>, gone: Gone) -> Response<Parts> {
+    let Part::Head {
+        status,
+        headers,
+        body,
+        streamed,
+    } = part
+    else {
+        return respond(
+            answer(StatusCode::INTERNAL_SERVER_ERROR, "a body part came first"),
+            None,
+            gone,
+        );
+    };
+    let mut r = Response::new(Parts {
+        first: (!body.is_empty()).then(|| Bytes::from(body)),
+        rest: if streamed { rx } else { None },
+        _gone: Some(gone),
+    });
+    *r.status_mut() = status;
+    *r.headers_mut() = headers;
+    r
+}
+
+async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Parts> {
+    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+    let gone = Gone {
+        shared: shared.clone(),
+        id,
+    };
+    let (head, body) = req.into_parts();
+    let limited = http_body_util::Limited::new(body, shared.max_body);
+    let body = match tokio::time::timeout(shared.timeout, limited.collect()).await {
+        Ok(Ok(b)) => b.to_bytes().to_vec(),
+        Ok(Err(_)) => {
+            return respond(
+                answer(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!("the body is over {} bytes", shared.max_body),
+                ),
+                None,
+                gone,
+            );
+        }
+        Err(_) => {
+            return respond(
+                answer(StatusCode::REQUEST_TIMEOUT, "the body came too slowly"),
+                None,
+                gone,
+            );
+        }
+    };
+    let (parts, mut rx) = mpsc::unbounded_channel();
+    let incoming = Incoming {
+        id,
+        method: head.method.as_str().to_string(),
+        target: head
+            .uri
+            .path_and_query()
+            .map_or("/".to_string(), |p| p.as_str().to_string()),
+        headers: head
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str().to_string(), v.as_bytes().to_vec()))
+            .collect(),
+        body,
+        parts,
+    };
+    let sent = shared.outside.send(Outside::Http {
+        actor: shared.actor,
+        incoming,
+    });
+    if sent.is_err() {
+        return respond(
+            answer(StatusCode::SERVICE_UNAVAILABLE, "the image has stopped"),
+            None,
+            gone,
+        );
+    }
+    match tokio::time::timeout(shared.timeout, rx.recv()).await {
+        Ok(Some(part)) => respond(part, Some(rx), gone),
+        Ok(None) => respond(
+            answer(StatusCode::SERVICE_UNAVAILABLE, "the image has stopped"),
+            None,
+            gone,
+        ),
+        Err(_) => respond(
+            answer(
+                StatusCode::GATEWAY_TIMEOUT,
+                "the site did not respond in time",
+            ),
+            None,
+            gone,
+        ),
+    }
+}
+
+/// A response body: the part that came with the head, then (streamed) each
+/// part as it is written; the exchange is over when hyper drops it.
+struct Parts {
+    first: Option<Bytes>,
+    rest: Option<mpsc::UnboundedReceiver<Part>>,
+    _gone: Option<Gone>,
+}
+
+impl Body for Parts {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if let Some(b) = self.first.take() {
+            return Poll::Ready(Some(Ok(Frame::data(b))));
+        }
+        let Some(rest) = self.rest.as_mut() else {
+            return Poll::Ready(None);
+        };
+        loop {
+            return match rest.poll_recv(cx) {
+                // An empty part would end a chunked body early.
+                Poll::Ready(Some(Part::Chunk(c))) if c.is_empty() => continue,
+                Poll::Ready(Some(Part::Chunk(c))) => Poll::Ready(Some(Ok(Frame::data(c.into())))),
+                // A second head cannot happen (the object is refused it).
+                Poll::Ready(Some(Part::Head { .. }) | None) => {
+                    self.rest = None;
+                    Poll::Ready(None)
+                }
+                Poll::Pending => Poll::Pending,
+            };
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.first.is_none() && self.rest.is_none()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match (&self.first, &self.rest) {
+            (first, None) => SizeHint::with_exact(first.as_ref().map_or(0, |b| b.len() as u64)),
+            _ => SizeHint::default(),
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! `Http`: an HTTP/1.1 server (book: reference/natives.md). The operator's
+//! `write / HttpConfig` starts a listener (`listener`, on hyper, in a
+//! thread of its own); each request a client sends comes to the event loop
+//! as an `Incoming` and is handed, as an `HttpRequest`, to one watcher of
+//! `/requests` (in turn). The watcher responds with writes under
+//! `/exchanges/{id}`: the response (`HttpResponse`), then, for a streamed
+//! body, its parts (`/exchanges/{id}/body`) and `remove` to end it. Each
+//! write is checked here before it reaches the client: a status and
+//! headers HTTP allows, the order (a response once, parts only after a
+//! streamed one), and that the client is still there (`not_found` once it
+//! has gone, so the object can stop what it was doing for it).
+
+mod listener;
+pub(crate) mod wire;
+
+use std::collections::{HashMap, VecDeque};
+
+use hyper::StatusCode;
+use hyper::header::{HeaderMap, HeaderName, HeaderValue};
+use othc::model::Seg;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::Reply;
+use crate::abi::{self, errno};
+use crate::outside::Outside;
+use crate::{Payload, Sender};
+
+/// A request a client sent, on its way to an object.
+pub(crate) struct Incoming {
+    pub id: u64,
+    pub method: String,
+    pub target: String,
+    pub headers: Vec<(String, Vec<u8>)>,
+    pub body: Vec<u8>,
+    /// Where the response goes.
+    pub parts: UnboundedSender<Part>,
+}
+
+/// What goes back to the client, in order: one `Head`, then (if it said
+/// `streamed`) any number of `Chunk`s; closing the channel ends the body.
+pub(crate) enum Part {
+    Head {
+        status: StatusCode,
+        headers: HeaderMap,
+        body: Vec<u8>,
+        streamed: bool,
+    },
+    Chunk(Vec<u8>),
+}
+
+/// Requests taken while no object watches `/requests`, kept for the first
+/// watcher; past this many, clients are answered 503 at once.
+const MAX_WAITING: usize = 1024;
+
+#[derive(Default)]
+pub(crate) struct Http {
+    listening: Option<listener::Handle>,
+    /// Who watches `/requests`, and with which ticket.
+    watchers: Vec<(Sender, i32)>,
+    /// The watcher the next request goes to.
+    turn: usize,
+    waiting: VecDeque<Incoming>,
+    /// Exchanges handed out and not finished: not yet responded to, or
+    /// streaming (`true`).
+    exchanges: HashMap<u64, (UnboundedSender<Part>, bool)>,
+}
+
+/// What the event loop passes a request to the Http object with.
+pub(crate) struct Context<'a> {
+    /// The Http instance's index (its listener's events carry it).
+    pub me: usize,
+    pub outside: &'a std::sync::mpsc::Sender<Outside>,
+    pub err: &'a mut dyn std::io::Write,
+}
+
+fn answer(status: StatusCode, text: &str) -> Part {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    Part::Head {
+        status,
+        headers,
+        body: format!("{text}\n").into_bytes(),
+        streamed: false,
+    }
+}
+
+fn exchange_id(s: &Seg) -> Option<u64> {
+    match s {
+        Seg::Literal(l) => l.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Headers that HTTP/1.1 framing owns: hyper sets them from the body.
+const FRAMING: [&str; 3] = ["content-length", "transfer-encoding", "connection"];
+
+fn head(r: wire::Response) -> Result<Part, String> {
+    let status = StatusCode::from_u16(r.status)
+        .map_err(|_| format!("{} is not an HTTP status", r.status))?;
+    let mut headers = HeaderMap::new();
+    for (n, v) in r.headers {
+        let name = HeaderName::from_bytes(n.as_bytes())
+            .map_err(|_| format!("`{n}` is not a header name"))?;
+        if FRAMING.contains(&name.as_str()) {
+            return Err(format!(
+                "`{n}` is set by Http itself, from the body and `streamed`"
+            ));
+        }
+        let value = HeaderValue::from_str(&v)
+            .map_err(|_| format!("the value of `{n}` is not one HTTP allows"))?;
+        headers.append(name, value);
+    }
+    Ok(Part::Head {
+        status,
+        headers,
+        body: r.body,
+        streamed: r.streamed,
+    })
+}
+
+impl Http {
+    /// Whether it listens (or is still closing its connections).
+    pub fn open(&self) -> bool {
+        self.listening.as_ref().is_some_and(|l| !l.closed)
+    }
+
+    /// Exchanges handed out and not finished, and requests waiting.
+    pub fn in_flight(&self) -> usize {
+        self.exchanges.len() + self.waiting.len()
+    }
+
+    /// Serves a request (already checked against the header); `None` for
+    /// a watch, which is held open.
+    #[allow(clippy::too_many_arguments)]
+    pub fn serve(
+        &mut self,
+        cx: Context<'_>,
+        verb: i32,
+        from: Sender,
+        ticket: i32,
+        path: &[Seg],
+        operator: bool,
+        payload: Option<&Payload>,
+    ) -> Option<Reply> {
+        match (verb, path) {
+            (abi::WRITE, []) if operator => Some(self.configure(cx, payload)),
+            (abi::WATCH, [_]) => {
+                self.watchers.push((from, ticket));
+                None
+            }
+            (abi::WRITE, [_, id]) => Some(self.respond(exchange_id(id), payload)),
+            (abi::WRITE, [_, id, _]) => Some(self.body_part(exchange_id(id), payload)),
+            (abi::REMOVE, [_, id]) => Some(self.end(exchange_id(id))),
+            _ => Some(Reply::error(
+                errno::NOT_SUPPORTED,
+                "Http does not serve that",
+            )),
+        }
+    }
+
+    fn configure(&mut self, cx: Context<'_>, payload: Option<&Payload>) -> Reply {
+        if let Some(l) = &self.listening {
+            return Reply::error(
+                errno::EXISTS,
+                format!("already listening on http://{}", l.addr),
+            );
+        }
+        let config = match wire::config(payload) {
+            Ok(c) => c,
+            Err(e) => return Reply::error(errno::INVALID, e),
+        };
+        match listener::start(cx.me, &config, cx.outside.clone()) {
+            Ok(handle) => {
+                let _ = writeln!(cx.err, "listening on http://{}", handle.addr);
+                self.listening = Some(handle);
+                Reply::done(None)
+            }
+            Err(e) => Reply::error(
+                errno::UNAVAILABLE,
+                format!("cannot listen on {}: {e}", config.listen),
+            ),
+        }
+    }
+
+    fn unknown(id: Option<u64>) -> Reply {
+        match id {
+            Some(id) => Reply::error(
+                errno::NOT_FOUND,
+                format!("no exchange {id}: it is finished, or its client has gone"),
+            ),
+            None => Reply::error(errno::NOT_FOUND, "an exchange id is a number"),
+        }
+    }
+
+    fn respond(&mut self, id: Option<u64>, payload: Option<&Payload>) -> Reply {
+        let Some((parts, streaming)) = id.and_then(|id| self.exchanges.get(&id)) else {
+            return Self::unknown(id);
+        };
+        if *streaming {
+            return Reply::error(
+                errno::EXISTS,
+                "this exchange has its response: write the rest of the body to its `body`",
+            );
+        }
+        let part = match wire::response(payload).and_then(head) {
+            Ok(p) => p,
+            Err(e) => return Reply::error(errno::INVALID, e),
+        };
+        let streamed = matches!(part, Part::Head { streamed: true, .. });
+        let id = id.expect("found by id");
+        if parts.send(part).is_err() {
+            self.exchanges.remove(&id);
+            return Self::unknown(Some(id));
+        }
+        if streamed {
+            self.exchanges.insert(id, (parts.clone(), true));
+        } else {
+            self.exchanges.remove(&id);
+        }
+        Reply::done(None)
+    }
+
+    fn body_part(&mut self, id: Option<u64>, payload: Option<&Payload>) -> Reply {
+        let Some((parts, streaming)) = id.and_then(|id| self.exchanges.get(&id)) else {
+            return Self::unknown(id);
+        };
+        if !*streaming {
+            return Reply::error(
+                errno::INVALID,
+                "no streamed response yet: write an HttpResponse with `streamed: true` first",
+            );
+        }
+        let data = payload.map(|p| p.data.clone()).unwrap_or_default();
+        if parts.send(Part::Chunk(data)).is_err() {
+            self.exchanges.remove(&id.expect("found by id"));
+            return Self::unknown(id);
+        }
+        Reply::done(None)
+    }
+
+    fn end(&mut self, id: Option<u64>) -> Reply {
+        let Some((parts, streaming)) = id.and_then(|id| self.exchanges.remove(&id)) else {
+            return Self::unknown(id);
+        };
+        if !streaming {
+            let _ = parts.send(answer(
+                StatusCode::BAD_GATEWAY,
+                "the site ended the exchange without a response",
+            ));
+        }
+        // Dropping the channel ends a streamed body.
+        Reply::done(None)
+    }
+
+    /// A request from a client: queued for a watcher.
+    pub fn take(&mut self, incoming: Incoming) {
+        if self.waiting.len() >= MAX_WAITING {
+            let _ = incoming.parts.send(answer(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many requests are waiting for the site",
+            ));
+            return;
+        }
+        self.waiting.push_back(incoming);
+    }
+
+    /// The waiting requests, each to one watcher in turn, as the payloads
+    /// to deliver; one over the payload limit is answered 413 here.
+    pub fn hand_out(&mut self, limit: usize) -> Vec<(Sender, i32, Payload)> {
+        let mut out = Vec::new();
+        while !self.watchers.is_empty() {
+            let Some(inc) = self.waiting.pop_front() else {
+                break;
+            };
+            let p = wire::request(inc.id, &inc.method, &inc.target, &inc.headers, &inc.body);
+            if p.data.len() > limit {
+                let _ = inc.parts.send(answer(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "the request is over the runtime's payload limit",
+                ));
+                continue;
+            }
+            self.turn %= self.watchers.len();
+            let (to, ticket) = self.watchers[self.turn];
+            self.turn += 1;
+            self.exchanges.insert(inc.id, (inc.parts, false));
+            out.push((to, ticket, p));
+        }
+        out
+    }
+
+    /// The client side of exchange `id` is over.
+    pub fn gone(&mut self, id: u64) {
+        self.exchanges.remove(&id);
+        self.waiting.retain(|i| i.id != id);
+    }
+
+    /// Stops accepting connections; those open finish what they are doing.
+    pub fn stop(&mut self) {
+        if let Some(l) = &self.listening {
+            l.stop();
+        }
+    }
+
+    /// Its listener has stopped and its connections are closed.
+    pub fn closed(&mut self) {
+        if let Some(l) = &mut self.listening {
+            l.closed = true;
+        }
+    }
+
+    /// Ends the watches of `from` (one ticket, or all).
+    pub fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
+        self.watchers
+            .retain(|(s, k)| !(*s == from && ticket.is_none_or(|t| *k == t)));
+    }
+}

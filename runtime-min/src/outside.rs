@@ -1,0 +1,157 @@
+//! What comes from outside the image: console input lines, HTTP requests
+//! (and the news that an exchange's client is done), and the signals that
+//! stop a run. All of it arrives on one channel, which the event loop reads
+//! only when the image is idle: whatever comes in waits for the queue to
+//! drain, so no module is ever re-entered and deliveries stay in FIFO order.
+//!
+//! Console input is read by a thread of its own, one line per ask: the loop
+//! asks only when the console has a watcher and nothing else is waiting, so
+//! piped input is taken exactly as it would be typed, and a run that never
+//! watches the console never reads standard input.
+
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::time::Instant;
+
+use crate::natives::http::Incoming;
+
+/// One thing from outside.
+pub(crate) enum Outside {
+    /// The next console input line.
+    Line(String),
+    /// Console input has ended.
+    InputEnded,
+    /// A request that Http instance `actor` took from a client.
+    Http { actor: usize, incoming: Incoming },
+    /// The client side of an exchange is over: answered, timed out or
+    /// gone. Its id is not used again.
+    HttpGone { actor: usize, id: u64 },
+    /// Http instance `actor` has stopped listening and every connection it
+    /// had is closed.
+    HttpStopped { actor: usize },
+    /// SIGINT or SIGTERM (by name).
+    Stop(&'static str),
+}
+
+/// The channel from outside, and what feeds it.
+pub(crate) struct Inbox {
+    tx: Sender<Outside>,
+    rx: Receiver<Outside>,
+    /// Console input, until its thread takes it.
+    input: Option<Box<dyn Iterator<Item = String> + Send>>,
+    /// Asks the input thread for one more line.
+    ask: Option<SyncSender<()>>,
+    /// Whether a line has been asked for and has not come yet.
+    asked: bool,
+    watching_signals: bool,
+}
+
+impl Inbox {
+    pub fn new(input: Box<dyn Iterator<Item = String> + Send>) -> Inbox {
+        let (tx, rx) = mpsc::channel();
+        Inbox {
+            tx,
+            rx,
+            input: Some(input),
+            ask: None,
+            asked: false,
+            watching_signals: false,
+        }
+    }
+
+    /// Where the runtime's own threads (listeners) send what they take.
+    pub fn sender(&self) -> Sender<Outside> {
+        self.tx.clone()
+    }
+
+    /// Asks for the next console line, once: it comes as `Line` or
+    /// `InputEnded`.
+    pub fn ask_line(&mut self) {
+        if self.asked {
+            return;
+        }
+        if self.ask.is_none() {
+            let Some(mut input) = self.input.take() else {
+                return;
+            };
+            let (ask, asked) = mpsc::sync_channel::<()>(1);
+            let tx = self.tx.clone();
+            std::thread::Builder::new()
+                .name("console input".into())
+                .spawn(move || {
+                    while asked.recv().is_ok() {
+                        let line = input.next();
+                        let ended = line.is_none();
+                        let msg = line.map_or(Outside::InputEnded, Outside::Line);
+                        if tx.send(msg).is_err() || ended {
+                            return;
+                        }
+                    }
+                })
+                .expect("the console input thread starts");
+            self.ask = Some(ask);
+        }
+        if let Some(ask) = &self.ask {
+            self.asked = ask.send(()).is_ok();
+        }
+    }
+
+    /// The next thing from outside, waiting for it (until `deadline`, if
+    /// there is one); `None` when the deadline passed first.
+    pub fn next(&mut self, deadline: Option<Instant>) -> Option<Outside> {
+        let got = match deadline {
+            None => self.rx.recv().ok(),
+            Some(d) => self
+                .rx
+                .recv_timeout(d.saturating_duration_since(Instant::now()))
+                .ok(),
+        };
+        if matches!(got, Some(Outside::Line(_) | Outside::InputEnded)) {
+            self.asked = false;
+        }
+        got
+    }
+
+    /// From now on SIGINT and SIGTERM stop the run gracefully (`Stop`)
+    /// instead of killing the process: done when something starts
+    /// listening, so a run without a listener keeps the default behaviour.
+    pub fn watch_signals(&mut self) {
+        if self.watching_signals {
+            return;
+        }
+        self.watching_signals = true;
+        let tx = self.tx.clone();
+        let (ready_tx, ready) = mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                use tokio::signal::unix::{SignalKind, signal};
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_io()
+                    .build()
+                else {
+                    return;
+                };
+                rt.block_on(async move {
+                    let (Ok(mut int), Ok(mut term)) = (
+                        signal(SignalKind::interrupt()),
+                        signal(SignalKind::terminate()),
+                    ) else {
+                        return;
+                    };
+                    let _ = ready_tx.send(());
+                    loop {
+                        let name = tokio::select! {
+                            _ = int.recv() => "SIGINT",
+                            _ = term.recv() => "SIGTERM",
+                        };
+                        if tx.send(Outside::Stop(name)).is_err() {
+                            return;
+                        }
+                    }
+                });
+            })
+            .expect("the signal thread starts");
+        // Listening is announced only once a signal would be caught.
+        let _ = ready.recv();
+    }
+}
