@@ -1,0 +1,254 @@
+// HttpServer: takes each request of the Http object mounted at /http and
+// makes it a request under /site; its answers become the response (book:
+// reference/objects.md).
+//
+//   GET, HEAD   read            (GET ?list: list, GET ?stat: stat,
+//   PUT         write            GET accepting only text/event-stream: watch)
+//   POST        create
+//   DELETE      remove
+//
+// One answer is one response with a Content-Length; a stream of answers is
+// one chunked response, each answer a part as it comes. Errors become the
+// status their errno maps to, with the error's code in `Othismo-Error`.
+
+import { Answers, Box, OnDone, OnMessage, Payload, Request, Status, StatRecord, Ticket, Verb, run, send } from "othismo"
+import { HttpHeader, HttpRequest, HttpResponse, HttpServerConfig, HttpServerServer, http } from "./HttpServer.oth"
+
+const SITE = "/site"
+
+/** The query words that make a GET a list or a stat (HttpServerConfig). */
+let listWord = "list"
+let statWord = "stat"
+
+class HttpServer extends HttpServerServer {
+  start(): void {
+    http.watchRequests(new OnHttpRequest())
+  }
+
+  write(req: Request, config: HttpServerConfig): void {
+    const list = config.list
+    const stat = config.stat
+    if (list != null) listWord = list
+    if (stat != null) statWord = stat
+    req.end()
+  }
+}
+
+/** The HTTP status for an errno. */
+export function statusOf(errno: i32): i32 {
+  if (errno == Status.NotFound.errno) return 404
+  if (errno == Status.Forbidden.errno) return 403
+  if (errno == Status.ReadOnly.errno || errno == Status.NotSupported.errno) return 405
+  if (errno == Status.Invalid.errno) return 400
+  if (errno == Status.UnsupportedType.errno) return 415
+  if (errno == Status.TooLarge.errno) return 413
+  if (errno == Status.Unavailable.errno) return 503
+  if (errno == Status.Exists.errno || errno == Status.NotEmpty.errno) return 409
+  return 500
+}
+
+function header(name: string, value: string): HttpHeader {
+  const h = new HttpHeader()
+  h.name = name
+  h.value = value
+  return h
+}
+
+function hexValue(c: i32): i32 {
+  if (c >= 48 && c <= 57) return c - 48
+  if (c >= 97 && c <= 102) return c - 87
+  if (c >= 65 && c <= 70) return c - 55
+  return -1
+}
+
+/** A percent-encoded path decoded (as UTF-8); null when malformed. */
+export function percentDecoded(s: string): string | null {
+  if (s.indexOf("%") < 0) return s
+  const raw = Uint8Array.wrap(String.UTF8.encode(s, false))
+  const out = new Uint8Array(raw.length)
+  let n = 0
+  for (let i = 0; i < raw.length; i++) {
+    const c = <i32>raw[i]
+    if (c != 37) {
+      out[n++] = <u8>c
+      continue
+    }
+    if (i + 2 >= raw.length) return null
+    const hi = hexValue(<i32>raw[i + 1])
+    const lo = hexValue(<i32>raw[i + 2])
+    if (hi < 0 || lo < 0) return null
+    out[n++] = <u8>((hi << 4) | lo)
+    i += 2
+  }
+  return String.UTF8.decode(out.slice(0, n).buffer, false)
+}
+
+/** A string as a JSON string literal. */
+function jsonString(s: string): string {
+  let out = "\""
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c == 34) out += "\\\""
+    else if (c == 92) out += "\\\\"
+    else if (c < 32) out += "\\u00" + (c < 16 ? "0" : "") + c.toString(16)
+    else out += String.fromCharCode(c)
+  }
+  return out + "\""
+}
+
+/** A stat record as a JSON object. */
+export function statJson(s: StatRecord): string {
+  return "{\"name\":" + jsonString(s.name)
+    + ",\"kind\":\"" + (s.isDirectory() ? "directory" : "file") + "\""
+    + ",\"length\":" + s.length.toString()
+    + ",\"type\":" + jsonString(s.type)
+    + ",\"version\":" + s.version.toString() + "}"
+}
+
+/** The value of a request header (names come lower case). */
+function headerOf(r: HttpRequest, name: string): string | null {
+  for (let i = 0; i < r.headers.length; i++) {
+    if (r.headers[i].name == name) return r.headers[i].value
+  }
+  return null
+}
+
+/** What the answers of an exchange are turned into. */
+const PLAIN = 0
+const LISTING = 1
+const STAT_ONE = 2
+const EVENTS = 3
+
+/** Each request from the Http object. */
+class OnHttpRequest extends OnMessage<HttpRequest> {
+  message(r: HttpRequest, done: bool): void {
+    const id = r.id.toString()
+    const q = r.target.indexOf("?")
+    const rawPath = q < 0 ? r.target : r.target.substring(0, q)
+    const query = q < 0 ? "" : r.target.substring(q + 1)
+    const decoded = percentDecoded(rawPath)
+    if (decoded == null || !decoded.startsWith("/")) {
+      fail(id, 400, "invalid", "the request target is not a path")
+      return
+    }
+    // `/docs/` and `/docs` are the same path of the site.
+    let path = decoded
+    if (path.length > 1 && path.endsWith("/")) path = path.substring(0, path.length - 1)
+    const full = path == "/" ? SITE : SITE + path
+    let verb = Verb.Read
+    let kind = PLAIN
+    let payload: Payload | null = null
+    const method = r.method
+    if (method == "GET" || method == "HEAD") {
+      const accept = headerOf(r, "accept")
+      if (query == listWord) {
+        verb = Verb.List
+        kind = LISTING
+      } else if (query == statWord) {
+        verb = Verb.Stat
+        kind = STAT_ONE
+      } else if (method == "GET" && accept != null && accept.trim() == "text/event-stream") {
+        verb = Verb.Watch
+        kind = EVENTS
+      }
+    } else if (method == "PUT" || method == "POST") {
+      verb = method == "PUT" ? Verb.Write : Verb.Create
+      const type = headerOf(r, "content-type")
+      payload = new Payload(type != null ? type : "application/octet-stream", r.body)
+    } else if (method == "DELETE") {
+      verb = Verb.Remove
+    } else {
+      fail(id, 405, "not_supported", method + " is not a method this server maps onto a verb")
+      return
+    }
+    const ex = new Exchange(id, kind, method == "POST")
+    ex.ticket = send(verb, full, payload, ex)
+  }
+}
+
+/** Responds to exchange `id` at once, with an error. */
+function fail(id: string, status: i32, code: string, description: string): void {
+  const res = new HttpResponse()
+  res.status = status
+  res.headers.push(header("content-type", "text/plain; charset=utf-8"))
+  res.headers.push(header("othismo-error", code))
+  res.body = String.UTF8.encode(code + ": " + description + "\n", false)
+  http.writeExchanges(id, res, null)
+}
+
+/** One HTTP exchange: the answers of the request made for it. */
+class Exchange extends Answers {
+  started: bool = false
+  ticket: Ticket | null = null
+
+  constructor(public id: string, public kind: i32, public created: bool) {
+    super()
+  }
+
+  /** The answer's payload as response bytes, and their type. */
+  private body(p: Payload | null): Payload | null {
+    if (p == null) return null
+    if (this.kind == LISTING || this.kind == STAT_ONE) {
+      const s = StatRecord.fromPayload(p)
+      if (s == null) return p
+      const type = this.kind == LISTING ? "application/x-ndjson" : "application/json"
+      return Payload.text(statJson(s) + "\n", type)
+    }
+    if (this.kind == EVENTS) {
+      const lines = p.asText().split("\n")
+      let event = ""
+      for (let i = 0; i < lines.length; i++) event += "data: " + lines[i] + "\n"
+      return Payload.text(event + "\n", "text/event-stream")
+    }
+    return p
+  }
+
+  deliver(payload: Payload | null, done: bool): void {
+    const b = this.body(payload)
+    if (!this.started) {
+      const res = new HttpResponse()
+      res.status = b == null && done ? 204 : (this.created ? 201 : 200)
+      if (b != null) {
+        res.headers.push(header("content-type", b.contentType))
+        res.body = b.data
+      }
+      if (!done) {
+        res.streamed = new Box<bool>(true)
+        if (b == null && this.kind == EVENTS) {
+          res.headers.push(header("content-type", "text/event-stream"))
+        }
+      }
+      this.started = !done
+      http.writeExchanges(this.id, res, new Written(this))
+      return
+    }
+    if (b != null && b.data.byteLength > 0) {
+      http.writeExchangesBody(this.id, b, new Written(this))
+    }
+    if (done) http.removeExchanges(this.id, null)
+  }
+
+  error(status: Status, description: string): void {
+    if (this.started) {
+      // The status has gone: the body just ends.
+      http.removeExchanges(this.id, null)
+      return
+    }
+    fail(this.id, statusOf(status.errno), status.code, description)
+  }
+}
+
+/** A part written to the client; if the client has gone, the request made
+ * for it is cancelled. */
+class Written extends OnDone {
+  constructor(public exchange: Exchange) {
+    super()
+  }
+
+  error(status: Status, description: string): void {
+    const t = this.exchange.ticket
+    if (t != null) t.cancel()
+  }
+}
+
+run(new HttpServer())

@@ -1,0 +1,122 @@
+// StaticSite: a web site over the tree of files mounted at /files (book:
+// reference/objects.md). A read of a file is forwarded there, so the files
+// answer the caller themselves and the bytes never pass through here; `/`
+// and directories are their index.html; a directory without one is
+// answered with a listing, streamed as HTML as the list comes in.
+
+import { OnStat, Request, Status, StatRecord, run } from "othismo"
+import { FilesClient, StaticSiteServer } from "./StaticSite.oth"
+
+const files = new FilesClient("/files")
+
+/** `rest` and a name under it, as a path. */
+function under(rest: string, name: string): string {
+  return rest == "/" ? "/" + name : rest + "/" + name
+}
+
+function escapeHtml(s: string): string {
+  return s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("\"", "&quot;")
+}
+
+const UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+const HEX = "0123456789ABCDEF"
+
+/** A name as one percent-encoded path segment. */
+function escapeSegment(s: string): string {
+  const bytes = Uint8Array.wrap(String.UTF8.encode(s, false))
+  let out = ""
+  for (let i = 0; i < bytes.length; i++) {
+    const b = <i32>bytes[i]
+    if (b < 128 && UNRESERVED.indexOf(String.fromCharCode(b)) >= 0) out += String.fromCharCode(b)
+    else out += "%" + HEX.charAt(b >> 4) + HEX.charAt(b & 15)
+  }
+  return out
+}
+
+const HTML = "text/html; charset=utf-8"
+
+class StaticSite extends StaticSiteServer {
+  read(req: Request, rest: string): void {
+    files.stat(rest, new Found(req, rest))
+  }
+
+  stat(req: Request, rest: string): void {
+    req.forward(files.at(rest))
+  }
+
+  list(req: Request, rest: string): void {
+    req.forward(files.at(rest))
+  }
+}
+
+/** What a read names: a file is forwarded, a directory has an index. */
+class Found extends OnStat {
+  constructor(public req: Request, public rest: string) {
+    super()
+  }
+
+  stat(s: StatRecord, done: bool): void {
+    if (!s.isDirectory()) {
+      this.req.forward(files.at(this.rest))
+      return
+    }
+    files.stat(under(this.rest, "index.html"), new Index(this.req, this.rest))
+  }
+
+  error(status: Status, description: string): void {
+    this.req.fail(status, description)
+  }
+}
+
+/** A directory's index.html, if it has one; a listing if not. */
+class Index extends OnStat {
+  constructor(public req: Request, public rest: string) {
+    super()
+  }
+
+  stat(s: StatRecord, done: bool): void {
+    if (s.isDirectory()) listing(this.req, this.rest)
+    else this.req.forward(files.at(under(this.rest, "index.html")))
+  }
+
+  error(status: Status, description: string): void {
+    if (status.is(Status.NotFound)) listing(this.req, this.rest)
+    else this.req.fail(status, description)
+  }
+}
+
+function listing(req: Request, rest: string): void {
+  const title = escapeHtml(rest)
+  req.answerText(
+    "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + title + "</title></head>\n"
+      + "<body><h1>" + title + "</h1>\n<ul>\n",
+    false,
+    HTML,
+  )
+  files.list(rest, new Entries(req, rest))
+}
+
+/** Each entry of a directory without an index, as a line of the listing. */
+class Entries extends OnStat {
+  constructor(public req: Request, public rest: string) {
+    super()
+  }
+
+  stat(s: StatRecord, done: bool): void {
+    const slash = s.isDirectory() ? "/" : ""
+    const href = (this.rest == "/" ? "" : this.rest.split("/").map<string>((p: string) => escapeSegment(p)).join("/"))
+      + "/" + escapeSegment(s.name) + slash
+    this.req.answerText("<li><a href=\"" + href + "\">" + escapeHtml(s.name) + slash + "</a></li>\n", false, HTML)
+    if (done) this.finished()
+  }
+
+  finished(): void {
+    this.req.answerText("</ul>\n</body></html>\n", true, HTML)
+  }
+
+  error(status: Status, description: string): void {
+    this.req.answerText("</ul>\n<p>" + escapeHtml(status.code + ": " + description) + "</p>\n</body></html>\n", true, HTML)
+  }
+}
+
+run(new StaticSite())
