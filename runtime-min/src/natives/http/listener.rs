@@ -24,7 +24,8 @@ use crate::outside::Outside;
 
 /// The longest a request head may take to arrive.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
-/// The most bytes of a request head (hyper's buffer; it answers 431 past it).
+/// The most bytes of a request head: hyper's read buffer, and the limit
+/// past which a head is answered 431.
 const MAX_HEAD: usize = 64 * 1024;
 /// Connections open at once; more are closed as they come.
 const MAX_CONNECTIONS: usize = 1024;
@@ -200,6 +201,24 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
         id,
     };
     let (head, body) = req.into_parts();
+    // hyper bounds its buffer, not the head: a head this long is refused
+    // here, before anything of it is copied.
+    let head_bytes: usize = head
+        .headers
+        .iter()
+        .map(|(n, v)| n.as_str().len() + v.len() + 4)
+        .sum::<usize>()
+        + head.uri.to_string().len();
+    if head_bytes > MAX_HEAD {
+        return respond(
+            answer(
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                &format!("the request head is over {MAX_HEAD} bytes"),
+            ),
+            None,
+            gone,
+        );
+    }
     let limited = http_body_util::Limited::new(body, shared.max_body);
     let body = match tokio::time::timeout(shared.timeout, limited.collect()).await {
         Ok(Ok(b)) => b.to_bytes().to_vec(),

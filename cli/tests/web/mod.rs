@@ -1,0 +1,248 @@
+//! What the HTTP tests share: building an image that listens on port 0,
+//! running it with `othc run` (a real process, its stdin a pipe the test
+//! writes), finding the address it printed, and fetching with curl.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Makes sure curl is there (installing it under CI, skipping elsewhere).
+pub fn have(bin: &str, package: &str) -> bool {
+    match test_support::ensure_debian_tool(bin, package) {
+        Ok(()) => true,
+        Err(e) if test_support::under_ci() => panic!("{e}"),
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+/// Builds `image` (a path from the repository's root) with its listen slot
+/// on port 0, into a scratch folder; returns the bundle. Slow the first
+/// time (asc), so it says so.
+pub fn build(image: &str, out: &str) -> PathBuf {
+    let out = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), out);
+    eprintln!("building {image} (the first build compiles its objects with asc)");
+    let o = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .current_dir(root())
+        .args(["build", image, "--debug", "--color", "never", "--out"])
+        .arg(&out)
+        .args([
+            "--set",
+            r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#,
+        ])
+        .output()
+        .expect("othc runs");
+    assert!(
+        o.status.success(),
+        "othc build {image} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let name = Path::new(image)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    out.join(format!("{name}.othimg"))
+}
+
+/// A running image.
+pub struct Running {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    pub out: Arc<Mutex<String>>,
+    pub err: Arc<Mutex<String>>,
+    lines: Receiver<String>,
+}
+
+fn collect(
+    from: impl std::io::Read + Send + 'static,
+    into: Arc<Mutex<String>>,
+    tx: std::sync::mpsc::Sender<String>,
+) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            into.lock().unwrap().push_str(&format!("{line}\n"));
+            let _ = tx.send(line);
+        }
+    });
+}
+
+/// Runs a bundle with `othc run` from the repository's root (`args` after
+/// it) and waits for it to say where it listens.
+pub fn start(bundle: &Path, args: &[&str]) -> Running {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .current_dir(root())
+        .arg("run")
+        .arg(bundle)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("othc runs");
+    let out = Arc::new(Mutex::new(String::new()));
+    let err = Arc::new(Mutex::new(String::new()));
+    let (otx, lines) = channel();
+    let (etx, elines) = channel();
+    collect(child.stdout.take().unwrap(), out.clone(), otx);
+    collect(child.stderr.take().unwrap(), err.clone(), etx);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let base = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match elines.recv_timeout(left) {
+            Ok(l) => {
+                if let Some(at) = l.strip_prefix("listening on ") {
+                    break at.to_string();
+                }
+            }
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "the image never said where it listens; stderr:\n{}",
+                    err.lock().unwrap()
+                );
+            }
+        }
+    };
+    let stdin = child.stdin.take();
+    Running {
+        child,
+        stdin,
+        base,
+        out,
+        err,
+        lines,
+    }
+}
+
+impl Running {
+    /// Writes a console line.
+    pub fn line(&mut self, l: &str) {
+        let s = self.stdin.as_mut().expect("stdin is open");
+        writeln!(s, "{l}").unwrap();
+        s.flush().unwrap();
+    }
+
+    /// Waits for a stdout line containing `text`.
+    pub fn wait_out(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(l) if l.contains(text) => return,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        panic!(
+            "no stdout line with {text:?}; stdout:\n{}\nstderr:\n{}",
+            self.out.lock().unwrap(),
+            self.err.lock().unwrap()
+        );
+    }
+
+    /// Sends SIGINT and waits for the exit status (at most 20 s).
+    pub fn interrupt(mut self) -> (i32, String) {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                // The reader threads finish with the pipes.
+                std::thread::sleep(Duration::from_millis(100));
+                let err = self.err.lock().unwrap().clone();
+                return (s.code().unwrap_or(-1), err);
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!(
+                    "SIGINT did not stop the image; stderr:\n{}",
+                    self.err.lock().unwrap()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A response as curl saw it (the body decoded from chunks).
+#[derive(Debug)]
+pub struct Fetched {
+    pub status: u16,
+    /// Lower-case names.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Fetched {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// `curl -s -i` with `args` (method, data, headers) and the URL.
+pub fn curl(args: &[&str], url: &str) -> Fetched {
+    let o = Command::new("curl")
+        .args(["-s", "-i", "--max-time", "20"])
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("curl runs");
+    assert!(
+        o.status.success(),
+        "curl {args:?} {url} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let raw = o.stdout;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("a status line");
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Fetched {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
