@@ -318,3 +318,6 @@ impl Http {
             .retain(|(s, k)| !(*s == from && ticket.is_none_or(|t| *k == t)));
     }
 }
+
+#[cfg(test)]
+mod tests;

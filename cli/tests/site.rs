@@ -1,0 +1,169 @@
+//! examples/site end to end, as its README says: `othc run` of the image,
+//! fetched with curl (statuses, headers, the files' bytes, a streamed
+//! listing, StaticSite out of the data path, Ctrl-C), and opened in
+//! headless Chromium (the page renders with its stylesheet and image).
+
+mod web;
+
+use std::process::Command;
+use std::sync::Mutex;
+
+use web::curl;
+
+/// The tests here build the same objects (their bindings are generated
+/// beside the sources): one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+const PUBLIC: &str = "examples/site/public";
+
+fn file(name: &str) -> Vec<u8> {
+    std::fs::read(web::root().join(PUBLIC).join(name)).unwrap()
+}
+
+#[test]
+fn the_site_example_serves_its_files() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !web::have("curl", "curl") {
+        return;
+    }
+    // The README's command (building in place), on a free port.
+    let run = web::start(
+        std::path::Path::new("examples/site/Site.oth"),
+        &[
+            "--set",
+            r#"listen=HttpConfig { listen: "127.0.0.1:0" }"#,
+            "--trace",
+        ],
+    );
+    let base = run.base.clone();
+    for (path, name, ty) in [
+        ("/", "index.html", "text/html"),
+        ("/index.html", "index.html", "text/html"),
+        ("/style.css", "style.css", "text/css"),
+        ("/logo.png", "logo.png", "image/png"),
+        ("/notes/first.txt", "notes/first.txt", "text/plain"),
+    ] {
+        let got = curl(&[], &format!("{base}{path}"));
+        assert_eq!(got.status, 200, "{path}");
+        assert_eq!(got.header("content-type"), Some(ty), "{path}");
+        let want = file(name);
+        assert_eq!(
+            got.header("content-length"),
+            Some(want.len().to_string().as_str()),
+            "{path}"
+        );
+        assert!(got.body == want, "{path}: the body is the file's bytes");
+    }
+    let head = curl(&["-I"], &format!("{base}/logo.png"));
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-length"), Some("79"));
+    assert!(head.body.is_empty());
+
+    let missing = curl(&[], &format!("{base}/missing.html"));
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.header("othismo-error"), Some("not_found"));
+    let put = curl(&["-X", "PUT", "--data", "x"], &format!("{base}/new.txt"));
+    assert_eq!(put.status, 405, "{}", put.text());
+
+    // A directory without index.html: a listing, streamed as it is listed.
+    let listing = curl(&[], &format!("{base}/notes/"));
+    assert_eq!(listing.status, 200);
+    assert_eq!(listing.header("transfer-encoding"), Some("chunked"));
+    assert_eq!(
+        listing.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    let html = listing.text();
+    assert!(
+        html.contains(r#"<a href="/notes/first.txt">first.txt</a>"#)
+            && html.contains(r#"<a href="/notes/second.txt">second.txt</a>"#)
+            && html.ends_with("</html>\n"),
+        "{html}"
+    );
+    let json = curl(&[], &format!("{base}/notes?list"));
+    assert_eq!(json.header("content-type"), Some("application/x-ndjson"));
+    assert_eq!(json.text().lines().count(), 2, "{}", json.text());
+
+    let (status, err) = run.interrupt();
+    assert_eq!(status, 0, "{err}");
+    // StaticSite (`site`) never saw the bytes it served: the answers of
+    // the files' reads go from `public` to `server`.
+    assert!(err.contains("server:"), "the trace is there:\n{err}");
+    for line in err.lines().filter(|l| l.starts_with("site:")) {
+        assert!(
+            !["text/css", "image/png", "text/html ("]
+                .iter()
+                .any(|t| line.contains(&format!("<- done {t}"))),
+            "StaticSite got file content: {line}"
+        );
+    }
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("server:") && l.contains("<- done image/png (79 bytes)")),
+        "the image's bytes reached HttpServer from the files:\n{err}"
+    );
+}
+
+#[test]
+fn the_site_renders_in_chromium() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !web::have("curl", "curl") || !web::have("chromium", "chromium") {
+        return;
+    }
+    let bundle = web::build("examples/site/Site.oth", "site_chromium");
+    let run = web::start(&bundle, &[]);
+    let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "chromium");
+    let shot = dir.join("shot.png");
+    let chromium = |extra: &[&str]| {
+        Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--window-size=400,300",
+            ])
+            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            .args(extra)
+            .arg(format!("{}/", run.base))
+            .output()
+            .expect("chromium runs")
+    };
+    let dom = chromium(&["--dump-dom"]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains(r#"<h1 id="title">Served by objects</h1>"#)
+            && dom.contains(r#"<img id="logo" src="/logo.png""#),
+        "the DOM:\n{dom}"
+    );
+    let o = chromium(&[&format!("--screenshot={}", shot.display())]);
+    assert!(
+        shot.exists(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // The page's pixels: the stylesheet's background and heading colour,
+    // and the image's own colour over the area it takes.
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let count = |rgb: [u8; 3]| {
+        buf[..info.buffer_size()]
+            .chunks(channels)
+            .filter(|p| p[..3] == rgb)
+            .count()
+    };
+    let background = count([0xfd, 0xf6, 0xe3]);
+    let logo = count([0x2a, 0xa1, 0x98]);
+    let heading = count([38, 139, 210]);
+    let all = (info.width * info.height) as usize;
+    assert!(
+        background > all / 2,
+        "the stylesheet's background: {background} of {all} pixels"
+    );
+    assert!(logo >= 64 * 64 * 9 / 10, "the image: {logo} pixels");
+    assert!(heading > 100, "the heading's colour: {heading} pixels");
+    drop(run);
+}

@@ -1,0 +1,309 @@
+//! The Http object's rules for what an object writes to an exchange,
+//! without a socket: a request taken, handed out, and answered.
+
+use std::sync::mpsc;
+
+use bson::{Bson, doc};
+use hyper::StatusCode;
+use othc::model::Seg;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+use super::{Context, Http, Incoming, Part};
+use crate::abi::{self, errno};
+use crate::natives::Reply;
+use crate::{Payload, Sender};
+
+const WATCHER: Sender = Sender::Instance(3);
+
+fn message(d: bson::Document) -> Payload {
+    let mut data = Vec::new();
+    d.to_writer(&mut data).unwrap();
+    Payload {
+        content_type: "application/bson".into(),
+        data,
+    }
+}
+
+fn response(status: i32, headers: &[(&str, &str)], body: &str, streamed: bool) -> Payload {
+    let headers: Vec<Bson> = headers
+        .iter()
+        .map(|(n, v)| Bson::Document(doc! { "name": *n, "value": *v }))
+        .collect();
+    message(doc! {
+        "$type": "HttpResponse",
+        "status": status,
+        "headers": headers,
+        "body": bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: body.as_bytes().to_vec() },
+        "streamed": streamed,
+    })
+}
+
+fn segs(p: &[&str]) -> Vec<Seg> {
+    p.iter().map(|s| Seg::Literal(s.to_string())).collect()
+}
+
+struct Bench {
+    http: Http,
+    outside: mpsc::Sender<crate::outside::Outside>,
+    err: Vec<u8>,
+}
+
+impl Bench {
+    fn new() -> Bench {
+        let (outside, _) = mpsc::channel();
+        let mut b = Bench {
+            http: Http::default(),
+            outside,
+            err: Vec::new(),
+        };
+        assert_eq!(b.call(abi::WATCH, &["requests"], None), None);
+        b
+    }
+
+    fn call(&mut self, verb: i32, path: &[&str], payload: Option<&Payload>) -> Option<Reply> {
+        let cx = Context {
+            me: 0,
+            outside: &self.outside,
+            err: &mut self.err,
+        };
+        self.http
+            .serve(cx, verb, WATCHER, 1, &segs(path), false, payload)
+    }
+
+    /// A request from a client, handed to the watcher; its response parts.
+    fn request(&mut self, id: u64) -> UnboundedReceiver<Part> {
+        let (parts, rx) = unbounded_channel();
+        self.http.take(Incoming {
+            id,
+            method: "GET".into(),
+            target: "/a?b".into(),
+            headers: vec![("host".into(), b"x".to_vec())],
+            body: Vec::new(),
+            parts,
+        });
+        let out = self.http.hand_out(1 << 20);
+        assert_eq!(out.len(), 1);
+        let (to, ticket, p) = &out[0];
+        assert_eq!((*to, *ticket), (WATCHER, 1));
+        let d = bson::Document::from_reader(&mut p.data.as_slice()).unwrap();
+        assert_eq!(d.get_str("$type"), Ok("HttpRequest"));
+        assert_eq!(d.get_i64("id"), Ok(id as i64));
+        assert_eq!(d.get_str("target"), Ok("/a?b"));
+        rx
+    }
+}
+
+fn refused(r: Option<Reply>, want: i32, says: &str) {
+    match r {
+        Some(Reply::Error { errno, desc }) => {
+            assert_eq!(errno, want, "{desc}");
+            assert!(desc.contains(says), "{desc:?} says {says:?}");
+        }
+        other => panic!("expected errno {want}, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_response_goes_once_and_a_streamed_body_follows_it() {
+    let mut b = Bench::new();
+    let mut rx = b.request(7);
+    refused(
+        b.call(
+            abi::WRITE,
+            &["exchanges", "7", "body"],
+            Some(&Payload {
+                content_type: "text/plain".into(),
+                data: b"x".to_vec(),
+            }),
+        ),
+        errno::INVALID,
+        "no streamed response yet",
+    );
+    let r = b.call(
+        abi::WRITE,
+        &["exchanges", "7"],
+        Some(&response(200, &[("content-type", "text/plain")], "a", true)),
+    );
+    assert_eq!(r, Some(Reply::done(None)));
+    match rx.try_recv() {
+        Ok(Part::Head {
+            status,
+            headers,
+            body,
+            streamed,
+        }) => {
+            assert_eq!(status, StatusCode::OK);
+            assert_eq!(headers["content-type"], "text/plain");
+            assert_eq!((body.as_slice(), streamed), (&b"a"[..], true));
+        }
+        _ => panic!("the head went first"),
+    }
+    refused(
+        b.call(
+            abi::WRITE,
+            &["exchanges", "7"],
+            Some(&response(200, &[], "", false)),
+        ),
+        errno::EXISTS,
+        "has its response",
+    );
+    let part = Payload {
+        content_type: "text/plain".into(),
+        data: b"b".to_vec(),
+    };
+    assert_eq!(
+        b.call(abi::WRITE, &["exchanges", "7", "body"], Some(&part)),
+        Some(Reply::done(None))
+    );
+    assert!(matches!(rx.try_recv(), Ok(Part::Chunk(c)) if c == b"b"));
+    assert_eq!(
+        b.call(abi::REMOVE, &["exchanges", "7"], None),
+        Some(Reply::done(None))
+    );
+    // The channel is closed: the body has ended.
+    assert!(rx.try_recv().is_err() && rx.is_closed());
+    refused(
+        b.call(abi::REMOVE, &["exchanges", "7"], None),
+        errno::NOT_FOUND,
+        "no exchange 7",
+    );
+}
+
+#[test]
+fn what_http_cannot_send_is_refused_with_the_reason() {
+    let mut b = Bench::new();
+    let _rx = b.request(1);
+    for (p, says) in [
+        (response(99, &[], "", false), "99 is not an HTTP status"),
+        (
+            response(200, &[("bad name", "x")], "", false),
+            "`bad name` is not a header name",
+        ),
+        (
+            response(200, &[("x-a", "line\nbreak")], "", false),
+            "the value of `x-a`",
+        ),
+        (
+            response(200, &[("Content-Length", "3")], "", false),
+            "set by Http itself",
+        ),
+        (
+            message(doc! { "$type": "HttpHeader", "name": "a", "value": "b" }),
+            "expected a HttpResponse message, got a HttpHeader",
+        ),
+    ] {
+        refused(
+            b.call(abi::WRITE, &["exchanges", "1"], Some(&p)),
+            errno::INVALID,
+            says,
+        );
+    }
+    refused(
+        b.call(
+            abi::WRITE,
+            &["exchanges", "x"],
+            Some(&response(200, &[], "", false)),
+        ),
+        errno::NOT_FOUND,
+        "an exchange id is a number",
+    );
+}
+
+#[test]
+fn a_client_that_left_makes_its_exchange_unknown() {
+    let mut b = Bench::new();
+    let rx = b.request(2);
+    drop(rx);
+    refused(
+        b.call(
+            abi::WRITE,
+            &["exchanges", "2"],
+            Some(&response(200, &[], "late", false)),
+        ),
+        errno::NOT_FOUND,
+        "its client has gone",
+    );
+    let _rx = b.request(3);
+    b.http.gone(3);
+    refused(
+        b.call(
+            abi::WRITE,
+            &["exchanges", "3"],
+            Some(&response(200, &[], "", false)),
+        ),
+        errno::NOT_FOUND,
+        "no exchange 3",
+    );
+}
+
+#[test]
+fn an_exchange_ended_unanswered_is_a_bad_gateway() {
+    let mut b = Bench::new();
+    let mut rx = b.request(4);
+    assert_eq!(
+        b.call(abi::REMOVE, &["exchanges", "4"], None),
+        Some(Reply::done(None))
+    );
+    assert!(matches!(
+        rx.try_recv(),
+        Ok(Part::Head {
+            status: StatusCode::BAD_GATEWAY,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn requests_wait_for_a_watcher_and_go_round_in_turn() {
+    let mut b = Bench::new();
+    let second = Sender::Instance(9);
+    let (outside, _) = mpsc::channel();
+    let cx = Context {
+        me: 0,
+        outside: &outside,
+        err: &mut Vec::new(),
+    };
+    assert_eq!(
+        b.http
+            .serve(cx, abi::WATCH, second, 5, &segs(&["requests"]), false, None),
+        None
+    );
+    let mut rxs = Vec::new();
+    for id in 1..=3 {
+        let (parts, rx) = unbounded_channel();
+        rxs.push(rx);
+        b.http.take(Incoming {
+            id,
+            method: "GET".into(),
+            target: "/".into(),
+            headers: vec![],
+            body: vec![],
+            parts,
+        });
+    }
+    let to: Vec<Sender> = b
+        .http
+        .hand_out(1 << 20)
+        .into_iter()
+        .map(|(s, _, _)| s)
+        .collect();
+    assert_eq!(to, vec![WATCHER, second, WATCHER]);
+    // Over the payload limit: answered 413 here, never handed out.
+    let (parts, mut rx) = unbounded_channel();
+    b.http.take(Incoming {
+        id: 9,
+        method: "PUT".into(),
+        target: "/".into(),
+        headers: vec![],
+        body: vec![0; 100],
+        parts,
+    });
+    assert!(b.http.hand_out(50).is_empty());
+    assert!(matches!(
+        rx.try_recv(),
+        Ok(Part::Head {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            ..
+        })
+    ));
+}
