@@ -270,3 +270,27 @@ fn sigint_stops_a_listening_image_gracefully() {
         "{err}"
     );
 }
+
+#[test]
+fn sigint_lets_a_request_in_flight_finish_for_a_bounded_time() {
+    let Some(mut run) = start() else { return };
+    let addr = run.base.trim_start_matches("http://").to_string();
+    // An event stream is a request that never finishes on its own.
+    let mut sse = TcpStream::connect(&addr).unwrap();
+    sse.write_all(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        .unwrap();
+    run.wait_out("events: watched");
+    let started = std::time::Instant::now();
+    let (status, err) = run.interrupt();
+    assert_eq!(status, 0, "stderr:\n{err}");
+    assert!(
+        err.contains("SIGINT: no new connections; finishing 1 request(s) in flight (at most 5 s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("stopped with 1 HTTP request(s) unfinished after 5 s"),
+        "{err}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(5), "it waited");
+    drop(sse);
+}
