@@ -10,15 +10,15 @@
 //! missing. Numbers, not assertions: the book's dev/performance.md records
 //! them.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+#[path = "../tests/web/mod.rs"]
+mod web;
+
+use web::root;
 
 /// Kills the process when dropped.
 struct Guard(Child);
@@ -36,41 +36,6 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
-}
-
-fn start_site(work: &Path) -> (Guard, String) {
-    eprintln!("building examples/site (release modules)");
-    let o = Command::new(env!("CARGO_BIN_EXE_othc"))
-        .current_dir(root())
-        .args(["build", "examples/site/Site.oth", "--release", "--out"])
-        .arg(work)
-        .args(["--set", r#"listen=HttpConfig { listen: "127.0.0.1:0" }"#])
-        .output()
-        .expect("othc runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
-        .current_dir(root())
-        .arg("run")
-        .arg(work.join("Site.othimg"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("othc runs");
-    let err = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(err).lines();
-    let base = loop {
-        let l = lines
-            .next()
-            .expect("the site says where it listens")
-            .unwrap();
-        if let Some(at) = l.strip_prefix("listening on ") {
-            break at.to_string();
-        }
-    };
-    // Keep draining stderr so the run never blocks on it.
-    std::thread::spawn(move || for _ in lines {});
-    (Guard(child), base)
 }
 
 fn start_nginx(work: &Path) -> (Guard, String) {
@@ -158,7 +123,9 @@ fn main() {
         }
     }
     let work = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "bench_site");
-    let (_site, site) = start_site(&work);
+    let bundle = web::build_as("examples/site/Site.oth", "bench_site_build", "--release");
+    let running = web::start(&bundle, &[]);
+    let site = running.base.clone();
     let (_nginx, nginx) = start_nginx(&work);
     println!("examples/site beside nginx, same files, wrk -t1 -c8 -d4s on loopback");
     println!(

@@ -88,7 +88,14 @@ fn the_site_example_serves_its_files() {
     assert_eq!(status, 0, "{err}");
     // StaticSite (`site`) never saw the bytes it served: the answers of
     // the files' reads go from `public` to `server`.
-    assert!(err.contains("server:"), "the trace is there:\n{err}");
+    // The trace shows the HTTP traffic: each exchange taken, and the
+    // response written for it.
+    assert!(
+        err.contains("web <- http: exchange 1 GET / (0 bytes)")
+            && err.contains("<- answer HttpRequest 1 GET / (0 bytes of body)")
+            && err.contains("-> web: write /exchanges/1 HttpResponse 200 (648 bytes of body)"),
+        "the trace shows HTTP traffic:\n{err}"
+    );
     for line in err.lines().filter(|l| l.starts_with("site:")) {
         assert!(
             !["text/css", "image/png", "text/html ("]

@@ -75,7 +75,7 @@ impl Inbox {
             };
             let (ask, asked) = mpsc::sync_channel::<()>(1);
             let tx = self.tx.clone();
-            std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .name("console input".into())
                 .spawn(move || {
                     while asked.recv().is_ok() {
@@ -86,8 +86,14 @@ impl Inbox {
                             return;
                         }
                     }
-                })
-                .expect("the console input thread starts");
+                });
+            if spawned.is_err() {
+                // No thread to read with (the system is out of them): as if
+                // input had ended, which the run can go on without.
+                let _ = self.tx.send(Outside::InputEnded);
+                self.asked = true;
+                return;
+            }
             self.ask = Some(ask);
         }
         if let Some(ask) = &self.ask {
@@ -121,7 +127,8 @@ impl Inbox {
         self.watching_signals = true;
         let tx = self.tx.clone();
         let (ready_tx, ready) = mpsc::channel::<()>();
-        std::thread::Builder::new()
+        // Without the thread, the signals keep their default effect.
+        let _ = std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
                 use tokio::signal::unix::{SignalKind, signal};
@@ -149,8 +156,7 @@ impl Inbox {
                         }
                     }
                 });
-            })
-            .expect("the signal thread starts");
+            });
         // Listening is announced only once a signal would be caught.
         let _ = ready.recv();
     }

@@ -96,6 +96,9 @@ fn describe(p: &Payload) -> String {
             s.name, s.length, s.content_type
         );
     }
+    if let Some(http) = crate::natives::http::wire::describe(p) {
+        return http;
+    }
     match std::str::from_utf8(&p.data) {
         Ok(t) if p.content_type.starts_with("text/") && t.chars().count() <= 60 => {
             format!(" {} {t:?}", p.content_type)

@@ -1,4 +1,4 @@
-//! What the HTTP tests share: building an image that listens on port 0,
+//! What the HTTP tests (and the site bench) share: building an image that listens on port 0,
 //! running it with `othc run` (a real process, its stdin a pipe the test
 //! writes), finding the address it printed, and fetching with curl.
 
@@ -31,11 +31,16 @@ pub fn have(bin: &str, package: &str) -> bool {
 /// on port 0, into a scratch folder; returns the bundle. Slow the first
 /// time (asc), so it says so.
 pub fn build(image: &str, out: &str) -> PathBuf {
+    build_as(image, out, "--debug")
+}
+
+/// [`build`] with the profile flag given (`--debug` or `--release`).
+pub fn build_as(image: &str, out: &str, profile: &str) -> PathBuf {
     let out = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), out);
-    eprintln!("building {image} (the first build compiles its objects with asc)");
+    eprintln!("building {image} {profile} (the first build compiles its objects with asc)");
     let o = Command::new(env!("CARGO_BIN_EXE_othc"))
         .current_dir(root())
-        .args(["build", image, "--debug", "--color", "never", "--out"])
+        .args(["build", image, profile, "--color", "never", "--out"])
         .arg(&out)
         .args([
             "--set",

@@ -132,3 +132,36 @@ pub fn response(p: Option<&Payload>) -> Result<Response, String> {
         streamed,
     })
 }
+
+/// An `HttpRequest` or `HttpResponse` payload in a trace line (` HttpRequest
+/// GET /style.css`), or `None` for anything else.
+pub fn describe(p: &Payload) -> Option<String> {
+    if p.content_type != "application/bson" {
+        return None;
+    }
+    let d = Document::from_reader(&mut p.data.as_slice()).ok()?;
+    let body = |d: &Document| match d.get("body") {
+        Some(Bson::Binary(b)) => b.bytes.len(),
+        _ => 0,
+    };
+    match d.get_str("$type").ok()? {
+        "HttpRequest" => Some(format!(
+            " HttpRequest {} {} {} ({} bytes of body)",
+            d.get_i64("id").unwrap_or(0),
+            d.get_str("method").unwrap_or("?"),
+            d.get_str("target").unwrap_or("?"),
+            body(&d)
+        )),
+        "HttpResponse" => Some(format!(
+            " HttpResponse {}{} ({} bytes of body)",
+            d.get_i32("status").unwrap_or(0),
+            if d.get_bool("streamed").unwrap_or(false) {
+                " streamed"
+            } else {
+                ""
+            },
+            body(&d)
+        )),
+        _ => None,
+    }
+}
