@@ -74,9 +74,11 @@ pub enum Command {
     ///
     /// Builds like `othc build` (unchanged modules come from the cache), then
     /// runs the image in this process: console input from stdin, a line at a
-    /// time whenever the image is idle; console output on stdout. A bundle
+    /// time whenever the image is idle; console output on stdout. An image
+    /// with an `Http` listener runs until Ctrl-C (SIGINT) or SIGTERM, which
+    /// let the requests in flight finish for at most 5 s. A bundle
     /// (`NAME.othimg`) runs as it is. Exit status: 0 the image went idle and
-    /// its input ended; 1 errors, an instance stopped (a trap or a limit) or
+    /// its input ended, or a listening image was stopped by a signal; 1 errors, an instance stopped (a trap or a limit) or
     /// a startup request failed; 2 usage, or a bundle that cannot be loaded.
     Run(run::RunArgs),
     /// Show what a built module says about itself: its sections, whether it

@@ -15,8 +15,10 @@ use othismo_runtime::Limits;
     long_about = "Runs an Othismo image bundle (NAME.othimg, written by `othc build`).\n\n\
 Console input comes from stdin, a line at a time, whenever the image is idle; console \
 output goes to stdout; reports go to stderr. `othc run IMAGE.oth` builds and runs in one \
-step.\n\n\
-Exit status: 0 the image went idle and its input ended; 1 an instance was stopped \
+step. An image with an `Http` listener runs until SIGINT (Ctrl-C) or SIGTERM, which \
+stop accepting connections and let the requests in flight finish for at most 5 s.\n\n\
+Exit status: 0 the image went idle and its input ended, or a listening image was stopped \
+by a signal; 1 an instance was stopped \
 (a trap or a limit) or a startup request failed; 2 the bundle could not be loaded."
 )]
 struct Args {
