@@ -9,8 +9,11 @@
 //! 2. an exec round trip over the agent (`true`: start, exit frame back),
 //!    beside the anchor: the same request run by the local backend (a
 //!    child process on the host);
-//! 3. the resident memory of one resumed VM's qemu after an exec (target
-//!    ≤ 150 MiB).
+//! 3. the host memory of each resumed VM after an exec, with `ALIVE` of
+//!    them running at once (target ≤ 150 MiB): its proportional share
+//!    (PSS: its own pages, plus each page it shares with other VMs divided
+//!    among them, which is what it adds to the host), beside its resident
+//!    size (RSS: every page it maps, shared or not).
 //!
 //! Needs qemu (`apt-get install qemu-system-x86`); prepares its guest under
 //! `target/microvm-bench` (kernel and busybox by `apt-get download`, once).
@@ -27,6 +30,8 @@ use crucible::wire::ExecRequest;
 const COLD: usize = 3;
 const WARM: usize = 7;
 const EXECS: usize = 30;
+/// Resumed VMs running at once while their memory is measured.
+const ALIVE: usize = 4;
 /// Each VM's memory: the daemon's default.
 const MEMORY_MIB: u32 = 512;
 
@@ -51,13 +56,18 @@ async fn exec_true(s: &dyn Sandbox) -> Duration {
     panic!("no exit");
 }
 
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
+/// A field of `/proc/PID/smaps_rollup` (`Rss:`, `Pss:`), in KiB.
+fn rollup_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
         .unwrap_or_default()
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .unwrap_or(0)
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.0} MiB", kib as f64 / 1024.0)
 }
 
 fn main() {
@@ -139,8 +149,21 @@ fn main() {
         for _ in 0..EXECS {
             over_agent.push(exec_true(&vm.link).await);
         }
-        let rss = vm.pid().map(rss_kib).unwrap_or(0);
-        vm.stop().await;
+        let mut alive = vec![vm];
+        for i in 1..ALIVE {
+            let at = dir.join(format!("alive{i}"));
+            let vm = qemu::start(&guest, &cfg, size, &at, How::Restore(&path))
+                .await
+                .expect("a resume");
+            exec_true(&vm.link).await;
+            alive.push(vm);
+        }
+        let pids: Vec<u32> = alive.iter().filter_map(|v| v.pid()).collect();
+        let pss = pids.iter().map(|&p| rollup_kib(p, "Pss:")).max().unwrap_or(0);
+        let rss = pids.iter().map(|&p| rollup_kib(p, "Rss:")).max().unwrap_or(0);
+        for vm in alive {
+            vm.stop().await;
+        }
         let local = LocalBackend::new(state.join("local"));
         let sb = local.create("anchor").expect("a local sandbox");
         let mut anchor = Vec::new();
@@ -165,8 +188,9 @@ fn main() {
             over_agent.as_secs_f64() / anchor.as_secs_f64()
         );
         println!(
-            "qemu resident, resumed VM: {:.0} MiB (target ≤ 150 MiB)",
-            rss as f64 / 1024.0
+            "host memory per resumed VM, {ALIVE} running: {} proportional (PSS; target ≤ 150 MiB), {} resident (RSS); the largest of them",
+            mib(pss),
+            mib(rss)
         );
     });
 }

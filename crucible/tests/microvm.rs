@@ -123,6 +123,22 @@ fn daemon(first: &str) -> Daemon {
     Daemon { child, addr, state }
 }
 
+/// The sizes of the newest snapshot's state file and RAM file under `state`.
+fn snapshot_files(state: &Path) -> (u64, u64) {
+    let newest = std::fs::read_dir(state.join("snapshots"))
+        .expect("the snapshots directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".vmstate"))
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .expect("a snapshot");
+    let size = |p: &Path| {
+        p.metadata()
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+            .len()
+    };
+    (size(&newest), size(&newest.with_extension("ram")))
+}
+
 /// The pids of the qemu processes serving sandboxes under `state`.
 fn qemus(state: &Path, id: &str) -> Vec<u32> {
     let marker = state.join("vms").join(id).join("agent.sock");
@@ -201,6 +217,17 @@ async fn sandboxes_are_microvms_reached_only_through_their_agent() {
         in_a.lines().nth(1),
         in_twin.lines().nth(1),
         "two VMs from one snapshot share their randomness"
+    );
+    // Both map the snapshot's RAM file, each privately: what one writes
+    // into its memory (a's file lives in its tmpfs) the other never sees.
+    match c.pull(&twin.id, "/work/hello.txt").await {
+        Err(ClientError::Http { status: 404, .. }) => {}
+        other => panic!("a VM resumed beside a sees a's file: {other:?}"),
+    }
+    let (state_file, ram_file) = snapshot_files(&d.state);
+    assert!(
+        state_file < 4 << 20 && ram_file >= 192 << 20,
+        "the snapshot keeps the memory in its RAM file, the devices in its state file: {state_file} and {ram_file} bytes"
     );
     c.delete(&twin.id).await.unwrap();
     match c.pull("b", "/work/hello.txt").await {

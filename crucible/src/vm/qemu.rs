@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::vm::image::Guest;
 use crate::vm::link::AgentLink;
+use crate::vm::qmp::Qmp;
 use crate::vm::wire::{Clock, Kind, Message};
 
 /// How guest code runs.
@@ -86,7 +87,12 @@ const APPEND: &str = "console=ttyS0 quiet tsc_early_khz=2600000 panic=-1 init_on
 fn argv(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path, how: How<'_>) -> Vec<String> {
     let mut a = vec![
         "-M".into(),
-        "microvm".into(),
+        match how {
+            How::Cold => "microvm".into(),
+            // A template's or a resumed VM's memory is the snapshot's RAM
+            // file (see `snapshot`), named by this backend.
+            How::Template(_) | How::Restore(_) => "microvm,memory-backend=ram".into(),
+        },
         "-accel".into(),
         match cfg.accel {
             Accel::Kvm => "kvm".into(),
@@ -134,20 +140,52 @@ fn argv(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path, how: How<'_>) -> 
         // which writes its state through `cat`.
         "-sandbox".into(),
         match how {
-            How::Template => "on,obsolete=deny,elevateprivileges=deny,resourcecontrol=deny".into(),
+            How::Template(_) => {
+                "on,obsolete=deny,elevateprivileges=deny,resourcecontrol=deny".into()
+            }
             _ => "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny".into(),
         },
     ];
+    // The template writes its memory into the RAM file (shared), and the
+    // migration leaves that memory out (`x-ignore-shared`, set over QMP on
+    // both ends: this qemu has no command-line switch for it): the state file
+    // holds the devices only. A resumed VM maps the same file privately:
+    // every VM reads the pages it has not written from the one copy in the
+    // host's page cache, and a page it writes becomes its own.
+    let ram = |file: &Path, share: &str| {
+        [
+            "-object".to_string(),
+            format!(
+                "memory-backend-file,id=ram,size={}M,mem-path={},share={share}",
+                size.memory_mib,
+                qemu_option_value(&file.display().to_string())
+            ),
+        ]
+    };
+    let qmp = [
+        "-qmp".to_string(),
+        format!("unix:{},server=on,wait=off", dir.join("qmp.sock").display()),
+    ];
     match how {
         How::Cold => {}
-        How::Template => a.extend([
-            "-qmp".into(),
-            format!("unix:{},server=on,wait=off", dir.join("qmp.sock").display()),
-        ]),
-        // The saved state arrives on descriptor 3; the VM runs once it is in.
-        How::Restore(_) => a.extend(["-incoming".into(), format!("fd:{SNAPSHOT_FD}")]),
+        How::Template(file) => {
+            a.extend(ram(file, "on"));
+            a.extend(qmp);
+        }
+        // The saved state is read from descriptor 3 once `incoming` has
+        // asked for it; the VM runs once it is in.
+        How::Restore(state) => {
+            a.extend(ram(&crate::vm::snapshot::ram_of(state), "off"));
+            a.extend(qmp);
+            a.extend(["-incoming".into(), "defer".into()]);
+        }
     }
     a
+}
+
+/// A value inside a qemu option list, where a comma is written twice.
+fn qemu_option_value(v: &str) -> String {
+    v.replace(',', ",,")
 }
 
 /// What, besides the guest and its size, a saved VM depends on: the
@@ -182,9 +220,10 @@ const SNAPSHOT_FD: libc::c_int = 3;
 pub enum How<'a> {
     /// Boots the kernel.
     Cold,
-    /// Boots the kernel, with a QMP socket to save it from.
-    Template,
-    /// Resumes a saved VM.
+    /// Boots the kernel into memory kept in the given RAM file, with a QMP
+    /// socket to save it from.
+    Template(&'a Path),
+    /// Resumes the VM saved in the given state file (and its RAM file).
     Restore(&'a Path),
 }
 
@@ -250,6 +289,15 @@ pub async fn start(
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", cfg.qemu.display()))?;
     drop(snapshot);
+    if let How::Restore(_) = how {
+        let qmp = dir.join("qmp.sock");
+        let loading = tokio::task::spawn_blocking(move || incoming(&qmp));
+        tokio::select! {
+            r = loading => r.map_err(|e| e.to_string()).and_then(|r| r)
+                .map_err(|e| format!("loading the snapshot: {e}"))?,
+            status = child.wait() => return Err(qemu_ended(&mut child, status, dir).await),
+        }
+    }
     let socket = dir.join("agent.sock");
     let connected = async {
         loop {
@@ -288,6 +336,18 @@ pub async fn start(
         boot,
         restored: matches!(how, How::Restore(_)),
     })
+}
+
+/// Over QMP: has a VM started with `-incoming defer` load the state on
+/// descriptor 3, its memory left out (it is the RAM file).
+fn incoming(qmp: &Path) -> Result<(), String> {
+    let mut qmp = Qmp::connect(qmp, Duration::from_secs(10))?;
+    qmp.ignore_shared_memory()?;
+    qmp.ask(serde_json::json!({
+        "execute": "migrate-incoming",
+        "arguments": {"uri": format!("fd:{SNAPSHOT_FD}")}
+    }))
+    .map(drop)
 }
 
 async fn qemu_ended(
