@@ -1,7 +1,7 @@
 //! The AssemblyScript BSON codec beside the Rust `bson` crate, on the same
-//! ~1 KB message (nested messages, lists, a map), in the same run: ns per
-//! encode and decode, and the ratio AS / Rust (goal: encode within 2×,
-//! decode within 1.2×).
+//! ~1 KB message (nested messages, lists, a map), in the same run, the two
+//! sides alternating in rounds: ns per encode and decode, and the median
+//! round's ratio AS / Rust (goal: encode within 2×, decode within 1.2×).
 //!
 //! The AS side (`benches/as/codec.ts` with the bindings of
 //! `fixtures/codegen/everything.oth`) runs under wasmtime, the engine
@@ -46,37 +46,58 @@ fn main() {
     let wasm_path =
         common::build_with_everything(&dir, "compiler/benches/as/codec.ts", Profile::Release);
 
-    let n = 200_000u32;
     let v = value();
     let bytes = bson::to_vec(&v).unwrap();
+    let mut wasm = AsCodec::load(&wasm_path).expect("the AS codec loads under wasmtime");
+    assert_eq!(
+        wasm.encoded().unwrap(),
+        bytes,
+        "both codecs write the same bytes"
+    );
+    // Warm both sides up, then alternate them in rounds, so that a change
+    // in the machine's load reaches both: the ratio is each round's, and
+    // the median of the rounds is printed.
     let mut sink = 0usize;
-    for _ in 0..n / 10 {
+    for _ in 0..N / 10 {
         sink += bson::to_vec(&v).unwrap().len();
     }
-    let t = Instant::now();
-    for _ in 0..n {
-        sink += bson::to_vec(std::hint::black_box(&v)).unwrap().len();
+    wasm.encode(N / 10).unwrap();
+    wasm.decode(N / 10).unwrap();
+    let (mut enc, mut dec) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        for _ in 0..N {
+            sink += bson::to_vec(std::hint::black_box(&v)).unwrap().len();
+        }
+        let rust_encode = per_op(t);
+        let t = Instant::now();
+        for _ in 0..N {
+            let d: Document = bson::from_slice(std::hint::black_box(&bytes)).unwrap();
+            sink += d.len();
+        }
+        let rust_decode = per_op(t);
+        let as_encode = wasm.encode(N).unwrap();
+        let as_decode = wasm.decode(N).unwrap();
+        enc.push((as_encode / rust_encode, as_encode, rust_encode));
+        dec.push((as_decode / rust_decode, as_decode, rust_decode));
     }
-    let rust_encode = t.elapsed().as_nanos() as f64 / n as f64;
-    let t = Instant::now();
-    for _ in 0..n {
-        let d: Document = bson::from_slice(std::hint::black_box(&bytes)).unwrap();
-        sink += d.len();
-    }
-    let rust_decode = t.elapsed().as_nanos() as f64 / n as f64;
     std::hint::black_box(sink);
-
-    let (as_encode, as_decode, as_bytes) =
-        run_as(&wasm_path, n).expect("the AS codec runs under wasmtime");
-    assert_eq!(as_bytes, bytes, "both codecs write the same bytes");
-    println!("a {}-byte message, {n} times each", bytes.len());
+    let median = |mut v: Vec<(f64, f64, f64)>| {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        v[v.len() / 2]
+    };
+    let (enc, dec) = (median(enc), median(dec));
     println!(
-        "  encode: AS {as_encode:>8.0} ns   Rust bson {rust_encode:>8.0} ns   ratio {:.2}",
-        as_encode / rust_encode
+        "a {}-byte message; {ROUNDS} rounds of {N} of each, sides alternating; the median round:",
+        bytes.len()
     );
     println!(
-        "  decode: AS {as_decode:>8.0} ns   Rust bson {rust_decode:>8.0} ns   ratio {:.2}  (AS decodes into the generated class, Rust into a Document)",
-        as_decode / rust_decode
+        "  encode: AS {:>8.0} ns   Rust bson {:>8.0} ns   ratio {:.2}",
+        enc.1, enc.2, enc.0
+    );
+    println!(
+        "  decode: AS {:>8.0} ns   Rust bson {:>8.0} ns   ratio {:.2}  (AS decodes into the generated class, Rust into a Document)",
+        dec.1, dec.2, dec.0
     );
     println!(
         "  goal: encode within 2×, decode within 1.2×; the AS side runs under wasmtime (cranelift), the engine runtime-min uses"
@@ -84,41 +105,74 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Runs `benchEncode(n)` and `benchDecode(n)` under wasmtime: ns per
-/// operation, and the bytes the AS side wrote.
-fn run_as(wasm: &Path, n: u32) -> wasmtime::Result<(f64, f64, Vec<u8>)> {
-    use wasmtime::{Engine, Linker, Module, Store};
-    let engine = Engine::default();
-    let module = Module::from_file(&engine, wasm)?;
-    let mut store = Store::new(&engine, ());
-    let mut linker: Linker<()> = Linker::new(&engine);
-    // The codec makes no host calls; any would trap.
-    linker.define_unknown_imports_as_traps(&module)?;
-    let instance = linker.instantiate(&mut store, &module)?;
-    instance
-        .get_typed_func::<(), ()>(&mut store, "_start")?
-        .call(&mut store, ())?;
-    let encode = instance.get_typed_func::<i32, i32>(&mut store, "benchEncode")?;
-    let decode = instance.get_typed_func::<i32, i32>(&mut store, "benchDecode")?;
-    let n = n as i32;
-    encode.call(&mut store, n / 10)?;
-    decode.call(&mut store, n / 10)?;
-    let t = Instant::now();
-    encode.call(&mut store, n)?;
-    let encode_ns = t.elapsed().as_nanos() as f64 / n as f64;
-    let t = Instant::now();
-    let ok = decode.call(&mut store, n)?;
-    let decode_ns = t.elapsed().as_nanos() as f64 / n as f64;
-    assert_eq!(ok, n, "every decode succeeds");
-    let ptr = instance
-        .get_typed_func::<(), i32>(&mut store, "outputPtr")?
-        .call(&mut store, ())? as usize;
-    let len = instance
-        .get_typed_func::<(), i32>(&mut store, "outputLen")?
-        .call(&mut store, ())? as usize;
-    let memory = instance
-        .get_memory(&mut store, "memory")
-        .expect("the module exports its memory");
-    let bytes = memory.data(&store)[ptr..ptr + len].to_vec();
-    Ok((encode_ns, decode_ns, bytes))
+const N: u32 = 40_000;
+const ROUNDS: usize = 7;
+
+fn per_op(t: Instant) -> f64 {
+    t.elapsed().as_nanos() as f64 / N as f64
+}
+
+/// The AS side: `benchEncode(n)` and `benchDecode(n)` of `benches/as/codec.ts`
+/// under wasmtime.
+struct AsCodec {
+    store: wasmtime::Store<()>,
+    instance: wasmtime::Instance,
+}
+
+impl AsCodec {
+    fn load(wasm: &Path) -> wasmtime::Result<AsCodec> {
+        use wasmtime::{Engine, Linker, Module, Store};
+        let engine = Engine::default();
+        let module = Module::from_file(&engine, wasm)?;
+        let mut store = Store::new(&engine, ());
+        let mut linker: Linker<()> = Linker::new(&engine);
+        // The codec makes no host calls; any would trap.
+        linker.define_unknown_imports_as_traps(&module)?;
+        let instance = linker.instantiate(&mut store, &module)?;
+        instance
+            .get_typed_func::<(), ()>(&mut store, "_start")?
+            .call(&mut store, ())?;
+        Ok(AsCodec { store, instance })
+    }
+
+    fn call(&mut self, name: &str, n: u32) -> wasmtime::Result<i32> {
+        let f = self
+            .instance
+            .get_typed_func::<i32, i32>(&mut self.store, name)?;
+        f.call(&mut self.store, n as i32)
+    }
+
+    /// ns per encode, over `n`.
+    fn encode(&mut self, n: u32) -> wasmtime::Result<f64> {
+        let t = Instant::now();
+        self.call("benchEncode", n)?;
+        Ok(t.elapsed().as_nanos() as f64 / n as f64)
+    }
+
+    /// ns per decode, over `n`; every one must succeed.
+    fn decode(&mut self, n: u32) -> wasmtime::Result<f64> {
+        let t = Instant::now();
+        let ok = self.call("benchDecode", n)?;
+        let ns = t.elapsed().as_nanos() as f64 / n as f64;
+        assert_eq!(ok, n as i32, "every decode succeeds");
+        Ok(ns)
+    }
+
+    /// The bytes the AS side writes for the value.
+    fn encoded(&mut self) -> wasmtime::Result<Vec<u8>> {
+        self.call("benchEncode", 1)?;
+        let ptr = self
+            .instance
+            .get_typed_func::<(), i32>(&mut self.store, "outputPtr")?
+            .call(&mut self.store, ())? as usize;
+        let len = self
+            .instance
+            .get_typed_func::<(), i32>(&mut self.store, "outputLen")?
+            .call(&mut self.store, ())? as usize;
+        let memory = self
+            .instance
+            .get_memory(&mut self.store, "memory")
+            .expect("the module exports its memory");
+        Ok(memory.data(&self.store)[ptr..ptr + len].to_vec())
+    }
 }

@@ -162,7 +162,7 @@ fn containers() -> Document {
     };
     d.extend(doc! {
         "boolMap": { "t": true },
-        "stringMap": { "s": "v" },
+        "stringMap": { "ключ 😀": "v" },
         "blobMap": { "b": bytes(b"\x01") },
         "i8Map": { "k": -1i32 },
         "i16Map": { "k": 2i32 },

@@ -22,6 +22,10 @@ pub const SDK_FILES: &[(&str, &str)] = &[
     ),
     ("box.ts", include_str!("../../sdk/assemblyscript/box.ts")),
     ("bson.ts", include_str!("../../sdk/assemblyscript/bson.ts")),
+    (
+        "bson_writer.ts",
+        include_str!("../../sdk/assemblyscript/bson_writer.ts"),
+    ),
     ("stat.ts", include_str!("../../sdk/assemblyscript/stat.ts")),
     (
         "callbacks.ts",

@@ -5,6 +5,7 @@
 
 import { Payload } from "./payload"
 import { Uuid } from "./box"
+import { BsonWriter } from "./bson_writer"
 
 export const BSON: string = "application/bson"
 
@@ -20,200 +21,7 @@ export const NULL: u8 = 0x0a
 export const INT32: u8 = 0x10
 export const INT64: u8 = 0x12
 
-/** A writer's buffers, kept for the next writer once one finishes. */
-let spareBuf: Uint8Array | null = null
-let spareStarts: Array<i32> | null = null
-let spareIndex: Array<i32> | null = null
-
-/** Writes one document; nested documents and arrays are begun and ended. */
-export class BsonWriter {
-  private buf: Uint8Array
-  private len: i32 = 0
-  private starts: Array<i32>
-  private index: Array<i32>
-
-  constructor() {
-    // Reuse the buffers of the last finished writer: encoding a message
-    // then allocates only its result.
-    const buf = spareBuf
-    const starts = spareStarts
-    const index = spareIndex
-    spareBuf = null
-    spareStarts = null
-    spareIndex = null
-    this.buf = buf != null ? buf : new Uint8Array(512)
-    this.starts = starts != null ? starts : new Array<i32>()
-    this.index = index != null ? index : new Array<i32>()
-    this.starts.length = 0
-    this.index.length = 0
-    this.open()
-  }
-
-  private ensure(n: i32): void {
-    const need = this.len + n
-    if (need <= this.buf.length) return
-    let cap = this.buf.length << 1
-    while (cap < need) cap <<= 1
-    const grown = new Uint8Array(cap)
-    memory.copy(grown.dataStart, this.buf.dataStart, <usize>this.len)
-    this.buf = grown
-  }
-
-  private u8(b: u8): void {
-    this.ensure(1)
-    this.buf[this.len++] = b
-  }
-
-  private i32le(v: i32): void {
-    this.ensure(4)
-    store<i32>(this.buf.dataStart + <usize>this.len, v)
-    this.len += 4
-  }
-
-  private i64le(v: i64): void {
-    this.ensure(8)
-    store<i64>(this.buf.dataStart + <usize>this.len, v)
-    this.len += 8
-  }
-
-  private bytes(data: ArrayBuffer): void {
-    const n = data.byteLength
-    this.ensure(n)
-    memory.copy(this.buf.dataStart + <usize>this.len, changetype<usize>(data), <usize>n)
-    this.len += n
-  }
-
-  /** UTF-8 straight into the buffer, no intermediate copy; returns its length. */
-  private utf8(s: string): i32 {
-    const n = String.UTF8.byteLength(s, false)
-    this.ensure(n)
-    String.UTF8.encodeUnsafe(changetype<usize>(s), s.length, this.buf.dataStart + <usize>this.len, false)
-    this.len += n
-    return n
-  }
-
-  private cstring(s: string): void {
-    this.utf8(s)
-    this.u8(0)
-  }
-
-  /** An array index as a key: its decimal digits, then NUL. */
-  private indexKey(i: i32): void {
-    if (i < 10) {
-      this.u8(<u8>(48 + i))
-    } else {
-      let digits = 0
-      for (let v = i; v > 0; v /= 10) digits++
-      this.ensure(digits)
-      let at = this.len + digits - 1
-      for (let v = i; v > 0; v /= 10) {
-        this.buf[at--] = <u8>(48 + (v % 10))
-      }
-      this.len += digits
-    }
-    this.u8(0)
-  }
-
-  private open(): void {
-    this.starts.push(this.len)
-    this.index.push(0)
-    this.i32le(0)
-  }
-
-  /** The key of the next element: the caller's, or the array index. */
-  private key(type: u8, key: string | null): void {
-    this.u8(type)
-    if (key == null) {
-      const i = this.index.length - 1
-      this.indexKey(this.index[i])
-      this.index[i] = this.index[i] + 1
-    } else {
-      this.cstring(key)
-    }
-  }
-
-  /** Ends the innermost document or array. */
-  end(): void {
-    this.u8(0)
-    const start = this.starts.pop()
-    this.index.pop()
-    store<i32>(this.buf.dataStart + <usize>start, this.len - start)
-  }
-
-  // Each writer takes the key, or null for the next element of an array.
-
-  string(key: string | null, v: string): void {
-    this.key(STRING, key)
-    const at = this.len
-    this.i32le(0)
-    const n = this.utf8(v)
-    this.u8(0)
-    store<i32>(this.buf.dataStart + <usize>at, n + 1)
-  }
-
-  int32(key: string | null, v: i32): void {
-    this.key(INT32, key)
-    this.i32le(v)
-  }
-
-  int64(key: string | null, v: i64): void {
-    this.key(INT64, key)
-    this.i64le(v)
-  }
-
-  double(key: string | null, v: f64): void {
-    this.key(DOUBLE, key)
-    this.i64le(reinterpret<i64>(v))
-  }
-
-  bool(key: string | null, v: bool): void {
-    this.key(BOOL, key)
-    this.u8(v ? 1 : 0)
-  }
-
-  datetime(key: string | null, ms: i64): void {
-    this.key(DATETIME, key)
-    this.i64le(ms)
-  }
-
-  binary(key: string | null, data: ArrayBuffer, subtype: u8 = 0): void {
-    this.key(BINARY, key)
-    this.i32le(data.byteLength)
-    this.u8(subtype)
-    this.bytes(data)
-  }
-
-  uuid(key: string | null, v: Uuid): void {
-    this.binary(key, v.bytes.buffer, 4)
-  }
-
-  startDocument(key: string | null): void {
-    this.key(DOCUMENT, key)
-    this.open()
-  }
-
-  startArray(key: string | null): void {
-    this.key(ARRAY, key)
-    this.open()
-  }
-
-  /** An embedded document given as its bytes (an Unknown message passed on). */
-  rawDocument(key: string | null, doc: ArrayBuffer): void {
-    this.key(DOCUMENT, key)
-    this.bytes(doc)
-  }
-
-  /** Ends the outer document and gives its bytes. */
-  finish(): ArrayBuffer {
-    while (this.starts.length > 0) this.end()
-    const out = new ArrayBuffer(this.len)
-    memory.copy(changetype<usize>(out), this.buf.dataStart, <usize>this.len)
-    spareBuf = this.buf
-    spareStarts = this.starts
-    spareIndex = this.index
-    return out
-  }
-}
+export { BsonWriter } from "./bson_writer"
 
 /**
  * Reads the elements of one document in order. Every length is checked
@@ -224,7 +32,8 @@ export class BsonReader {
   ok: bool = true
   /** The current element: its type, its key, where its value is. */
   type: u8 = 0
-  key: string = ""
+  private keyAt: i32 = 0
+  private keyLen: i32 = 0
   private at: i32 = 0
   private valueAt: i32 = 0
   private valueEnd: i32 = 0
@@ -253,6 +62,35 @@ export class BsonReader {
     this.ok = false
   }
 
+  /** The current element's key, as a string (made when asked for). */
+  get key(): string {
+    return String.UTF8.decodeUnsafe(this.data.dataStart + <usize>this.keyAt, <usize>this.keyLen, false)
+  }
+
+  /** Whether the current element's key is `s`, without making a string
+   *  of the key: what generated readers ask for each field. */
+  keyIs(s: string): bool {
+    const n = s.length
+    const src = changetype<usize>(s)
+    const key = this.data.dataStart + <usize>this.keyAt
+    // An ASCII `s` is equal when its units are the key's bytes; one with
+    // other characters is compared as strings.
+    if (n == this.keyLen) {
+      for (let i = 0; i < n; i++) {
+        const c = load<u16>(src + (<usize>i << 1))
+        if (c >= 0x80) return this.key == s
+        if (<u16>load<u8>(key + <usize>i) != c) return false
+      }
+      return true
+    }
+    // More units than bytes: never equal (UTF-8 takes at least a byte a unit).
+    if (n > this.keyLen) return false
+    for (let i = 0; i < n; i++) {
+      if (load<u16>(src + (<usize>i << 1)) >= 0x80) return this.key == s
+    }
+    return false
+  }
+
   private i32At(p: i32): i32 {
     return load<i32>(this.data.dataStart + <usize>p)
   }
@@ -265,16 +103,19 @@ export class BsonReader {
       if (this.at != last) this.ok = false
       return false
     }
-    const type = this.data[this.at]
+    // `at < last < end <= data.length` (the constructor checked `end`):
+    // the bytes up to `last` are read without a bounds check each.
+    const base = this.data.dataStart
+    const type = load<u8>(base + <usize>this.at)
     // The key: a NUL-terminated string before the value.
     let p = this.at + 1
-    while (p < last && this.data[p] != 0) p++
+    while (p < last && load<u8>(base + <usize>p) != 0) p++
     if (p >= last) {
       this.ok = false
       return false
     }
-    const keyStart = this.at + 1
-    this.key = String.UTF8.decodeUnsafe(this.data.dataStart + <usize>keyStart, <usize>(p - keyStart), false)
+    this.keyAt = this.at + 1
+    this.keyLen = p - this.keyAt
     const v = p + 1
     let size: i32 = -1
     const room = last - v
@@ -463,7 +304,7 @@ export class Message {
 
   /** This message as a whole document, `$type` first. */
   toBytes(): ArrayBuffer {
-    const w = new BsonWriter()
+    const w = BsonWriter.take()
     w.string("$type", this.typeName())
     this.writeFields(w)
     return w.finish()
@@ -509,7 +350,7 @@ export function readEmbedded<T>(r: BsonReader, read: (r: BsonReader) => T): T {
 export function fromPayload<T>(p: Payload, type: string, read: (r: BsonReader) => T): T | null {
   if (p.mediaType() != BSON) return null
   const r = BsonReader.of(p.data)
-  if (!r.next() || r.key != "$type" || r.type != STRING || r.string() != type) return null
+  if (!r.next() || !r.keyIs("$type") || r.type != STRING || r.string() != type) return null
   const m = read(r)
   return r.ok ? m : null
 }
@@ -545,7 +386,7 @@ export function register(type: string, decoder: Decoder): void {
 
 /** The `$type` of a document: its first element, which must be a string. */
 function typeOf(r: BsonReader): string | null {
-  if (!r.next() || r.key != "$type" || r.type != STRING) return null
+  if (!r.next() || !r.keyIs("$type") || r.type != STRING) return null
   const t = r.string()
   return r.ok ? t : null
 }

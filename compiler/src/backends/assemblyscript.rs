@@ -113,9 +113,13 @@ impl MessageView {
                 .collect();
             format!("let {}", flags.join(", "))
         });
-        let cases = fields
-            .iter()
-            .map(|f| format!("if (k == {}) {{ {}; continue }}", f.key, f.read.join("; ")));
+        let cases = fields.iter().map(|f| {
+            format!(
+                "if (r.keyIs({})) {{ {}; continue }}",
+                f.key,
+                f.read.join("; ")
+            )
+        });
         let checks = (!required.is_empty()).then(|| {
             let flags: Vec<String> = required.iter().map(|n| format!("has_{n}")).collect();
             format!("if (!({})) r.fail()", flags.join(" && "))

@@ -170,7 +170,7 @@ function containers(): Containers {
   c.moods = [Mood.class_]
   c.inners = [inner("l", 1)]
   c.boolMap = one<bool>("t", true)
-  c.stringMap = one<string>("s", "v")
+  c.stringMap = one<string>("ключ 😀", "v")
   c.blobMap = one<ArrayBuffer>("b", bytes("\u0001"))
   c.i8Map = one<i8>("k", -1)
   c.i16Map = one<i16>("k", 2)
