@@ -4,6 +4,8 @@
 //! server and client views from `as_entries`; the templates only loop and
 //! test flags.
 
+use std::collections::HashMap;
+
 use handlebars::Handlebars;
 use serde::Serialize;
 
@@ -154,32 +156,26 @@ pub(super) struct EnumValueView {
 
 /// A doc comment's lines; the templates write them as `///` comments.
 pub fn generate(model: &Model, file: FileIx, source_text: &str) -> Generated {
-    let (file_name, head, types, tail) = render(model, file, source_text, TEMPLATE);
+    // The text can be tens of megabytes: it is made in one buffer, never
+    // copied whole. The types are rendered into it first (the bindings
+    // come to about 16 times the header; reserved, not touched), the head
+    // is put before them (a move within the buffer), the tail after.
+    let mut text = String::with_capacity(source_text.len().saturating_mul(16) + 4096);
+    let (file_name, head, tail) = render(model, file, source_text, TEMPLATE, Some(&mut text));
     // The first line also carries the hash of the rest, so a build can
     // tell a generated file left as it was (regenerated when stale) from
-    // one edited by hand (never overwritten). Hashed in parts and written
-    // once: the text can be tens of megabytes.
+    // one edited by hand (never overwritten). A placeholder of the hash's
+    // length holds its place until the rest is there to hash.
     let (first, rest_of_head) = head.split_once('\n').unwrap_or((&head, ""));
     let first = first.trim_end_matches(").");
-    let body = {
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
-        h.update(rest_of_head.as_bytes());
-        h.update(types.as_bytes());
-        h.update(tail.as_bytes());
-        h.finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    };
-    let mut text = String::with_capacity(head.len() + types.len() + tail.len() + 80);
-    text.push_str(first);
-    text.push_str(", body ");
-    text.push_str(&body);
-    text.push_str(").\n");
-    text.push_str(rest_of_head);
-    text.push_str(&types);
+    const HEX_LEN: usize = 64;
+    let hash_at = first.len() + ", body ".len();
+    let rest_at = hash_at + HEX_LEN + ").\n".len();
+    let prefix = format!("{first}, body {:0<HEX_LEN$}).\n{rest_of_head}", "");
+    text.insert_str(0, &prefix);
     text.push_str(&tail);
+    let body = source_hash(&text[rest_at..]);
+    text.replace_range(hash_at..hash_at + HEX_LEN, &body);
     Generated { file_name, text }
 }
 
@@ -215,18 +211,20 @@ pub fn written(text: &str) -> Written {
 /// this is how a test (or a build's self-check) has all of them compiled.
 pub fn exerciser(model: &Model, file: FileIx, source_text: &str) -> String {
     // (Its template has no `{{types}}`: it names the types, it does not declare them.)
-    let (_, head, _, tail) = render(model, file, source_text, EXERCISE);
+    let (_, head, tail) = render(model, file, source_text, EXERCISE, None);
     head + &tail
 }
 
 /// Renders `template` for `file`: (the file's name, the text before the
-/// types, the types, the text after them).
+/// types, the text after them); the types are appended to `types`, when
+/// they are wanted.
 fn render(
     model: &Model,
     file: FileIx,
     source_text: &str,
     template: &str,
-) -> (String, String, String, String) {
+    types_out: Option<&mut String>,
+) -> (String, String, String) {
     let source = model.files[file.index()].name.clone();
     let base = std::path::Path::new(&source)
         .file_name()
@@ -240,81 +238,33 @@ fn render(
         .collect();
     let types = model.types_for(file, &objects);
     let mut helpers = Helpers::default();
-    let mut messages = Vec::new();
-    let mut enums = Vec::new();
-    for t in types {
+    let hb = templates(template);
+    let rendered = "the embedded templates render every view (tested)";
+    // Each type is rendered as soon as its view is made, and its view
+    // dropped: with tens of thousands of types, the views of all of them
+    // at once would be most of the memory `othc gen` touches. Enums first,
+    // then messages, each in the model's order.
+    let mut out = types_out;
+    let mut enum_names = Vec::new();
+    let mut message_names = Vec::new();
+    for &t in &types {
         let def = model.ty(t);
-        match &def.kind {
-            TypeKind::Message { fields } => messages.push(MessageView::new(
-                type_name(&def.name),
-                string_literal(&def.name),
-                doc_lines(&def.doc),
-                fields
-                    .iter()
-                    .map(|f| {
-                        let boxed = f.optional && !as_types::nullable(model, &f.ty);
-                        let key = string_literal(&f.name);
-                        let name = asnames::identifier(&f.name);
-                        let write = helpers.write(model, &f.ty, &key, "v");
-                        let read = helpers.read(model, &f.ty, "r");
-                        let base = as_types::as_type(model, &f.ty);
-                        let (write, read) = match (f.optional, boxed) {
-                            (false, _) => (
-                                vec![helpers.write(model, &f.ty, &key, &format!("this.{name}"))],
-                                vec![format!("m.{name} = {read}"), format!("has_{name} = true")],
-                            ),
-                            (true, false) => (
-                                vec![
-                                    "{".into(),
-                                    format!("  const v = this.{name}"),
-                                    format!("  if (v != null) {write}"),
-                                    "}".into(),
-                                ],
-                                vec![format!("if (!r.isNull()) m.{name} = {read}")],
-                            ),
-                            (true, true) => (
-                                vec![
-                                    "{".into(),
-                                    format!("  const o = this.{name}"),
-                                    format!("  if (o != null) {{ const v = o.value; {write} }}"),
-                                    "}".into(),
-                                ],
-                                vec![format!(
-                                    "if (!r.isNull()) m.{name} = new Box<{base}>({read})"
-                                )],
-                            ),
-                        };
-                        FieldView {
-                            name,
-                            doc: doc_lines(&f.doc),
-                            ty: field_type(model, &f.ty, f.optional),
-                            init: if f.optional {
-                                "null".into()
-                            } else {
-                                default_value(model, &f.ty)
-                            },
-                            optional: f.optional,
-                            key,
-                            write,
-                            read,
-                        }
-                    })
-                    .collect(),
-            )),
-            TypeKind::Enum { values } => enums.push(EnumView {
-                name: type_name(&def.name),
-                doc: doc_lines(&def.doc),
-                values: values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| EnumValueView {
-                        name: asnames::identifier(&v.name),
-                        wire: string_literal(&v.name),
-                        number: i,
-                        doc: doc_lines(&v.doc),
-                    })
-                    .collect(),
-            }),
+        if let TypeKind::Enum { values } = &def.kind {
+            let view = enum_view(def, values);
+            if let Some(out) = out.as_deref_mut() {
+                out.push_str(&hb.render("enum", &view).expect(rendered));
+            }
+            enum_names.push(Named { name: view.name });
+        }
+    }
+    for &t in &types {
+        let def = model.ty(t);
+        if let TypeKind::Message { fields } = &def.kind {
+            let view = message_view(model, def, fields, &mut helpers);
+            if let Some(out) = out.as_deref_mut() {
+                out.push_str(&hb.render("message", &view).expect(rendered));
+            }
+            message_names.push(Named { name: view.name });
         }
     }
     let mut servers = Vec::new();
@@ -322,54 +272,47 @@ fn render(
     // its client, with the entries of all their needs there (the checker
     // made sure their method names agree, E0404).
     let mut shared: Vec<NeedBlock> = Vec::new();
+    // Beside each shared block, its entries by path: an entry is looked
+    // for among those of its path only (a file of a thousand objects that
+    // all need one mount would otherwise compare every entry with all).
+    let mut by_path: Vec<HashMap<&PathPattern, Vec<EntryId>>> = Vec::new();
     for &o in &objects {
         let def = model.object(o);
         if !def.native {
             servers.push(server(model, def));
         }
         for n in &def.needs {
-            match shared.iter_mut().find(|s| s.mount == n.mount) {
-                Some(s) => {
+            match shared.iter().position(|s| s.mount == n.mount) {
+                Some(i) => {
                     for &e in &n.entries {
-                        let same = |x: &EntryId| model.entry(*x).same_for_client(model.entry(e));
-                        if !s.entries.iter().any(same) {
-                            s.entries.push(e);
+                        let entry = model.entry(e);
+                        let alike = by_path[i].entry(&entry.path).or_default();
+                        let same = |x: &EntryId| model.entry(*x).same_for_client(entry);
+                        if !alike.iter().any(same) {
+                            alike.push(e);
+                            shared[i].entries.push(e);
                         }
                     }
                 }
-                None => shared.push(n.clone()),
+                None => {
+                    let mut index: HashMap<&PathPattern, Vec<EntryId>> = HashMap::new();
+                    for &e in &n.entries {
+                        index.entry(&model.entry(e).path).or_default().push(e);
+                    }
+                    by_path.push(index);
+                    shared.push(n.clone());
+                }
             }
         }
     }
     let clients: Vec<ClientView> = shared.iter().map(|n| client(model, n)).collect();
-    let mut hb = Handlebars::new();
-    hb.register_escape_fn(handlebars::no_escape);
-    hb.set_strict_mode(true);
-    let rendered = "the embedded templates render every view (tested)";
-    hb.register_template_string("file", template)
-        .expect(rendered);
-    hb.register_template_string("message", MESSAGE)
-        .expect(rendered);
-    hb.register_template_string("enum", ENUM).expect(rendered);
-    // Each type on its own, so the template's context (a copy of the view)
-    // is one type's at a time.
-    let mut types = String::new();
-    for e in &enums {
-        types.push_str(&hb.render("enum", e).expect(rendered));
-    }
-    for m in &messages {
-        types.push_str(&hb.render("message", m).expect(rendered));
-    }
-    let name = |n: &str| Named {
-        name: n.to_string(),
-    };
     let view = FileView {
         import: format!("./{base}"),
         source: base.clone(),
         hash: source_hash(source_text),
         types: TYPES_MARK,
-        messages: messages.iter().map(|m| name(&m.name)).collect(),
-        enums: enums.iter().map(|e| name(&e.name)).collect(),
+        messages: message_names,
+        enums: enum_names,
         servers,
         clients,
         helpers: helpers.code,
@@ -381,7 +324,105 @@ fn render(
         Some((h, t)) => (h.to_string(), t.strip_prefix('\n').unwrap_or(t).to_string()),
         None => (text, String::new()),
     };
-    (format!("{base}.ts"), head, types, tail)
+    (format!("{base}.ts"), head, tail)
+}
+
+/// The templates: the file's (`template`), a message's and an enum's.
+fn templates(template: &str) -> Handlebars<'_> {
+    let mut hb = Handlebars::new();
+    hb.register_escape_fn(handlebars::no_escape);
+    hb.set_strict_mode(true);
+    let rendered = "the embedded templates render every view (tested)";
+    hb.register_template_string("file", template)
+        .expect(rendered);
+    hb.register_template_string("message", MESSAGE)
+        .expect(rendered);
+    hb.register_template_string("enum", ENUM).expect(rendered);
+    hb
+}
+
+/// The view of one message class; the list and map helpers its fields
+/// use are added to `helpers`.
+fn message_view(
+    model: &Model,
+    def: &TypeDef,
+    fields: &[FieldDef],
+    helpers: &mut Helpers,
+) -> MessageView {
+    MessageView::new(
+        type_name(&def.name),
+        string_literal(&def.name),
+        doc_lines(&def.doc),
+        fields
+            .iter()
+            .map(|f| {
+                let boxed = f.optional && !as_types::nullable(model, &f.ty);
+                let key = string_literal(&f.name);
+                let name = asnames::identifier(&f.name);
+                let write = helpers.write(model, &f.ty, &key, "v");
+                let read = helpers.read(model, &f.ty, "r");
+                let base = as_types::as_type(model, &f.ty);
+                let (write, read) = match (f.optional, boxed) {
+                    (false, _) => (
+                        vec![helpers.write(model, &f.ty, &key, &format!("this.{name}"))],
+                        vec![format!("m.{name} = {read}"), format!("has_{name} = true")],
+                    ),
+                    (true, false) => (
+                        vec![
+                            "{".into(),
+                            format!("  const v = this.{name}"),
+                            format!("  if (v != null) {write}"),
+                            "}".into(),
+                        ],
+                        vec![format!("if (!r.isNull()) m.{name} = {read}")],
+                    ),
+                    (true, true) => (
+                        vec![
+                            "{".into(),
+                            format!("  const o = this.{name}"),
+                            format!("  if (o != null) {{ const v = o.value; {write} }}"),
+                            "}".into(),
+                        ],
+                        vec![format!(
+                            "if (!r.isNull()) m.{name} = new Box<{base}>({read})"
+                        )],
+                    ),
+                };
+                FieldView {
+                    name,
+                    doc: doc_lines(&f.doc),
+                    ty: field_type(model, &f.ty, f.optional),
+                    init: if f.optional {
+                        "null".into()
+                    } else {
+                        default_value(model, &f.ty)
+                    },
+                    optional: f.optional,
+                    key,
+                    write,
+                    read,
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The view of one enum.
+fn enum_view(def: &TypeDef, values: &[EnumValueDef]) -> EnumView {
+    EnumView {
+        name: type_name(&def.name),
+        doc: doc_lines(&def.doc),
+        values: values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| EnumValueView {
+                name: asnames::identifier(&v.name),
+                wire: string_literal(&v.name),
+                number: i,
+                doc: doc_lines(&v.doc),
+            })
+            .collect(),
+    }
 }
 
 /// A stable hash of the source, for the header comment (stale bindings, E0703).
