@@ -195,6 +195,16 @@ fn containers() -> Document {
     d
 }
 
+/// A `Wide` (34 required fields: two words of flags in its reader), without
+/// the fields named in `leave_out`.
+fn wide(leave_out: &[usize]) -> Document {
+    let mut d = doc! { "$type": "Wide" };
+    for i in (0..34).filter(|i| !leave_out.contains(i)) {
+        d.insert(format!("f{i}"), i as i32);
+    }
+    d
+}
+
 fn to_vec(d: &Document) -> Vec<u8> {
     bson::to_vec(d).unwrap()
 }
@@ -208,6 +218,7 @@ fn rust_documents_round_trip_through_the_as_codec() {
         nested(),
         doc! { "$type": "Note", "text": "" },
         containers(),
+        wide(&[]),
         // A type this module has no class for: kept whole.
         doc! { "$type": "Elsewhere", "deep": { "a": [1i32, { "b": null }] }, "t": bson::Timestamp { time: 1, increment: 2 } },
     ];
@@ -335,6 +346,30 @@ fn malformed_documents_are_rejected_without_a_trap() {
         "missing required field",
         to_vec(&doc! { "$type": "Inner", "label": "x" }),
     ));
+    cases.push(("missing the first required field", to_vec(&wide(&[0]))));
+    cases.push((
+        "missing the 32nd required field (the first word's last bit)",
+        to_vec(&wide(&[31])),
+    ));
+    cases.push((
+        "missing the last required field (in the second word)",
+        to_vec(&wide(&[33])),
+    ));
+    cases.push(("a required field twice, another missing", {
+        let mut d = wide(&[5]);
+        d.insert("f5x", 0i32);
+        let mut bytes = to_vec(&d);
+        // `f5x` renamed `f4` in place: `f4` twice, `f5` never.
+        let at = bytes
+            .windows(4)
+            .position(|w| w == b"f5x\0")
+            .expect("the key is there");
+        bytes[at..at + 3].copy_from_slice(b"f4\0");
+        bytes.remove(at + 3);
+        let n = bytes.len() as i32;
+        bytes[..4].copy_from_slice(&n.to_le_bytes());
+        bytes
+    }));
     cases.push(("int out of range for u8", {
         let mut d = scalars();
         d.insert("u8v", 256i32);

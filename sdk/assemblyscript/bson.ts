@@ -223,6 +223,33 @@ export class BsonReader {
     return this.int(i64.MIN_VALUE, i64.MAX_VALUE)
   }
 
+  // Each integer type of the schemas, its range checked (what generated
+  // readers call).
+
+  int8(): i8 {
+    return <i8>this.int(-128, 127)
+  }
+
+  int16(): i16 {
+    return <i16>this.int(-32768, 32767)
+  }
+
+  int32(): i32 {
+    return <i32>this.int(-2147483648, 2147483647)
+  }
+
+  uint8(): u8 {
+    return <u8>this.int(0, 255)
+  }
+
+  uint16(): u16 {
+    return <u16>this.int(0, 65535)
+  }
+
+  uint32(): u32 {
+    return <u32>this.int(0, 4294967295)
+  }
+
   double(): f64 {
     if (this.type != DOUBLE) {
       this.ok = false

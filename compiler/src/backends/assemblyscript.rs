@@ -102,18 +102,27 @@ impl MessageView {
                 .collect::<Vec<_>>()
         });
         let write = fields.iter().flat_map(|f| f.write.clone());
-        // One line each for the required fields' flags and their check.
-        let required: Vec<&str> = fields
-            .iter()
-            .filter(|f| !f.optional)
-            .map(|f| f.name.as_str())
+        let required = fields.iter().filter(|f| !f.optional).count();
+        // One bit a required field, in words of 32 (see `message_view`).
+        let words: Vec<(usize, u32)> = (0..required.div_ceil(32))
+            .map(|w| {
+                let bits = (required - w * 32).min(32);
+                (
+                    w,
+                    if bits == 32 {
+                        u32::MAX
+                    } else {
+                        (1u32 << bits) - 1
+                    },
+                )
+            })
             .collect();
-        let locals = (!required.is_empty()).then(|| {
-            let flags: Vec<String> = required
+        let locals = (!words.is_empty()).then(|| {
+            let words: Vec<String> = words
                 .iter()
-                .map(|n| format!("has_{n} = false"))
+                .map(|(w, _)| format!("s{w}: u32 = 0"))
                 .collect();
-            format!("let {}", flags.join(", "))
+            format!("let {}", words.join(", "))
         });
         let cases = fields.iter().map(|f| {
             format!(
@@ -122,9 +131,12 @@ impl MessageView {
                 f.read.join("; ")
             )
         });
-        let checks = (!required.is_empty()).then(|| {
-            let flags: Vec<String> = required.iter().map(|n| format!("has_{n}")).collect();
-            format!("if (!({})) r.fail()", flags.join(" && "))
+        let checks = (!words.is_empty()).then(|| {
+            let words: Vec<String> = words
+                .iter()
+                .map(|(w, all)| format!("s{w} != {all:#x}"))
+                .collect();
+            format!("if ({}) r.fail()", words.join(" || "))
         });
         MessageView {
             name,
@@ -349,6 +361,9 @@ fn message_view(
     fields: &[FieldDef],
     helpers: &mut Helpers,
 ) -> MessageView {
+    // The required fields are numbered as they come: field `j` is bit
+    // `j % 32` of the word `s{j / 32}` that says which were read.
+    let mut required = 0usize;
     MessageView::new(
         type_name(&def.name),
         string_literal(&def.name),
@@ -365,7 +380,11 @@ fn message_view(
                 let (write, read) = match (f.optional, boxed) {
                     (false, _) => (
                         vec![helpers.write(model, &f.ty, &key, &format!("this.{name}"))],
-                        vec![format!("m.{name} = {read}"), format!("has_{name} = true")],
+                        vec![format!("m.{name} = {read}"), {
+                            let (word, bit) = (required / 32, required % 32);
+                            required += 1;
+                            format!("s{word} |= {:#x}", 1u32 << bit)
+                        }],
                     ),
                     (true, false) => (
                         vec![
