@@ -20,6 +20,12 @@ use std::time::{Duration, Instant};
 use othismo_runtime::{Io, Limits, Runtime};
 use wasmtime::{Caller, Engine, Instance, Linker, Module, Store, TypedFunc};
 
+// The allocator the runtime ships with (`othc` and `othismo-run`), so the
+// figures are the shipped runtime's; the bare anchor runs beside it with
+// the same allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const BATCHES: usize = 30;
 const PER_BATCH: u32 = 2000;
 

@@ -7,6 +7,10 @@ use std::process::ExitCode;
 use clap::Parser;
 use othismo_runtime::Limits;
 
+// The allocator of `othc`, which runs images in process too (`othc run`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "othismo-run",
