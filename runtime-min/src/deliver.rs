@@ -27,7 +27,7 @@ impl Runtime<'_> {
     fn route(&mut self, from: usize, req: Serving, aim: view::Aim) {
         let sender = &self.actors[from];
         let (model, obj) = &*sender.header;
-        match route::admit(&sender.name, model, obj, req.verb, &aim) {
+        match route::admit(&sender.name, model, obj, req.verb, aim) {
             Ok((to, path, readonly)) => self.deliver_checked(to, req, path, readonly),
             Err(r) => self.fail_to(req.from, req.ticket, r.errno, r.desc),
         }

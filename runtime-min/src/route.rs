@@ -62,13 +62,12 @@ pub fn admit(
     model: &Model,
     object: &ObjectDef,
     verb: i32,
-    aim: &Aim,
+    aim: Aim,
 ) -> Result<view::Resolved, Refusal> {
-    let Some(segs) = &aim.segs else {
-        return Err(refuse(
-            errno::INVALID,
-            format!("malformed path `{}`", aim.path),
-        ));
+    // Taken apart: where it leads is moved out, not copied.
+    let Aim { path, segs, dest } = aim;
+    let Some(segs) = &segs else {
+        return Err(refuse(errno::INVALID, format!("malformed path `{path}`")));
     };
     let allowed = Verb::from_wire(verb).is_some_and(|v| allows(model, &object.needs, v, segs));
     if !allowed {
@@ -77,7 +76,7 @@ pub fn admit(
             format!("`{name}` does not need {} {}", verb_name(verb), text(segs)),
         ));
     }
-    aim.dest.clone().ok_or_else(|| {
+    dest.ok_or_else(|| {
         refuse(
             errno::NOT_FOUND,
             format!("nothing is mounted at {}", text(segs)),
@@ -200,7 +199,7 @@ pub fn probe(
         })
         .collect::<Result<_, _>>()?;
     let aim = Aim::new(&views[a], path.to_string());
-    let (to, there, ro) = admit(from, model, objects[a], verb.wire(), &aim)?;
+    let (to, there, ro) = admit(from, model, objects[a], verb.wire(), aim)?;
     let party = |k: usize| Party {
         name: &json.instances[k].name,
         model,
