@@ -401,7 +401,8 @@ export class Unknown extends Message {
   }
 }
 
-/** Reads one message of a known type from a document reader. */
+/** Reads one message of a known type from a document reader; what it
+ *  read is used only if the reader is still `ok` afterwards. */
 export type Decoder = (r: BsonReader) => Message | null
 
 const decoders = new Map<string, Decoder>()
@@ -428,7 +429,11 @@ export function decodeDocument(bytes: ArrayBuffer): Message | null {
     while (r.next()) {}
     return r.ok ? new Unknown(t, bytes) : null
   }
-  return decoders.get(t)(BsonReader.of(bytes))
+  // What the decoder read is the message only if the whole document was
+  // well formed and had what the type requires.
+  const whole = BsonReader.of(bytes)
+  const m = decoders.get(t)(whole)
+  return whole.ok ? m : null
 }
 
 /** A payload as a message: null when it is not a well-formed BSON document. */

@@ -116,11 +116,16 @@ impl Helpers {
                 Scalar::Bool => format!("w.bool({key}, {value})"),
                 Scalar::String => format!("w.string({key}, {value})"),
                 Scalar::Bytes => format!("w.binary({key}, {value}, 0)"),
-                Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::U8 | Scalar::U16 => {
+                // Widened to the wire's type where the field's is narrower;
+                // written as it is where they are the same.
+                Scalar::I32 => format!("w.int32({key}, {value})"),
+                Scalar::I8 | Scalar::I16 | Scalar::U8 | Scalar::U16 => {
                     format!("w.int32({key}, <i32>{value})")
                 }
-                Scalar::U32 | Scalar::I64 => format!("w.int64({key}, <i64>{value})"),
-                Scalar::F32 | Scalar::F64 => format!("w.double({key}, <f64>{value})"),
+                Scalar::I64 => format!("w.int64({key}, {value})"),
+                Scalar::U32 => format!("w.int64({key}, <i64>{value})"),
+                Scalar::F64 => format!("w.double({key}, {value})"),
+                Scalar::F32 => format!("w.double({key}, <f64>{value})"),
                 Scalar::Time => format!("w.datetime({key}, {value})"),
                 Scalar::Uuid => format!("w.uuid({key}, {value})"),
             },

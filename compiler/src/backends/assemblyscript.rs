@@ -374,7 +374,6 @@ fn message_view(
                 let boxed = f.optional && !as_types::nullable(model, &f.ty);
                 let key = string_literal(&f.name);
                 let name = asnames::identifier(&f.name);
-                let write = helpers.write(model, &f.ty, &key, "v");
                 let read = helpers.read(model, &f.ty, "r");
                 let base = as_types::as_type(model, &f.ty);
                 let (write, read) = match (f.optional, boxed) {
@@ -386,22 +385,21 @@ fn message_view(
                             format!("s{word} |= {:#x}", 1u32 << bit)
                         }],
                     ),
+                    // An optional field is written when it is there, in a
+                    // line of its own (a local, so the compiler knows it is
+                    // not null).
                     (true, false) => (
-                        vec![
-                            "{".into(),
-                            format!("  const v = this.{name}"),
-                            format!("  if (v != null) {write}"),
-                            "}".into(),
-                        ],
+                        vec![format!(
+                            "{{ const v = this.{name}; if (v != null) {} }}",
+                            helpers.write(model, &f.ty, &key, "v")
+                        )],
                         vec![format!("if (!r.isNull()) m.{name} = {read}")],
                     ),
                     (true, true) => (
-                        vec![
-                            "{".into(),
-                            format!("  const o = this.{name}"),
-                            format!("  if (o != null) {{ const v = o.value; {write} }}"),
-                            "}".into(),
-                        ],
+                        vec![format!(
+                            "{{ const o = this.{name}; if (o != null) {} }}",
+                            helpers.write(model, &f.ty, &key, "o.value")
+                        )],
                         vec![format!(
                             "if (!r.isNull()) m.{name} = new Box<{base}>({read})"
                         )],
