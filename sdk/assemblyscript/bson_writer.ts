@@ -2,17 +2,7 @@
 // documents and arrays begun and ended, written straight into one buffer.
 
 import { Uuid } from "./box"
-
-// Element types (the same as bson.ts's; kept here so the writer stands alone).
-const DOUBLE: u8 = 0x01
-const STRING: u8 = 0x02
-const DOCUMENT: u8 = 0x03
-const ARRAY: u8 = 0x04
-const BINARY: u8 = 0x05
-const BOOL: u8 = 0x08
-const DATETIME: u8 = 0x09
-const INT32: u8 = 0x10
-const INT64: u8 = 0x12
+import { ARRAY, BINARY, BOOL, DATETIME, DOCUMENT, DOUBLE, INT32, INT64, STRING } from "./bson"
 
 /** The last writer that finished, for the next one to reuse. */
 let spare: BsonWriter | null = null
