@@ -72,7 +72,6 @@ pub(super) struct FieldView {
     doc: Vec<String>,
     ty: String,
     init: String,
-    optional: bool,
     /// Statements writing the field into writer `w`.
     write: Vec<String>,
     /// Statements reading it from the current element of reader `r` into `m`.
@@ -93,7 +92,15 @@ fn block(lines: impl IntoIterator<Item = String>, indent: usize) -> String {
 }
 
 impl MessageView {
-    fn new(name: String, wire: String, doc: Vec<String>, fields: Vec<FieldView>) -> MessageView {
+    /// `required`: how many of the fields are required, numbered by
+    /// `message_view` as bits of the words `s0`, `s1`, ….
+    fn new(
+        name: String,
+        wire: String,
+        doc: Vec<String>,
+        fields: Vec<FieldView>,
+        required: usize,
+    ) -> MessageView {
         let decls = fields.iter().flat_map(|f| {
             f.doc
                 .iter()
@@ -102,20 +109,9 @@ impl MessageView {
                 .collect::<Vec<_>>()
         });
         let write = fields.iter().flat_map(|f| f.write.clone());
-        let required = fields.iter().filter(|f| !f.optional).count();
-        // One bit a required field, in words of 32 (see `message_view`).
+        // Each word and the value it has once all its fields were read.
         let words: Vec<(usize, u32)> = (0..required.div_ceil(32))
-            .map(|w| {
-                let bits = (required - w * 32).min(32);
-                (
-                    w,
-                    if bits == 32 {
-                        u32::MAX
-                    } else {
-                        (1u32 << bits) - 1
-                    },
-                )
-            })
+            .map(|w| (w, u32::MAX >> (32 - (required - w * 32).min(32))))
             .collect();
         let locals = (!words.is_empty()).then(|| {
             let words: Vec<String> = words
@@ -364,63 +360,64 @@ fn message_view(
     // The required fields are numbered as they come: field `j` is bit
     // `j % 32` of the word `s{j / 32}` that says which were read.
     let mut required = 0usize;
+    let fields = fields
+        .iter()
+        .map(|f| {
+            let boxed = f.optional && !as_types::nullable(model, &f.ty);
+            let key = string_literal(&f.name);
+            let name = asnames::identifier(&f.name);
+            let read = helpers.read(model, &f.ty, "r");
+            let base = as_types::as_type(model, &f.ty);
+            let (write, read) = match (f.optional, boxed) {
+                (false, _) => (
+                    vec![helpers.write(model, &f.ty, &key, &format!("this.{name}"))],
+                    vec![format!("m.{name} = {read}"), {
+                        let (word, bit) = (required / 32, required % 32);
+                        required += 1;
+                        format!("s{word} |= {:#x}", 1u32 << bit)
+                    }],
+                ),
+                // An optional field is written when it is there, in a
+                // line of its own (a local, so the compiler knows it is
+                // not null).
+                (true, false) => (
+                    vec![format!(
+                        "{{ const v = this.{name}; if (v != null) {} }}",
+                        helpers.write(model, &f.ty, &key, "v")
+                    )],
+                    vec![format!("if (!r.isNull()) m.{name} = {read}")],
+                ),
+                (true, true) => (
+                    vec![format!(
+                        "{{ const o = this.{name}; if (o != null) {} }}",
+                        helpers.write(model, &f.ty, &key, "o.value")
+                    )],
+                    vec![format!(
+                        "if (!r.isNull()) m.{name} = new Box<{base}>({read})"
+                    )],
+                ),
+            };
+            FieldView {
+                name,
+                doc: doc_lines(&f.doc),
+                ty: field_type(model, &f.ty, f.optional),
+                init: if f.optional {
+                    "null".into()
+                } else {
+                    default_value(model, &f.ty)
+                },
+                key,
+                write,
+                read,
+            }
+        })
+        .collect();
     MessageView::new(
         type_name(&def.name),
         string_literal(&def.name),
         doc_lines(&def.doc),
-        fields
-            .iter()
-            .map(|f| {
-                let boxed = f.optional && !as_types::nullable(model, &f.ty);
-                let key = string_literal(&f.name);
-                let name = asnames::identifier(&f.name);
-                let read = helpers.read(model, &f.ty, "r");
-                let base = as_types::as_type(model, &f.ty);
-                let (write, read) = match (f.optional, boxed) {
-                    (false, _) => (
-                        vec![helpers.write(model, &f.ty, &key, &format!("this.{name}"))],
-                        vec![format!("m.{name} = {read}"), {
-                            let (word, bit) = (required / 32, required % 32);
-                            required += 1;
-                            format!("s{word} |= {:#x}", 1u32 << bit)
-                        }],
-                    ),
-                    // An optional field is written when it is there, in a
-                    // line of its own (a local, so the compiler knows it is
-                    // not null).
-                    (true, false) => (
-                        vec![format!(
-                            "{{ const v = this.{name}; if (v != null) {} }}",
-                            helpers.write(model, &f.ty, &key, "v")
-                        )],
-                        vec![format!("if (!r.isNull()) m.{name} = {read}")],
-                    ),
-                    (true, true) => (
-                        vec![format!(
-                            "{{ const o = this.{name}; if (o != null) {} }}",
-                            helpers.write(model, &f.ty, &key, "o.value")
-                        )],
-                        vec![format!(
-                            "if (!r.isNull()) m.{name} = new Box<{base}>({read})"
-                        )],
-                    ),
-                };
-                FieldView {
-                    name,
-                    doc: doc_lines(&f.doc),
-                    ty: field_type(model, &f.ty, f.optional),
-                    init: if f.optional {
-                        "null".into()
-                    } else {
-                        default_value(model, &f.ty)
-                    },
-                    optional: f.optional,
-                    key,
-                    write,
-                    read,
-                }
-            })
-            .collect(),
+        fields,
+        required,
     )
 }
 
