@@ -136,7 +136,10 @@ fn snapshot_files(state: &Path) -> (u64, u64) {
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
             .len()
     };
-    (size(&newest), size(&newest.with_extension("ram")))
+    (
+        size(&newest),
+        size(&crucible::vm::snapshot::ram_of(&newest)),
+    )
 }
 
 /// The pids of the qemu processes serving sandboxes under `state`.

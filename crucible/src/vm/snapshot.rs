@@ -70,14 +70,11 @@ pub async fn make(
     std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     let dir = parent.join(format!("template-{}", std::process::id()));
     let ram_tmp = path.with_extension(format!("ram-tmp{}", std::process::id()));
-    let mut vm = match qemu::start(guest, cfg, size, &dir, How::Template(&ram_tmp)).await {
-        Ok(vm) => vm,
-        Err(e) => {
-            let _ = std::fs::remove_file(&ram_tmp);
-            return Err(e);
-        }
-    };
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    // Whatever happens below, neither file is left half made: on success
+    // both have been renamed away before this goes.
+    let _unfinished = Unfinished([ram_tmp.clone(), tmp.clone()]);
+    let mut vm = qemu::start(guest, cfg, size, &dir, How::Template(&ram_tmp)).await?;
     let qmp = dir.join("qmp.sock");
     let tmp_shown = tmp.display().to_string();
     let saved = tokio::task::spawn_blocking(move || save(&qmp, &tmp_shown))
@@ -88,8 +85,6 @@ pub async fn make(
     let _ = vm.child().kill().await;
     let _ = std::fs::remove_dir_all(&dir);
     if let Err(e) = saved {
-        let _ = std::fs::remove_file(&tmp);
-        let _ = std::fs::remove_file(&ram_tmp);
         return Err(format!("saving the template VM: {e}"));
     }
     // Most of the guest's memory is zeros (its free pages are zeroed):
@@ -104,6 +99,18 @@ pub async fn make(
     std::fs::rename(&ram_tmp, &ram).map_err(|e| format!("{}: {e}", ram.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(started.elapsed())
+}
+
+/// The files a snapshot is written to before it is renamed into place,
+/// removed when it is dropped (those already renamed are not there).
+struct Unfinished([PathBuf; 2]);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 /// Over QMP: migrates the VM's state into `file` (qemu stops it when the
