@@ -195,11 +195,11 @@ fn containers() -> Document {
     d
 }
 
-/// A `Wide` (34 required fields: two words of flags in its reader), without
+/// A `Wide` (70 required fields: two words of flags in its reader), without
 /// the fields named in `leave_out`.
 fn wide(leave_out: &[usize]) -> Document {
     let mut d = doc! { "$type": "Wide" };
-    for i in (0..34).filter(|i| !leave_out.contains(i)) {
+    for i in (0..70).filter(|i| !leave_out.contains(i)) {
         d.insert(format!("f{i}"), i as i32);
     }
     d
@@ -233,6 +233,53 @@ fn rust_documents_round_trip_through_the_as_codec() {
             "document {i} re-encodes to the same bytes: {:?}",
             bson::from_slice::<Document>(out)
         );
+    }
+}
+
+/// Readers try the field after the last one read first (documents usually
+/// come in declaration order); fields in any other order are found as well.
+#[test]
+fn fields_in_any_order_decode_to_the_same_message() {
+    let mut want = wide(&[]);
+    want.insert("maybe", -1i32);
+    let mut reversed = doc! { "$type": "Wide", "maybe": -1i32 };
+    for i in (0..70).rev() {
+        reversed.insert(format!("f{i}"), i as i32);
+    }
+    let mut shuffled = doc! { "$type": "Wide" };
+    for i in (0..70).map(|i| (i * 37) % 70) {
+        shuffled.insert(format!("f{i}"), i as i32);
+        if i == 35 {
+            shuffled.insert("maybe", -1i32);
+        }
+    }
+    let nested_reversed = doc! {
+        "$type": "Nested",
+        "anything": [],
+        "moods": ["busy"],
+        "tags": {},
+        "byName": {},
+        "grid": [[1i32]],
+        "inners": [{ "default": 2i32, "label": "b" }],
+        "inner": { "default": 1i32, "label": "a" },
+    };
+    let nested_in_order = doc! {
+        "$type": "Nested",
+        "inner": { "label": "a", "default": 1i32 },
+        "inners": [{ "label": "b", "default": 2i32 }],
+        "grid": [[1i32]],
+        "byName": {},
+        "tags": {},
+        "moods": ["busy"],
+        "anything": [],
+    };
+    let got = decode_in_as(
+        "any_order",
+        &[to_vec(&reversed), to_vec(&shuffled), to_vec(&nested_reversed)],
+    );
+    for (i, want) in [&want, &want, &nested_in_order].into_iter().enumerate() {
+        assert_eq!(got[i].0, 1, "document {i} decoded");
+        assert_eq!(&got[i].1, &to_vec(want), "document {i} in declaration order");
     }
 }
 
@@ -348,12 +395,16 @@ fn malformed_documents_are_rejected_without_a_trap() {
     ));
     cases.push(("missing the first required field", to_vec(&wide(&[0]))));
     cases.push((
-        "missing the 32nd required field (the first word's last bit)",
-        to_vec(&wide(&[31])),
+        "missing the 64th required field (the first word's last bit)",
+        to_vec(&wide(&[63])),
+    ));
+    cases.push((
+        "missing the 65th required field (the second word's first bit)",
+        to_vec(&wide(&[64])),
     ));
     cases.push((
         "missing the last required field (in the second word)",
-        to_vec(&wide(&[33])),
+        to_vec(&wide(&[69])),
     ));
     cases.push(("a required field twice, another missing", {
         let mut d = wide(&[5]);

@@ -22,6 +22,10 @@ export const INT32: u8 = 0x10
 export const INT64: u8 = 0x12
 
 export { BsonWriter } from "./bson_writer"
+export { shape, enumeration, readMessage, Helpers, HelperRead, HelperWrite } from "./shape"
+import {
+  known, readFields, shapeNamed, shapeOf, shapeOfClass, writeFields as writeShapeFields,
+} from "./shape"
 
 /**
  * Reads the elements of one document in order. Every length is checked
@@ -89,6 +93,11 @@ export class BsonReader {
       if (load<u16>(src + (<usize>i << 1)) >= 0x80) return this.key == s
     }
     return false
+  }
+
+  /** Whether the current element's key is the `len` UTF-8 bytes at `bytes`. */
+  keyEquals(bytes: usize, len: i32): bool {
+    return len == this.keyLen && memory.compare(this.data.dataStart + <usize>this.keyAt, bytes, <usize>len) == 0
   }
 
   private i32At(p: i32): i32 {
@@ -319,15 +328,20 @@ export class BsonReader {
   }
 }
 
-/** A message: generated classes extend this. */
+/** A message: generated classes extend this, and describe their fields
+ *  with `shape` (see shape.ts), by which they are read and written. */
 export class Message {
   /** The `$type` this message is written with. */
   typeName(): string {
-    return ""
+    const s = shapeOf(this)
+    return s == null ? "" : s.name
   }
 
   /** Writes the fields, in declaration order, into the open document. */
-  writeFields(w: BsonWriter): void {}
+  writeFields(w: BsonWriter): void {
+    const s = shapeOf(this)
+    if (s != null) writeShapeFields(s, this, w)
+  }
 
   /** This message as a whole document, `$type` first. */
   toBytes(): ArrayBuffer {
@@ -358,28 +372,17 @@ export class Message {
 }
 
 /**
- * Reads the embedded document that is the current value of `r` with
- * `read` (a generated class's `readFields`); a malformed one fails `r`.
- * What each generated class's `readEmbedded` does, written once.
+ * The message of class `T` that a payload holds; null when the payload is
+ * not BSON, not of `T`'s type, or malformed. What each generated
+ * `fromPayload` does.
  */
-export function readEmbedded<T>(r: BsonReader, read: (r: BsonReader) => T): T {
-  const d = r.document()
-  const m = read(d)
-  if (!d.ok) r.fail()
-  return m
-}
-
-/**
- * The message of type `type` that a payload holds, read with `read` (a
- * generated class's `readFields`); null when the payload is not BSON, not
- * of that type, or malformed. What each generated `fromPayload` does.
- */
-export function fromPayload<T>(p: Payload, type: string, read: (r: BsonReader) => T): T | null {
+export function fromPayload<T>(p: Payload): T | null {
   if (p.mediaType() != BSON) return null
+  const s = shapeOfClass<T>()
   const r = BsonReader.of(p.data)
-  if (!r.next() || !r.keyIs("$type") || r.type != STRING || r.string() != type) return null
-  const m = read(r)
-  return r.ok ? m : null
+  if (!r.next() || !r.keyIs("$type") || r.type != STRING || r.string() != s.name) return null
+  const m = readFields(s, r)
+  return r.ok ? changetype<T>(m) : null
 }
 
 /** A message of a type this module has no class for: its bytes, unchanged. */
@@ -401,17 +404,6 @@ export class Unknown extends Message {
   }
 }
 
-/** Reads one message of a known type from a document reader; what it
- *  read is used only if the reader is still `ok` afterwards. */
-export type Decoder = (r: BsonReader) => Message | null
-
-const decoders = new Map<string, Decoder>()
-
-/** Generated classes register themselves, so `decode` knows them. */
-export function register(type: string, decoder: Decoder): void {
-  decoders.set(type, decoder)
-}
-
 /** The `$type` of a document: its first element, which must be a string. */
 function typeOf(r: BsonReader): string | null {
   if (!r.next() || !r.keyIs("$type") || r.type != STRING) return null
@@ -424,16 +416,15 @@ export function decodeDocument(bytes: ArrayBuffer): Message | null {
   const r = BsonReader.of(bytes)
   const t = typeOf(r)
   if (t == null) return null
-  if (!decoders.has(t)) {
+  if (!known(t)) {
     // Check it is well formed all the way through before keeping it.
     while (r.next()) {}
     return r.ok ? new Unknown(t, bytes) : null
   }
-  // What the decoder read is the message only if the whole document was
-  // well formed and had what the type requires.
-  const whole = BsonReader.of(bytes)
-  const m = decoders.get(t)(whole)
-  return whole.ok ? m : null
+  // What was read is the message only if the whole document was well
+  // formed and had what the type requires.
+  const m = readFields(shapeNamed(t), r)
+  return r.ok ? m : null
 }
 
 /** A payload as a message: null when it is not a well-formed BSON document. */

@@ -58,20 +58,47 @@ export class BsonWriter {
     return this.buf.dataStart + <usize>this.len
   }
 
-  /** A byte into room already ensured. */
-  @inline private put(b: u8): void {
+  /** A byte into room already ensured (by `head`, for a value). */
+  @inline put(b: u8): void {
     store<u8>(this.tail, b)
     this.len++
   }
 
-  @inline private put32(v: i32): void {
+  @inline put32(v: i32): void {
     store<i32>(this.tail, v)
     this.len += 4
   }
 
-  @inline private put64(v: i64): void {
+  @inline put64(v: i64): void {
     store<i64>(this.tail, v)
     this.len += 8
+  }
+
+  /** The type and key of the next element, the key given as its UTF-8
+   *  bytes (`keyLen` at `key`), with room ensured for `value` more bytes:
+   *  what message shapes write their fields with (their keys are encoded
+   *  once); the value follows with `put`, `put32`, `put64`, `stringValue`. */
+  @inline head(type: u8, key: usize, keyLen: i32, value: i32): void {
+    this.ensure(keyLen + 2 + value)
+    this.put(type)
+    const dst = this.tail
+    for (let i = 0; i < keyLen; i++) store<u8>(dst + <usize>i, load<u8>(key + <usize>i))
+    this.len += keyLen
+    this.put(0)
+  }
+
+  /** The room a string value takes at most (for `head`). */
+  @inline static stringRoom(v: string): i32 {
+    return BsonWriter.room(v) + 5
+  }
+
+  /** A string value, after its `head`. */
+  stringValue(v: string): void {
+    const at = this.len
+    this.len += 4
+    const n = this.utf8Into(v)
+    this.put(0)
+    store<i32>(this.buf.dataStart + <usize>at, n + 1)
   }
 
   /** The most bytes `s` takes in UTF-8: 3 per UTF-16 unit bounds it; a long
@@ -118,8 +145,9 @@ export class BsonWriter {
   }
 
   /** Opens a document or array; its 4-byte length is room already
-   *  ensured (a new writer's buffer always has it). */
-  private open(): void {
+   *  ensured (a new writer's buffer always has it; after a `head`, room
+   *  for 4 bytes asked for). */
+  open(): void {
     const d = this.depth << 1
     if (d + 2 > this.stack.length) {
       const grown = new StaticArray<i32>(this.stack.length << 1)
@@ -135,7 +163,8 @@ export class BsonWriter {
   /** The type and key of the next element (the caller's, or the array
    *  index), with room ensured for `value` more bytes after them. */
   private key(type: u8, key: string | null, value: i32): void {
-    if (key == null) {
+    // (Compared as a pointer: `==` on strings would compare contents.)
+    if (changetype<usize>(key) == 0) {
       this.ensure(12 + value)
       this.put(type)
       const i = (this.depth << 1) - 1
@@ -143,9 +172,10 @@ export class BsonWriter {
       this.indexKey(n)
       unchecked((this.stack[i] = n + 1))
     } else {
-      this.ensure(BsonWriter.room(key) + 2 + value)
+      const k = changetype<string>(key)
+      this.ensure(BsonWriter.room(k) + 2 + value)
       this.put(type)
-      this.utf8Into(key)
+      this.utf8Into(k)
       this.put(0)
     }
   }
@@ -164,11 +194,7 @@ export class BsonWriter {
 
   string(key: string | null, v: string): void {
     this.key(STRING, key, BsonWriter.room(v) + 5)
-    const at = this.len
-    this.len += 4
-    const n = this.utf8Into(v)
-    this.put(0)
-    store<i32>(this.buf.dataStart + <usize>at, n + 1)
+    this.stringValue(v)
   }
 
   int32(key: string | null, v: i32): void {

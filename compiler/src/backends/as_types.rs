@@ -140,7 +140,7 @@ impl Helpers {
             }
             FieldType::List(_) | FieldType::Map(_) => {
                 let n = self.helper(model, t);
-                format!("__write{n}(w, {key}, {value})")
+                format!("__write{n}(w, {key}, changetype<usize>({value}))")
             }
         }
     }
@@ -170,14 +170,55 @@ impl Helpers {
                 let name = type_name(&def.name);
                 match def.kind {
                     TypeKind::Enum { .. } => format!("read{name}({r})"),
-                    TypeKind::Message { .. } => format!("{name}.readEmbedded({r})"),
+                    TypeKind::Message { .. } => format!("bson.readMessage<{name}>({r})"),
                 }
             }
             FieldType::List(_) | FieldType::Map(_) => {
                 let n = self.helper(model, t);
-                format!("__read{n}({r})")
+                format!("changetype<{}>(__read{n}({r}))", as_type(model, t))
             }
         }
+    }
+
+    /// The type of a field in its class's shape descriptor (the SDK's
+    /// `shape.ts` reads it): a letter for a scalar, `@Name` a message,
+    /// `%Name` an enum, `#n` the n-th list or map helper; `?` before it
+    /// when optional.
+    pub fn descriptor(&mut self, model: &Model, t: &FieldType, optional: bool) -> String {
+        let code = match t {
+            FieldType::Scalar(s) => match s {
+                Scalar::Bool => "b",
+                Scalar::String => "s",
+                Scalar::Bytes => "y",
+                Scalar::I8 => "1",
+                Scalar::I16 => "2",
+                Scalar::I32 => "i",
+                Scalar::I64 => "l",
+                Scalar::U8 => "3",
+                Scalar::U16 => "4",
+                Scalar::U32 => "u",
+                Scalar::F32 => "f",
+                Scalar::F64 => "d",
+                Scalar::Time => "t",
+                Scalar::Uuid => "g",
+            }
+            .to_string(),
+            FieldType::Any | FieldType::Unknown => "a".into(),
+            FieldType::Named(id) => {
+                let def = model.ty(*id);
+                match def.kind {
+                    TypeKind::Enum { .. } => format!("%{}", def.name),
+                    TypeKind::Message { .. } => format!("@{}", def.name),
+                }
+            }
+            FieldType::List(_) | FieldType::Map(_) => format!("#{}", self.helper(model, t)),
+        };
+        if optional { format!("?{code}") } else { code }
+    }
+
+    /// How many helper pairs there are.
+    pub fn count(&self) -> usize {
+        self.by_shape.len()
     }
 
     /// The number of the reader/writer helper pair of a list or map type.
@@ -194,7 +235,7 @@ impl Helpers {
                 let read = self.read(model, inner, "a");
                 let write = self.write(model, inner, "null", "v[i]");
                 format!(
-                    "function __read{n}(r: bson.BsonReader): {ty} {{\n  const a = r.document()\n  const out = new {ty}()\n  if (r.type != bson.ARRAY) {{\n    r.fail()\n    return out\n  }}\n  while (a.next()) {{\n    const x: {item} = {read}\n    out.push(x)\n  }}\n  if (!a.ok) r.fail()\n  return out\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, v: {ty}): void {{\n  w.startArray(key)\n  for (let i = 0; i < v.length; i++) {{\n    {write}\n  }}\n  w.end()\n}}\n"
+                    "function __read{n}(r: bson.BsonReader): usize {{\n  const a = r.document()\n  const out = new {ty}()\n  if (r.type != bson.ARRAY) r.fail()\n  else {{\n    while (a.next()) {{\n      const x: {item} = {read}\n      out.push(x)\n    }}\n    if (!a.ok) r.fail()\n  }}\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startArray(key)\n  for (let i = 0; i < v.length; i++) {{\n    {write}\n  }}\n  w.end()\n}}\n"
                 )
             }
             FieldType::Map(inner) => {
@@ -202,7 +243,7 @@ impl Helpers {
                 let read = self.read(model, inner, "d");
                 let write = self.write(model, inner, "k", "v.get(k)");
                 format!(
-                    "function __read{n}(r: bson.BsonReader): {ty} {{\n  const d = r.document()\n  const out = new {ty}()\n  if (r.type != bson.DOCUMENT) {{\n    r.fail()\n    return out\n  }}\n  while (d.next()) {{\n    const k = d.key\n    const x: {item} = {read}\n    out.set(k, x)\n  }}\n  if (!d.ok) r.fail()\n  return out\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, v: {ty}): void {{\n  w.startDocument(key)\n  const keys = v.keys()\n  for (let i = 0; i < keys.length; i++) {{\n    const k = keys[i]\n    {write}\n  }}\n  w.end()\n}}\n"
+                    "function __read{n}(r: bson.BsonReader): usize {{\n  const d = r.document()\n  const out = new {ty}()\n  if (r.type != bson.DOCUMENT) r.fail()\n  else {{\n    while (d.next()) {{\n      const k = d.key\n      const x: {item} = {read}\n      out.set(k, x)\n    }}\n    if (!d.ok) r.fail()\n  }}\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startDocument(key)\n  const keys = v.keys()\n  for (let i = 0; i < keys.length; i++) {{\n    const k = keys[i]\n    {write}\n  }}\n  w.end()\n}}\n"
                 )
             }
             _ => unreachable!("helpers are for lists and maps"),

@@ -10,7 +10,7 @@ use handlebars::Handlebars;
 use serde::Serialize;
 
 use super::as_entries::{ClientView, ServerView, client, doc_lines, server};
-use super::as_types::{self, Helpers, default_value, field_type, string_literal, type_name};
+use super::as_types::{Helpers, default_value, field_type, string_literal, type_name};
 use crate::asnames;
 use crate::model::*;
 
@@ -44,6 +44,9 @@ pub(super) struct FileView {
     servers: Vec<ServerView>,
     clients: Vec<ClientView>,
     helpers: Vec<String>,
+    /// The helpers by number, for the shapes that name them (`#n`).
+    helper_reads: String,
+    helper_writes: String,
 }
 
 #[derive(Serialize)]
@@ -56,27 +59,15 @@ pub(super) struct MessageView {
     name: String,
     wire: String,
     doc: Vec<String>,
-    /// The blocks of the class body, each a run of whole, indented lines:
-    /// a message has many fields, and one string per block keeps rendering
-    /// large files fast.
+    /// The field declarations, whole indented lines in one string: a
+    /// message has many fields, and one string keeps rendering large files
+    /// fast.
     fields: String,
-    write: String,
-    read_locals: String,
-    read_cases: String,
-    read_checks: String,
-}
-
-/// One field, before its lines are joined into the blocks of its message.
-pub(super) struct FieldView {
-    name: String,
-    doc: Vec<String>,
-    ty: String,
-    init: String,
-    /// Statements writing the field into writer `w`.
-    write: Vec<String>,
-    /// Statements reading it from the current element of reader `r` into `m`.
-    read: Vec<String>,
-    key: String,
+    /// What the SDK reads and writes the fields by (`shape.ts`): `key
+    /// type` for each, in declaration order.
+    descriptor: String,
+    /// Whether a field is a list or map (read by the file's helpers).
+    helpers: bool,
 }
 
 /// Joins lines, each indented by `indent` spaces and ended by a newline.
@@ -91,65 +82,10 @@ fn block(lines: impl IntoIterator<Item = String>, indent: usize) -> String {
     out
 }
 
-impl MessageView {
-    /// `required`: how many of the fields are required, numbered by
-    /// `message_view` as bits of the words `s0`, `s1`, ….
-    fn new(
-        name: String,
-        wire: String,
-        doc: Vec<String>,
-        fields: Vec<FieldView>,
-        required: usize,
-    ) -> MessageView {
-        let decls = fields.iter().flat_map(|f| {
-            f.doc
-                .iter()
-                .map(|d| format!("/// {d}"))
-                .chain([format!("{}: {} = {}", f.name, f.ty, f.init)])
-                .collect::<Vec<_>>()
-        });
-        let write = fields.iter().flat_map(|f| f.write.clone());
-        // Each word and the value it has once all its fields were read.
-        let words: Vec<(usize, u32)> = (0..required.div_ceil(32))
-            .map(|w| (w, u32::MAX >> (32 - (required - w * 32).min(32))))
-            .collect();
-        let locals = (!words.is_empty()).then(|| {
-            let words: Vec<String> = words
-                .iter()
-                .map(|(w, _)| format!("s{w}: u32 = 0"))
-                .collect();
-            format!("let {}", words.join(", "))
-        });
-        let cases = fields.iter().map(|f| {
-            format!(
-                "if (r.keyIs({})) {{ {}; continue }}",
-                f.key,
-                f.read.join("; ")
-            )
-        });
-        let checks = (!words.is_empty()).then(|| {
-            let words: Vec<String> = words
-                .iter()
-                .map(|(w, all)| format!("s{w} != {all:#x}"))
-                .collect();
-            format!("if ({}) r.fail()", words.join(" || "))
-        });
-        MessageView {
-            name,
-            wire,
-            doc,
-            fields: block(decls, 2),
-            write: block(write, 4),
-            read_locals: block(locals, 4),
-            read_cases: block(cases, 6),
-            read_checks: block(checks, 4),
-        }
-    }
-}
-
 #[derive(Serialize)]
 pub(super) struct EnumView {
     name: String,
+    wire: String,
     doc: Vec<String>,
     values: Vec<EnumValueView>,
 }
@@ -323,6 +259,14 @@ fn render(
         enums: enum_names,
         servers,
         clients,
+        helper_reads: (0..helpers.count())
+            .map(|n| format!("__read{n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        helper_writes: (0..helpers.count())
+            .map(|n| format!("__write{n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
         helpers: helpers.code,
     };
     let text = hb.render("file", &view).expect(rendered);
@@ -357,74 +301,47 @@ fn message_view(
     fields: &[FieldDef],
     helpers: &mut Helpers,
 ) -> MessageView {
-    // The required fields are numbered as they come: field `j` is bit
-    // `j % 32` of the word `s{j / 32}` that says which were read.
-    let mut required = 0usize;
-    let fields = fields
-        .iter()
-        .map(|f| {
-            let boxed = f.optional && !as_types::nullable(model, &f.ty);
-            let key = string_literal(&f.name);
-            let name = asnames::identifier(&f.name);
-            let read = helpers.read(model, &f.ty, "r");
-            let base = as_types::as_type(model, &f.ty);
-            let (write, read) = match (f.optional, boxed) {
-                (false, _) => (
-                    vec![helpers.write(model, &f.ty, &key, &format!("this.{name}"))],
-                    vec![format!("m.{name} = {read}"), {
-                        let (word, bit) = (required / 32, required % 32);
-                        required += 1;
-                        format!("s{word} |= {:#x}", 1u32 << bit)
-                    }],
-                ),
-                // An optional field is written when it is there, in a
-                // line of its own (a local, so the compiler knows it is
-                // not null).
-                (true, false) => (
-                    vec![format!(
-                        "{{ const v = this.{name}; if (v != null) {} }}",
-                        helpers.write(model, &f.ty, &key, "v")
-                    )],
-                    vec![format!("if (!r.isNull()) m.{name} = {read}")],
-                ),
-                (true, true) => (
-                    vec![format!(
-                        "{{ const o = this.{name}; if (o != null) {} }}",
-                        helpers.write(model, &f.ty, &key, "o.value")
-                    )],
-                    vec![format!(
-                        "if (!r.isNull()) m.{name} = new Box<{base}>({read})"
-                    )],
-                ),
-            };
-            FieldView {
-                name,
-                doc: doc_lines(&f.doc),
-                ty: field_type(model, &f.ty, f.optional),
-                init: if f.optional {
-                    "null".into()
-                } else {
-                    default_value(model, &f.ty)
-                },
-                key,
-                write,
-                read,
-            }
-        })
-        .collect();
-    MessageView::new(
-        type_name(&def.name),
-        string_literal(&def.name),
-        doc_lines(&def.doc),
-        fields,
-        required,
-    )
+    let mut decls = Vec::with_capacity(fields.len());
+    let mut descriptor = String::new();
+    let mut uses_helpers = false;
+    for f in fields {
+        for d in doc_lines(&f.doc) {
+            decls.push(format!("/// {d}"));
+        }
+        let init = if f.optional {
+            "null".into()
+        } else {
+            default_value(model, &f.ty)
+        };
+        decls.push(format!(
+            "{}: {} = {init}",
+            asnames::identifier(&f.name),
+            field_type(model, &f.ty, f.optional)
+        ));
+        let code = helpers.descriptor(model, &f.ty, f.optional);
+        uses_helpers |= code.contains('#');
+        if !descriptor.is_empty() {
+            descriptor.push(' ');
+        }
+        descriptor.push_str(&f.name);
+        descriptor.push(' ');
+        descriptor.push_str(&code);
+    }
+    MessageView {
+        name: type_name(&def.name),
+        wire: string_literal(&def.name),
+        doc: doc_lines(&def.doc),
+        fields: block(decls, 2),
+        descriptor,
+        helpers: uses_helpers,
+    }
 }
 
 /// The view of one enum.
 fn enum_view(def: &TypeDef, values: &[EnumValueDef]) -> EnumView {
     EnumView {
         name: type_name(&def.name),
+        wire: string_literal(&def.name),
         doc: doc_lines(&def.doc),
         values: values
             .iter()
