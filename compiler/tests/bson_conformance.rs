@@ -236,6 +236,18 @@ fn rust_documents_round_trip_through_the_as_codec() {
     }
 }
 
+/// A shape whose descriptor does not lay out as its class does (bindings
+/// from another othc than the SDK's) stops the module when it is made.
+#[test]
+fn a_shape_that_does_not_match_its_class_stops_the_module() {
+    let err = host(&[Path::new("mismatchedShape")], "call")
+        .expect_err("a shape with a field its class lacks is refused");
+    assert!(
+        err.contains("the bindings' class Note does not match this SDK; regenerate them"),
+        "{err}"
+    );
+}
+
 /// Readers try the field after the last one read first (documents usually
 /// come in declaration order); fields in any other order are found as well.
 #[test]
@@ -275,11 +287,19 @@ fn fields_in_any_order_decode_to_the_same_message() {
     };
     let got = decode_in_as(
         "any_order",
-        &[to_vec(&reversed), to_vec(&shuffled), to_vec(&nested_reversed)],
+        &[
+            to_vec(&reversed),
+            to_vec(&shuffled),
+            to_vec(&nested_reversed),
+        ],
     );
     for (i, want) in [&want, &want, &nested_in_order].into_iter().enumerate() {
         assert_eq!(got[i].0, 1, "document {i} decoded");
-        assert_eq!(&got[i].1, &to_vec(want), "document {i} in declaration order");
+        assert_eq!(
+            &got[i].1,
+            &to_vec(want),
+            "document {i} in declaration order"
+        );
     }
 }
 

@@ -26,7 +26,10 @@ pub const SDK_FILES: &[(&str, &str)] = &[
         "bson_writer.ts",
         include_str!("../../sdk/assemblyscript/bson_writer.ts"),
     ),
-    ("shape.ts", include_str!("../../sdk/assemblyscript/shape.ts")),
+    (
+        "shape.ts",
+        include_str!("../../sdk/assemblyscript/shape.ts"),
+    ),
     ("stat.ts", include_str!("../../sdk/assemblyscript/stat.ts")),
     (
         "callbacks.ts",

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::as_entries::{ClientView, ServerView, client, doc_lines, server};
 use super::as_types::{Helpers, default_value, field_type, string_literal, type_name};
+use super::filled::Filled;
 use crate::asnames;
 use crate::model::*;
 
@@ -54,11 +55,13 @@ pub(super) struct Named {
     name: String,
 }
 
-#[derive(Serialize)]
+/// What fills the message template's holes (see `filled.rs`), in the
+/// order of `MESSAGE_HOLES`.
 pub(super) struct MessageView {
     name: String,
     wire: String,
-    doc: Vec<String>,
+    /// The class's doc comment, whole `///` lines.
+    doc: String,
     /// The field declarations, whole indented lines in one string: a
     /// message has many fields, and one string keeps rendering large files
     /// fast.
@@ -66,8 +69,26 @@ pub(super) struct MessageView {
     /// What the SDK reads and writes the fields by (`shape.ts`): `key
     /// type` for each, in declaration order.
     descriptor: String,
-    /// Whether a field is a list or map (read by the file's helpers).
-    helpers: bool,
+    /// `, __h` when a field is a list or map (read by the file's helpers).
+    helpers: &'static str,
+}
+
+const MESSAGE_HOLES: [&str; 6] = ["name", "wire", "doc", "fields", "descriptor", "helpers"];
+
+impl MessageView {
+    fn fill(&self, template: &Filled, out: &mut String) {
+        template.fill(
+            out,
+            &[
+                &self.name,
+                &self.wire,
+                &self.doc,
+                &self.fields,
+                &self.descriptor,
+                self.helpers,
+            ],
+        );
+    }
 }
 
 /// Joins lines, each indented by `indent` spaces and ended by a newline.
@@ -183,6 +204,7 @@ fn render(
     let types = model.types_for(file, &objects);
     let mut helpers = Helpers::default();
     let hb = templates(template);
+    let message = Filled::new(&hb, "message", &MESSAGE_HOLES);
     let rendered = "the embedded templates render every view (tested)";
     // Each type is rendered as soon as its view is made, and its view
     // dropped: with tens of thousands of types, the views of all of them
@@ -206,7 +228,7 @@ fn render(
         if let TypeKind::Message { fields } = &def.kind {
             let view = message_view(model, def, fields, &mut helpers);
             if let Some(out) = out.as_deref_mut() {
-                out.push_str(&hb.render("message", &view).expect(rendered));
+                view.fill(&message, out);
             }
             message_names.push(Named { name: view.name });
         }
@@ -330,10 +352,10 @@ fn message_view(
     MessageView {
         name: type_name(&def.name),
         wire: string_literal(&def.name),
-        doc: doc_lines(&def.doc),
+        doc: block(doc_lines(&def.doc).iter().map(|d| format!("/// {d}")), 0),
         fields: block(decls, 2),
         descriptor,
-        helpers: uses_helpers,
+        helpers: if uses_helpers { ", __h" } else { "" },
     }
 }
 

@@ -4,3 +4,4 @@
 mod as_entries;
 pub mod as_types;
 pub mod assemblyscript;
+mod filled;

@@ -199,3 +199,9 @@ function containers(): Containers {
   c.someGrid = [[21]]
   return c
 }
+
+/** Describes `Note` with a field its class does not have: the SDK must
+ *  stop rather than read or write at offsets the class does not have. */
+export function mismatchedShape(): void {
+  bson.shape<Note>("Note", "text s extra i")
+}

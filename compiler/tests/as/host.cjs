@@ -6,6 +6,7 @@
 //   node host.cjs MODULE.wasm make OUT_DIR            each make(i) → OUT_DIR/i.out
 //   node host.cjs MODULE.wasm serve REQUESTS.json       each request to othismo_serve;
 //                                                     prints the answer/fail calls as JSON lines
+//   node host.cjs MODULE.wasm call NAME                calls the export NAME (no arguments)
 //
 // An .out file is one status byte, then the output bytes. A trap is reported
 // and exits 1.
@@ -16,7 +17,9 @@ const [, , wasmPath, mode, ...dirs] = process.argv
 const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath))
 let instance
 function readString(ptr) {
-  // AssemblyScript strings: UTF-16, length (bytes) at ptr - 4.
+  // AssemblyScript strings: UTF-16, length (bytes) at ptr - 4. A release
+  // build passes no file name to `abort` (0).
+  if (ptr === 0) return "?"
   const mem = new Uint8Array(instance.exports.memory.buffer)
   const len = new Uint32Array(mem.buffer, ptr - 4, 1)[0]
   return Buffer.from(mem.slice(ptr, ptr + len)).toString("utf16le")
@@ -90,6 +93,8 @@ try {
       x.othismo_serve(i + 1, r.verb, r.flags || 0, pp, pl, tp, tl, dp, dl)
     })
     for (const c of calls) console.log(JSON.stringify(c))
+  } else if (mode === "call") {
+    x[dirs[0]]()
   } else {
     throw new Error(`unknown mode ${mode}`)
   }
