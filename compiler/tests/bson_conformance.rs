@@ -256,11 +256,11 @@ fn fields_in_any_order_decode_to_the_same_message() {
     want.insert("maybe", -1i32);
     let mut reversed = doc! { "$type": "Wide", "maybe": -1i32 };
     for i in (0..70).rev() {
-        reversed.insert(format!("f{i}"), i as i32);
+        reversed.insert(format!("f{i}"), i);
     }
     let mut shuffled = doc! { "$type": "Wide" };
     for i in (0..70).map(|i| (i * 37) % 70) {
-        shuffled.insert(format!("f{i}"), i as i32);
+        shuffled.insert(format!("f{i}"), i);
         if i == 35 {
             shuffled.insert("maybe", -1i32);
         }
