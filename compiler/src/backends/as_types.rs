@@ -2,7 +2,7 @@
 //! statements and expressions that write and read them with the SDK's BSON
 //! codec. Lists and maps get helper functions, named once per shape.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::asnames;
 use crate::model::{FieldType, Model, Scalar, TypeKind};

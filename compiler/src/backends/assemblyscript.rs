@@ -323,23 +323,28 @@ fn message_view(
     fields: &[FieldDef],
     helpers: &mut Helpers,
 ) -> MessageView {
-    let mut decls = Vec::with_capacity(fields.len());
-    let mut descriptor = String::new();
+    use std::fmt::Write as _;
+    // Written straight into the two strings (a message's lines are not
+    // kept one by one: this runs once per message of a file).
+    let mut decls = String::with_capacity(fields.len() * 32);
+    let mut descriptor = String::with_capacity(fields.len() * 8);
     let mut uses_helpers = false;
     for f in fields {
         for d in doc_lines(&f.doc) {
-            decls.push(format!("/// {d}"));
+            let _ = writeln!(decls, "  /// {d}");
         }
-        let init = if f.optional {
-            "null".into()
-        } else {
-            default_value(model, &f.ty)
-        };
-        decls.push(format!(
-            "{}: {} = {init}",
+        let _ = write!(
+            decls,
+            "  {}: {} = ",
             asnames::identifier(&f.name),
             field_type(model, &f.ty, f.optional)
-        ));
+        );
+        if f.optional {
+            decls.push_str("null\n");
+        } else {
+            decls.push_str(&default_value(model, &f.ty));
+            decls.push('\n');
+        }
         let code = helpers.descriptor(model, &f.ty, f.optional);
         uses_helpers |= code.contains('#');
         if !descriptor.is_empty() {
@@ -353,7 +358,7 @@ fn message_view(
         name: type_name(&def.name),
         wire: string_literal(&def.name),
         doc: block(doc_lines(&def.doc).iter().map(|d| format!("/// {d}")), 0),
-        fields: block(decls, 2),
+        fields: decls,
         descriptor,
         helpers: if uses_helpers { ", __h" } else { "" },
     }
