@@ -141,36 +141,47 @@ export class Shape {
     public helpers: Helpers | null,
     size: usize,
   ) {
-    const words = descriptor.length == 0 ? new Array<string>() : descriptor.split(" ")
-    const n = words.length >> 1
+    // Scanned by hand (no `split`, no number parsing: every module that
+    // has a message carries this code).
+    const len = descriptor.length
+    let spaces = 0
+    for (let j = 0; j < len; j++) if (descriptor.charCodeAt(j) == 0x20) spaces++
+    const n = len == 0 ? 0 : (spaces + 1) >> 1
     this.fields = new StaticArray<Field>(n)
     this.required = new StaticArray<u64>((n + 63) >> 6)
     let offset: usize = 0
+    let at = 0
     for (let i = 0; i < n; i++) {
-      const f = new Field(unchecked(words[i << 1]))
-      let t = unchecked(words[(i << 1) + 1])
-      if (t.startsWith("?")) {
+      let end = at
+      while (end < len && descriptor.charCodeAt(end) != 0x20) end++
+      const f = new Field(descriptor.substring(at, end))
+      at = end + 1
+      end = at
+      while (end < len && descriptor.charCodeAt(end) != 0x20) end++
+      if (descriptor.charCodeAt(at) == 0x3f /* ? */) {
         f.optional = true
-        t = t.substring(1)
+        at++
       } else {
         unchecked((this.required[i >> 6] |= (<u64>1) << (<u64>(i & 63))))
       }
-      const c = t.charCodeAt(0)
+      const c = descriptor.charCodeAt(at)
       if (c == 0x40 /* @ */ || c == 0x25 /* % */) {
         f.kind = c == 0x40 ? K_MESSAGE : K_ENUM
-        f.target = t.substring(1)
+        f.target = descriptor.substring(at + 1, end)
       } else if (c == 0x23 /* # */) {
         f.kind = K_HELPER
-        const h = <i32>I32.parseInt(t.substring(1))
-        if (helpers == null || h < 0 || h >= helpers.read.length) {
-          abort("othismo: " + name + " names list or map helper " + t + ", which its file lacks")
+        let h = 0
+        for (let j = at + 1; j < end; j++) h = h * 10 + (descriptor.charCodeAt(j) - 0x30)
+        if (helpers == null || h >= helpers.read.length) {
+          abort("othismo: " + name + " names a list or map helper its file lacks")
         }
         f.helperRead = unchecked(helpers!.read[h])
         f.helperWrite = unchecked(helpers!.write[h])
       } else {
         f.kind = kindOf(c)
-        if (f.kind == 0) abort("othismo: " + name + " has a field of unknown type " + t)
+        if (f.kind == 0) abort("othismo: " + name + " has a field of an unknown type")
       }
+      at = end + 1
       f.boxed = f.optional && !isReference(f.kind)
       const size = f.optional ? sizeof<usize>() : sizeOf(f.kind)
       offset = (offset + size - 1) & ~(size - 1)
