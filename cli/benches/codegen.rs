@@ -88,8 +88,15 @@ fn bytes_per_message(text: &str) -> usize {
     let mut rest = text;
     while let Some(at) = rest.find("\nexport class M") {
         let class = &rest[at + 1..];
-        let shape = class.find("\nbson.shape<").expect("each class has its shape line");
-        let end = shape + 1 + class[shape + 1..].find('\n').unwrap_or(class.len() - shape - 1) + 1;
+        let shape = class
+            .find("\nbson.shape<")
+            .expect("each class has its shape line");
+        let end = shape
+            + 1
+            + class[shape + 1..]
+                .find('\n')
+                .unwrap_or(class.len() - shape - 1)
+            + 1;
         total += end;
         count += 1;
         rest = &class[end..];

@@ -236,6 +236,42 @@ fn rust_documents_round_trip_through_the_as_codec() {
     }
 }
 
+/// Messages decoded while the collector runs keep every field: the SDK
+/// fills objects through offsets, and what it makes must stay reachable
+/// (a message held only as an address is freed mid-decode: this traps).
+#[test]
+fn decoded_messages_survive_the_collector() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bson_stress");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, d) in [
+        ("containers", containers()),
+        ("nested", nested()),
+        ("optionals", optionals()),
+    ] {
+        let input = dir.join(format!("{name}.bin"));
+        std::fs::write(&input, to_vec(&d)).unwrap();
+        let out = Command::new("node")
+            .arg(root().join("compiler/tests/as/host.cjs"))
+            .arg(module())
+            .arg("stress")
+            .arg(&input)
+            .arg("2000")
+            .output()
+            .expect("node runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "0",
+            "{name}: every one of 2000 decodes re-encodes to the first one's bytes"
+        );
+    }
+}
+
 /// A shape whose descriptor does not lay out as its class does (bindings
 /// from another othc than the SDK's) stops the module when it is made.
 #[test]

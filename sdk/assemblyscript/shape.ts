@@ -272,7 +272,13 @@ export function shapeOfClass<T>(): Shape {
   return s!
 }
 
-/** Stores a reference into a field, telling the collector. */
+/** Stores a reference into a field, telling the collector (the write
+ *  barrier the compiler puts after every reference field assignment). The
+ *  objects filled here are new and reached only from the stack, which the
+ *  incremental collector scans in one piece at the end of its marking, so
+ *  they are not marked before the store; the barrier keeps that from being a
+ *  rule this code relies on. The message being filled is held as a `Message`
+ *  (a reference the stack keeps), never only as its address. */
 @inline function setRef(m: usize, p: usize, v: usize): void {
   store<usize>(p, v)
   __link(m, v, false)

@@ -205,3 +205,36 @@ function containers(): Containers {
 export function mismatchedShape(): void {
   bson.shape<Note>("Note", "text s extra i")
 }
+
+/** Decodes the input `n` times while the collector runs, and counts the
+ *  decodes whose message, re-encoded after more garbage was made, differs
+ *  from the first one's bytes. The heap stays small, so the collector's
+ *  cycles are short and many end in the middle of a decode. The SDK holds
+ *  the message it fills, and stores its fields through their offsets: an
+ *  object it failed to keep reachable would be freed mid-decode, and its
+ *  memory reused by the garbage made here. */
+export function stress(len: i32, n: i32): i32 {
+  const bytes = inputBuf.slice(0, len)
+  const first = bson.decodeDocument(bytes)
+  if (first == null) return -1
+  const want = Uint8Array.wrap(first.toBytes())
+  let differ = 0
+  for (let i = 0; i < n; i++) {
+    const m = bson.decodeDocument(bytes)
+    if (m == null) return -1
+    for (let j = 0; j < 20; j++) new ArrayBuffer(16 + ((i * 7 + j * 13) & 127))
+    const got = Uint8Array.wrap(m.toBytes())
+    if (got.length != want.length) {
+      differ++
+      continue
+    }
+    for (let k = 0; k < got.length; k++) {
+      if (got[k] != want[k]) {
+        differ++
+        break
+      }
+    }
+  }
+  output = want.buffer
+  return differ
+}

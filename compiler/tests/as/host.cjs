@@ -6,6 +6,7 @@
 //   node host.cjs MODULE.wasm make OUT_DIR            each make(i) → OUT_DIR/i.out
 //   node host.cjs MODULE.wasm serve REQUESTS.json       each request to othismo_serve;
 //                                                     prints the answer/fail calls as JSON lines
+//   node host.cjs MODULE.wasm stress IN.bin N          decodes IN.bin N times under the collector
 //   node host.cjs MODULE.wasm call NAME                calls the export NAME (no arguments)
 //
 // An .out file is one status byte, then the output bytes. A trap is reported
@@ -93,6 +94,12 @@ try {
       x.othismo_serve(i + 1, r.verb, r.flags || 0, pp, pl, tp, tl, dp, dl)
     })
     for (const c of calls) console.log(JSON.stringify(c))
+  } else if (mode === "stress") {
+    // stress IN.bin N: prints how many of N decodes re-encode differently.
+    const data = fs.readFileSync(dirs[0])
+    const ptr = x.input(data.length)
+    new Uint8Array(x.memory.buffer, ptr, data.length).set(data)
+    console.log(x.stress(data.length, Number(dirs[1])))
   } else if (mode === "call") {
     x[dirs[0]]()
   } else {
