@@ -18,6 +18,8 @@ use crate::model::*;
 const TEMPLATE: &str = include_str!("../../../templates/as/bindings.ts.hbs");
 const MESSAGE: &str = include_str!("../../../templates/as/message.ts.hbs");
 const ENUM: &str = include_str!("../../../templates/as/enum.ts.hbs");
+const SERVER: &str = include_str!("../../../templates/as/server.ts.hbs");
+const CLIENT: &str = include_str!("../../../templates/as/client.ts.hbs");
 /// Where the file template's `{{types}}` goes, spliced in after rendering:
 /// the types' text is most of a large file, and passing it through the
 /// template's context would copy it twice more.
@@ -37,11 +39,13 @@ pub(super) struct FileView {
     /// The module name an entry imports the bindings by: `./Greeter.oth`.
     import: String,
     hash: String,
-    /// The enums and message classes, rendered one at a time (see `TYPES_MARK`).
+    /// The enums and message classes, then the servers and clients,
+    /// rendered one at a time (see `TYPES_MARK`).
     types: &'static str,
     /// Their names, for the exerciser.
     messages: Vec<Named>,
     enums: Vec<Named>,
+    /// Only for the exerciser: generating renders each one at once.
     servers: Vec<ServerView>,
     clients: Vec<ClientView>,
     helpers: Vec<String>,
@@ -245,7 +249,13 @@ fn render(
     for &o in &objects {
         let def = model.object(o);
         if !def.native {
-            servers.push(server(model, def));
+            // Rendered at once when generating (a view of a large object
+            // is large); kept for the exerciser, which names them all.
+            let view = server(model, def);
+            match out.as_deref_mut() {
+                Some(out) => out.push_str(&hb.render("server", &view).expect(rendered)),
+                None => servers.push(view),
+            }
         }
         for n in &def.needs {
             match shared.iter().position(|s| s.mount == n.mount) {
@@ -271,7 +281,14 @@ fn render(
             }
         }
     }
-    let clients: Vec<ClientView> = shared.iter().map(|n| client(model, n)).collect();
+    let mut clients: Vec<ClientView> = Vec::new();
+    for n in &shared {
+        let view = client(model, n);
+        match out.as_deref_mut() {
+            Some(out) => out.push_str(&hb.render("client", &view).expect(rendered)),
+            None => clients.push(view),
+        }
+    }
     let view = FileView {
         import: format!("./{base}"),
         source: base.clone(),
@@ -312,6 +329,10 @@ fn templates(template: &str) -> Handlebars<'_> {
     hb.register_template_string("message", MESSAGE)
         .expect(rendered);
     hb.register_template_string("enum", ENUM).expect(rendered);
+    hb.register_template_string("server", SERVER)
+        .expect(rendered);
+    hb.register_template_string("client", CLIENT)
+        .expect(rendered);
     hb
 }
 
