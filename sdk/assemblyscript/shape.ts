@@ -138,7 +138,8 @@ export class Shape {
     public name: string,
     public make: () => Message,
     descriptor: string,
-    public helpers: Helpers | null,
+    helpers: Helpers | null,
+    /** The compiler's size of the class (`offsetof<T>()`). */
     size: usize,
   ) {
     // Scanned by hand (no `split`, no number parsing: every module that
@@ -183,10 +184,10 @@ export class Shape {
       }
       at = end + 1
       f.boxed = f.optional && !isReference(f.kind)
-      const size = f.optional ? sizeof<usize>() : sizeOf(f.kind)
-      offset = (offset + size - 1) & ~(size - 1)
+      const width = f.optional ? sizeof<usize>() : sizeOf(f.kind)
+      offset = (offset + width - 1) & ~(width - 1)
       f.offset = offset
-      offset += size
+      offset += width
       unchecked((this.fields[i] = f))
     }
     if (offset != size) {
