@@ -380,7 +380,8 @@ export function fromPayload<T>(p: Payload): T | null {
   if (p.mediaType() != BSON) return null
   const s = shapeOfClass<T>()
   const r = BsonReader.of(p.data)
-  if (!r.next() || !r.keyIs("$type") || r.type != STRING || r.string() != s.name) return null
+  const t = typeOf(r)
+  if (t == null || t != s.name) return null
   const m = readFields(s, r)
   return r.ok ? changetype<T>(m) : null
 }
