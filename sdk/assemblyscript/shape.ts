@@ -62,23 +62,19 @@ function sizeOf(kind: u8): usize {
   }
 }
 
-/** The names of an enum's values, by number. */
-class Enumeration {
-  constructor(public names: StaticArray<string>) {}
+/** A generated enum's name ↔ value functions (`nameOfX`, `parseX`): its
+ *  fields are read and written through them, so the names are written once. */
+export class Enumeration {
+  constructor(public nameOf: (v: i32) => string, public parse: (s: string) => i32) {}
+}
 
-  nameOf(v: i32): string {
-    return v >= 0 && v < this.names.length ? unchecked(this.names[v]) : ""
-  }
-
-  /** The value the current element names; fails the reader when none. */
-  read(r: BsonReader): i32 {
-    const s = r.string()
-    for (let i = 0; i < this.names.length; i++) {
-      if (unchecked(this.names[i]) == s) return i
-    }
-    r.fail()
-    return 0
-  }
+/** The value of an enum (given its `parseX`) that the current element
+ *  names; fails the reader when it names none. */
+export function readEnum(r: BsonReader, parse: (s: string) => i32): i32 {
+  const v = parse(r.string())
+  if (v >= 0) return v
+  r.fail()
+  return 0
 }
 
 class Field {
@@ -243,9 +239,10 @@ export function shape<T extends Message>(name: string, descriptor: string, helpe
   unchecked((byId[id] = s))
 }
 
-/** Registers an enum of wire name `name`: its values' names, by number. */
-export function enumeration(name: string, names: StaticArray<string>): void {
-  enums.set(name, new Enumeration(names))
+/** Registers an enum of wire name `name` by its generated `nameOfX` and
+ *  `parseX`. */
+export function enumeration(name: string, nameOf: (v: i32) => string, parse: (s: string) => i32): void {
+  enums.set(name, new Enumeration(nameOf, parse))
 }
 
 /** Whether a message of this wire name has a class in this module. */
@@ -358,7 +355,7 @@ function readField(f: Field, r: BsonReader, m: usize): void {
     case K_F32: store<f32>(p, <f32>r.double()); break
     case K_F64: store<f64>(p, r.double()); break
     case K_TIME: store<i64>(p, r.datetime()); break
-    case K_ENUM: store<i32>(p, f.enumType().read(r)); break
+    case K_ENUM: store<i32>(p, readEnum(r, f.enumType().parse)); break
     case K_STRING: setRef(m, p, changetype<usize>(r.string())); break
     case K_BYTES: setRef(m, p, changetype<usize>(r.binary(0))); break
     case K_UUID: setRef(m, p, changetype<usize>(r.uuid())); break
@@ -387,7 +384,7 @@ function readBox(f: Field, r: BsonReader): usize {
     case K_F32: return changetype<usize>(new Box<f32>(<f32>r.double()))
     case K_F64: return changetype<usize>(new Box<f64>(r.double()))
     case K_TIME: return changetype<usize>(new Box<i64>(r.datetime()))
-    default: return changetype<usize>(new Box<i32>(f.enumType().read(r)))
+    default: return changetype<usize>(new Box<i32>(readEnum(r, f.enumType().parse)))
   }
 }
 
@@ -418,7 +415,11 @@ export function writeFields(s: Shape, obj: Message, w: BsonWriter): void {
       case K_F32: w.head(DOUBLE, k, kn, 8); w.put64(reinterpret<i64>(<f64>load<f32>(p))); break
       case K_F64: w.head(DOUBLE, k, kn, 8); w.put64(load<i64>(p)); break
       case K_TIME: w.head(DATETIME, k, kn, 8); w.put64(load<i64>(p)); break
-      case K_ENUM: writeString(w, k, kn, f.enumType().nameOf(load<i32>(p))); break
+      case K_ENUM: {
+        const nameOf = f.enumType().nameOf
+        writeString(w, k, kn, nameOf(load<i32>(p)))
+        break
+      }
       case K_STRING: writeString(w, k, kn, changetype<string>(load<usize>(p))); break
       case K_BYTES: w.binary(f.key, changetype<ArrayBuffer>(load<usize>(p)), 0); break
       case K_UUID: w.uuid(f.key, changetype<Uuid>(load<usize>(p))); break

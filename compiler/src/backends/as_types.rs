@@ -169,7 +169,7 @@ impl Helpers {
                 let def = model.ty(*id);
                 let name = type_name(&def.name);
                 match def.kind {
-                    TypeKind::Enum { .. } => format!("read{name}({r})"),
+                    TypeKind::Enum { .. } => format!("<{name}>bson.readEnum({r}, parse{name})"),
                     TypeKind::Message { .. } => format!("bson.readMessage<{name}>({r})"),
                 }
             }
