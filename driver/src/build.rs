@@ -4,8 +4,9 @@
 //! stale, E0703), its AssemblyScript is compiled with the pinned compiler
 //! (E0701 with the compiler's output), the result is held against the host
 //! ABI (E0702), and its header and schemas are appended as custom sections.
-//! A module whose inputs are unchanged is taken from the cache; independent
-//! modules compile in parallel. Progress goes to stderr.
+//! A module whose inputs are unchanged is taken from the cache; the others
+//! compile one after another in one resident compiler process. Progress
+//! goes to stderr.
 
 use std::path::{Path, PathBuf};
 
@@ -222,20 +223,19 @@ fn build_modules(
             }),
         }
     }
-    // Compile in parallel: asc is slow, and modules are independent.
-    let results: Vec<(ObjectId, PathBuf, Compiled)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = jobs
-            .iter()
-            .map(|(o, ts, bindings)| {
-                let name = model.object(*o).name.clone();
-                scope.spawn(move || (*o, ts.clone(), compile_cached(&name, ts, bindings, opts)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a compile thread"))
-            .collect()
-    });
+    // One after another, in one resident compiler process: after its first
+    // module the compiler is warm, and a warm compile of the next module
+    // takes less than a cold one running beside it would (measured in
+    // book: dev/performance.md).
+    let results: Vec<(ObjectId, PathBuf, Compiled)> = jobs
+        .iter()
+        .map(|(o, ts, bindings)| {
+            let name = &model.object(*o).name;
+            (*o, ts.clone(), compile_cached(name, ts, bindings, opts))
+        })
+        .collect();
+    // What follows a build (bundling, running an image) does not compile.
+    crate::resident::release_idle();
     let mut built = Vec::new();
     for (o, ts, result) in results {
         let def = model.object(o);

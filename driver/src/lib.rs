@@ -7,4 +7,5 @@
 
 pub mod build;
 pub mod build_errors;
+pub mod resident;
 pub mod toolchain;

@@ -70,14 +70,15 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
-/// The `asc` script of the pinned compiler, installing it first if needed.
+/// The pinned compiler's programming interface (`dist/asc.js`, whose `main`
+/// takes the command line's arguments), installing it first if needed.
 pub fn asc() -> Result<PathBuf, String> {
     // One install at a time in this process; other processes are handled
     // by installing into a folder of one's own and moving it into place.
     static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     let home = cache_dir().join(format!("assemblyscript-{ASC_VERSION}"));
-    let bin = home.join("node_modules/assemblyscript/bin/asc.js");
+    let bin = home.join("node_modules/assemblyscript/dist/asc.js");
     if bin.is_file() {
         return Ok(bin);
     }
@@ -248,7 +249,8 @@ pub struct CompileError {
 }
 
 /// Compiles `entry` (with the SDK's exports as a second entry) into a
-/// module; `build` is a scratch folder for the SDK's layout.
+/// module; `build` is a scratch folder for the SDK's layout. The compiler
+/// runs in a resident process (see `resident`), warm after its first module.
 pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, CompileError> {
     let fail = |output: String| CompileError { output };
     let asc = asc().map_err(fail)?;
@@ -265,16 +267,25 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
     // then does not depend on where the folder is, so the module cache can
     // be keyed by content alone.
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let text = |p: &Path| {
+        p.to_str().map(str::to_string).ok_or_else(|| {
+            fail(format!(
+                "cannot compile `{}`: its name is not UTF-8",
+                p.display()
+            ))
+        })
+    };
+    let folder = match entry.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(folder) => absolute(folder),
+        None => absolute(Path::new(".")),
+    };
     let (pkgs, out) = (absolute(&pkgs), absolute(&out));
-    let folder = entry.parent().filter(|d| !d.as_os_str().is_empty());
-    let mut cmd = Command::new("node");
-    if let Some(folder) = folder {
-        cmd.current_dir(folder);
-    }
-    cmd.arg(absolute(&asc))
-        .arg(entry.file_name().unwrap_or(entry.as_os_str()))
-        .arg(pkgs.join("othismo").join("exports.ts"))
-        .args([
+    let mut args = vec![
+        text(Path::new(entry.file_name().unwrap_or(entry.as_os_str())))?,
+        text(&pkgs.join("othismo").join("exports.ts"))?,
+    ];
+    args.extend(
+        [
             "--runtime",
             "incremental",
             "--exportRuntime",
@@ -283,19 +294,17 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
             // Its output is read (for the places of errors) and shown in
             // diagnostics: no colour codes, which it adds when `CI` is set.
             "--noColors",
-        ]);
+        ]
+        .map(String::from),
+    );
     match profile {
-        Profile::Release => cmd.args(["-O3", "--noAssert"]),
-        Profile::Debug => cmd.arg("--debug"),
+        Profile::Release => args.extend(["-O3", "--noAssert"].map(String::from)),
+        Profile::Debug => args.push("--debug".into()),
     };
-    cmd.arg("--path").arg(&pkgs).arg("-o").arg(&out);
-    let output = cmd
-        .output()
-        .map_err(|e| fail(format!("cannot run node: {e}")))?;
-    if !output.status.success() {
-        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-        text.push_str(&String::from_utf8_lossy(&output.stderr));
-        return Err(fail(text));
+    args.extend(["--path".into(), text(&pkgs)?, "-o".into(), text(&out)?]);
+    let outcome = crate::resident::compile(&asc, &folder, &args).map_err(fail)?;
+    if !outcome.ok {
+        return Err(fail(outcome.output));
     }
     std::fs::read(&out).map_err(|e| fail(format!("the compiler wrote no `{}`: {e}", out.display())))
 }

@@ -1,0 +1,99 @@
+//! `othc build` starts the AssemblyScript compiler once for all the modules
+//! it compiles, whether they compile or not. Counted for real: `node` on
+//! the PATH is a script that notes each start and runs the real node.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A `node` that writes a line into `log` each time it starts, then runs
+/// the real one.
+fn counting_node(dir: &Path, log: &Path) -> PathBuf {
+    let real = Command::new("sh")
+        .args(["-c", "command -v node"])
+        .output()
+        .expect("sh runs");
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+    assert!(!real.is_empty(), "node is not installed");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        "#!/bin/sh\necho started >> '{}'\nexec '{}' \"$@\"\n",
+        log.display(),
+        real
+    );
+    let node = bin.join("node");
+    std::fs::write(&node, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+/// `othc build --debug FILE` with an empty module cache `cache` (the
+/// installed compiler linked into it) and the counting node first on PATH.
+fn build(file: &Path, cache: &Path, bin: &Path) -> Output {
+    let installed = othc_driver::toolchain::asc().expect("the compiler installs");
+    // .../assemblyscript-VERSION/node_modules/assemblyscript/dist/asc.js
+    let home = installed.ancestors().nth(4).unwrap();
+    let _ = std::fs::remove_dir_all(cache);
+    std::fs::create_dir_all(cache).unwrap();
+    std::os::unix::fs::symlink(home, cache.join(home.file_name().unwrap())).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Command::new(env!("CARGO_BIN_EXE_othc"))
+        .args(["build", "--debug"])
+        .arg(file)
+        .env("OTHC_CACHE", cache)
+        .env("PATH", path)
+        .current_dir(root())
+        .output()
+        .expect("othc runs")
+}
+
+fn starts(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+#[test]
+fn a_build_starts_the_compiler_once_for_all_its_modules() {
+    let dir = test_support::copy_of_dir(
+        &root().join("examples/hello"),
+        env!("CARGO_TARGET_TMPDIR"),
+        "build_compiler",
+    );
+    let log = dir.join("node-starts.log");
+    let bin = counting_node(&dir, &log);
+    let cache = dir.join("cache");
+    let hello = dir.join("Hello.oth");
+
+    let o = build(&hello, &cache, &bin);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("2 compiled, 0 unchanged"), "{err}");
+    assert_eq!(starts(&log), 1, "one compiler process for both modules");
+
+    // The first module to compile fails, the second compiles: still one
+    // process, and the failure is reported at its place.
+    let greeter = dir.join("Greeter.ts");
+    let text = std::fs::read_to_string(&greeter).unwrap();
+    std::fs::write(&greeter, text.replace("req.end()", "req.finish()")).unwrap();
+    let o = build(&hello, &cache, &bin);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("[E0701]"), "{err}");
+    assert!(err.contains("Greeter.ts:"), "the error at its place: {err}");
+    assert!(
+        err.contains("wrote") && err.contains("Shouter.wasm"),
+        "{err}"
+    );
+    assert_eq!(starts(&log), 2, "one more process for the second build");
+}

@@ -1,0 +1,225 @@
+//! The AssemblyScript compiler kept running between compilations.
+//!
+//! Starting node and loading the compiler costs about half a second, and
+//! the compiler (JavaScript, and binaryen compiled to WebAssembly) runs
+//! slowly until the JIT has warmed up: measured on examples/hello, a module
+//! compiled 3× faster (release) to 10× faster (`--debug`) when it was not the
+//! first in its process. So compilations go to resident compiler processes
+//! (`resident_compiler.mjs`, one request at a time each) kept in a pool of at
+//! most one per core: a build that compiles its modules one after another
+//! uses one process for all of them; tests that compile from several
+//! threads get one each, up to the number of cores.
+//!
+//! A process that stops (crashed, killed, or retired after the compiler
+//! threw) is dropped from the pool; the next compilation starts a fresh one.
+//! Idle processes end when this program does (their stdin closes) or when
+//! [`release_idle`] is called.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Condvar, Mutex};
+
+/// The script each resident process runs.
+const SCRIPT: &str = include_str!("resident_compiler.mjs");
+
+/// What one compilation printed, and whether it succeeded.
+#[derive(Debug)]
+pub struct Outcome {
+    pub ok: bool,
+    pub output: String,
+}
+
+/// One running compiler process.
+struct Resident {
+    /// The `asc.js` it loaded.
+    asc: PathBuf,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+struct Pool {
+    idle: Vec<Resident>,
+    /// Processes started and not yet dropped, idle or compiling.
+    live: usize,
+}
+
+static POOL: Mutex<Pool> = Mutex::new(Pool {
+    idle: Vec::new(),
+    live: 0,
+});
+/// Signalled when a process goes back to the pool or is dropped.
+static FREED: Condvar = Condvar::new();
+
+fn pool() -> std::sync::MutexGuard<'static, Pool> {
+    POOL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// At most one process per core: each compiles on one thread.
+fn most() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Runs the compiler `asc` (its `bin/asc.js` or `dist/asc.js`) with `args`
+/// in folder `dir`. `Err` when no compiler could run it at all.
+pub fn compile(asc: &Path, dir: &Path, args: &[String]) -> Result<Outcome, String> {
+    let dir = dir.to_str().ok_or_else(|| {
+        format!(
+            "cannot compile in `{}`: its name is not UTF-8",
+            dir.display()
+        )
+    })?;
+    let request = serde_json::json!({ "dir": dir, "args": args }).to_string();
+    // A process taken from the pool may have stopped while idle; a fresh
+    // one is tried once before giving up.
+    let mut resident = take(asc)?;
+    if resident.send(&request).is_err() {
+        drop_resident(resident);
+        resident = take(asc)?;
+        if let Err(e) = resident.send(&request) {
+            drop_resident(resident);
+            return Err(format!("cannot talk to the AssemblyScript compiler: {e}"));
+        }
+    }
+    match resident.receive() {
+        Ok((outcome, retired)) => {
+            if retired {
+                drop_resident(resident);
+            } else {
+                give_back(resident);
+            }
+            Ok(outcome)
+        }
+        Err(e) => {
+            let status = stop(&mut resident);
+            drop_resident(resident);
+            Err(format!(
+                "the AssemblyScript compiler stopped while compiling ({e}; node {status})"
+            ))
+        }
+    }
+}
+
+/// Ends the idle processes (a build is done; what follows does not compile).
+pub fn release_idle() {
+    let idle = std::mem::take(&mut pool().idle);
+    for r in idle {
+        drop_resident(r);
+    }
+}
+
+/// How many compiler processes are running (idle or busy).
+pub fn running() -> usize {
+    pool().live
+}
+
+/// An idle process for `asc`, a new one when none is idle and the pool has
+/// room, else the first to come back.
+fn take(asc: &Path) -> Result<Resident, String> {
+    let mut p = pool();
+    loop {
+        if let Some(i) = p.idle.iter().position(|r| r.asc == asc) {
+            return Ok(p.idle.swap_remove(i));
+        }
+        if let Some(other) = p.idle.pop() {
+            // Idle, but for another compiler: make room.
+            drop(p);
+            drop_resident(other);
+            p = pool();
+            continue;
+        }
+        if p.live < most() {
+            p.live += 1;
+            drop(p);
+            return Resident::start(asc).inspect_err(|_| {
+                pool().live -= 1;
+                FREED.notify_one();
+            });
+        }
+        p = FREED.wait(p).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+fn give_back(r: Resident) {
+    pool().idle.push(r);
+    FREED.notify_one();
+}
+
+/// Ends `r` and frees its place in the pool.
+fn drop_resident(mut r: Resident) {
+    let _ = stop(&mut r);
+    pool().live -= 1;
+    FREED.notify_one();
+}
+
+/// Ends the process (closing its stdin would do, after the compilation it
+/// may be in) and reaps it; says how it ended.
+fn stop(r: &mut Resident) -> String {
+    let _ = r.child.kill();
+    match r.child.wait() {
+        Ok(status) => status.to_string(),
+        Err(e) => format!("not reaped: {e}"),
+    }
+}
+
+impl Resident {
+    fn start(asc: &Path) -> Result<Resident, String> {
+        let mut child = Command::new("node")
+            .args(["--input-type=module", "--eval", SCRIPT])
+            .arg(asc)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            // Node's own complaints, if any, are the user's to see.
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot run node (is Node.js installed?): {e}"))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("cannot connect to node's stdin and stdout".into());
+        };
+        Ok(Resident {
+            asc: asc.to_path_buf(),
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+        })
+    }
+
+    fn send(&mut self, request: &str) -> std::io::Result<()> {
+        self.stdin.write_all(request.as_bytes())?;
+        self.stdin.write_all(b"\n")?;
+        self.stdin.flush()
+    }
+
+    /// The response to the request sent, and whether the process retires.
+    fn receive(&mut self) -> Result<(Outcome, bool), String> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match self.stdout.read_line(&mut line) {
+                Ok(0) => return Err("it closed its output".into()),
+                Ok(_) => {}
+                Err(e) => return Err(format!("cannot read its output: {e}")),
+            }
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+                // Not a response: something else wrote to node's stdout.
+                eprint!("{line}");
+                continue;
+            };
+            let (Some(ok), Some(output)) = (v["ok"].as_bool(), v["output"].as_str()) else {
+                eprint!("{line}");
+                continue;
+            };
+            let retired = v["retired"].as_bool().unwrap_or(false);
+            return Ok((
+                Outcome {
+                    ok,
+                    output: output.to_string(),
+                },
+                retired,
+            ));
+        }
+    }
+}

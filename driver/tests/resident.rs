@@ -1,0 +1,144 @@
+//! The resident compiler processes, driven for real (node runs the script
+//! othc embeds) with a stand-in for the AssemblyScript compiler
+//! (`fixtures/build/resident/fake_asc.mjs`) that can succeed, fail, write
+//! onto stdout, throw or crash on request.
+//!
+//! One test function: the pool is shared by the whole test program, so its
+//! steps (which count processes and compare their ids) run in order.
+
+use std::path::{Path, PathBuf};
+
+use othc_driver::resident::{self, Outcome};
+
+fn fake_asc() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/build/resident/fake_asc.mjs")
+}
+
+/// The id of the process that answered.
+fn pid(o: &Outcome) -> u32 {
+    let at = o.output.find("pid=").expect("a pid in the output") + 4;
+    o.output[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn run(what: &str, dir: &Path) -> Result<Outcome, String> {
+    resident::compile(
+        &fake_asc(),
+        dir,
+        &[what.to_string(), "x".into(), "y z".into()],
+    )
+}
+
+#[test]
+fn compilations_share_a_process_that_survives_their_failures() {
+    let asc = fake_asc();
+    assert!(asc.is_file());
+    let dir = std::env::temp_dir().join(format!("othc-resident-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+
+    // Two compilations one after another: one process, run in the folder
+    // asked for, given the arguments as they were.
+    let first = run("ok", &dir).unwrap();
+    assert!(first.ok, "{first:?}");
+    assert!(
+        first
+            .output
+            .contains(&format!("cwd={} args=x,y z", dir.display())),
+        "{first:?}"
+    );
+    let second = run("ok", Path::new("/")).unwrap();
+    assert!(second.output.contains("cwd=/ "), "{second:?}");
+    assert_eq!(pid(&first), pid(&second), "the second reused the process");
+    assert_eq!(resident::running(), 1);
+
+    // A module that does not compile: its output, and the process stays.
+    let failed = run("fail", &dir).unwrap();
+    assert!(!failed.ok);
+    assert!(failed.output.starts_with("ERROR TS1: fail"), "{failed:?}");
+    assert_eq!(pid(&failed), pid(&first));
+
+    // Something else writing onto node's stdout does not break the
+    // conversation.
+    let noisy = run("noise", &dir).unwrap();
+    assert!(noisy.ok && noisy.output.starts_with("noise"), "{noisy:?}");
+    assert_eq!(pid(&noisy), pid(&first));
+
+    // The compiler throwing: a failed compilation saying so, and the
+    // process retires; the next compilation gets a fresh one.
+    let thrown = run("throw", &dir).unwrap();
+    assert!(!thrown.ok);
+    assert!(
+        thrown
+            .output
+            .contains("the AssemblyScript compiler failed: Error: the compiler broke"),
+        "{thrown:?}"
+    );
+    let after = run("ok", &dir).unwrap();
+    assert!(after.ok);
+    assert_ne!(pid(&after), pid(&first), "a retired process is not reused");
+    assert_eq!(resident::running(), 1);
+
+    // The process dying mid-compilation: an error naming it, not a hang,
+    // and the next compilation runs.
+    let crashed = run("exit", &dir).unwrap_err();
+    assert!(
+        crashed.contains("the AssemblyScript compiler stopped while compiling")
+            && crashed.contains("exit status: 3"),
+        "{crashed}"
+    );
+    assert_eq!(resident::running(), 0);
+    let again = run("ok", &dir).unwrap();
+    assert!(again.ok);
+
+    // A process that stopped while idle (killed from outside) is replaced
+    // without the compilation failing.
+    kill(pid(&again));
+    let replaced = run("ok", &dir).unwrap();
+    assert!(replaced.ok);
+    assert_ne!(pid(&replaced), pid(&again));
+
+    // Compilations from several threads at once: each its own process,
+    // never more than one per core.
+    let most = std::thread::available_parallelism().map_or(1, usize::from);
+    let pids: Vec<u32> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..most + 1)
+            .map(|_| s.spawn(|| run("sleep", &dir).unwrap()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| pid(&h.join().unwrap()))
+            .collect()
+    });
+    let distinct: std::collections::BTreeSet<u32> = pids.iter().copied().collect();
+    assert_eq!(distinct.len(), most, "{pids:?}");
+    assert_eq!(resident::running(), most);
+
+    // Released when idle.
+    resident::release_idle();
+    assert_eq!(resident::running(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn kill(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Until it is gone: a zombie (the pool has not reaped it) whose threads
+    // have all ended, so nothing holds its end of the pipes.
+    for _ in 0..250 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let threads = std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, Iterator::count);
+        if stat.is_empty() || (stat.contains(") Z ") && threads <= 1) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("process {pid} did not end");
+}
