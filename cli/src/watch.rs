@@ -10,11 +10,17 @@
 //! the value files given with `--values`. They are polled (a few stat calls
 //! every quarter second), which needs no platform watcher and sees edits
 //! made through any editor's save strategy (rename or write in place).
+//!
+//! The runs share one AssemblyScript compiler process, started here and
+//! kept warm between them (`othc_driver::resident::Shared`): a rebuild after
+//! an edit compiles in a fraction of a cold start's time.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, SystemTime};
+
+use othc_driver::resident::{SOCKET_ENV, Shared};
 
 use super::EXIT_USAGE;
 use super::fs::FsLoader;
@@ -48,7 +54,8 @@ pub fn watch(roots: &[PathBuf], values: &[PathBuf]) -> u8 {
         "othc: watching {} file(s) for changes (Ctrl-C to stop)",
         files.len()
     );
-    let mut child = match start(&exe, &args) {
+    let mut compiler = shared_compiler();
+    let mut child = match start(&exe, &args, compiler.as_ref()) {
         Ok(c) => Some(c),
         Err(status) => return status,
     };
@@ -80,16 +87,29 @@ pub fn watch(roots: &[PathBuf], values: &[PathBuf]) -> u8 {
         files = inputs(roots, values);
         stamps = stamp_all(&files);
         eprintln!("othc: {} changed; running again", changed.display());
-        child = match start(&exe, &args) {
+        compiler = compiler.and_then(|c| c.renewed().ok());
+        child = match start(&exe, &args, compiler.as_ref()) {
             Ok(c) => Some(c),
             Err(status) => return status,
         };
     }
 }
 
-fn start(exe: &Path, args: &[OsString]) -> Result<Child, u8> {
+/// The compiler process the runs share, kept warm between them; none when
+/// it cannot start (each run then starts its own, and says why if it
+/// cannot either).
+fn shared_compiler() -> Option<Shared> {
+    let asc = othc_driver::toolchain::asc().ok()?;
+    let socket = std::env::temp_dir().join(format!("othc-compiler-{}.sock", std::process::id()));
+    Shared::start(&asc, &socket).ok()
+}
+
+fn start(exe: &Path, args: &[OsString], compiler: Option<&Shared>) -> Result<Child, u8> {
     let mut cmd = Command::new(exe);
     cmd.args(args);
+    if let Some(c) = compiler {
+        cmd.env(SOCKET_ENV, c.socket());
+    }
     // However this process ends (Ctrl-C reaches both, but a kill reaches
     // only this one), the child must not run on without it: an image left
     // behind would keep reading the terminal.

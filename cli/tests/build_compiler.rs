@@ -1,9 +1,13 @@
 //! `othc build` starts the AssemblyScript compiler once for all the modules
-//! it compiles, whether they compile or not. Counted for real: `node` on
-//! the PATH is a script that notes each start and runs the real node.
+//! it compiles, whether they compile or not, and `othc build --watch` once
+//! for all its rebuilds. Counted for real: `node` on the PATH is a script
+//! that notes each start and runs the real node.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use test_support::lines::ChildLines;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -32,9 +36,9 @@ fn counting_node(dir: &Path, log: &Path) -> PathBuf {
     bin
 }
 
-/// `othc build --debug FILE` with an empty module cache `cache` (the
-/// installed compiler linked into it) and the counting node first on PATH.
-fn build(file: &Path, cache: &Path, bin: &Path) -> Output {
+/// `othc ARGS` with an empty module cache `cache` (the installed compiler
+/// linked into it) and the counting node in `bin` first on PATH.
+fn othc(args: &[&str], cache: &Path, bin: &Path) -> Command {
     let installed = othc_driver::toolchain::asc().expect("the compiler installs");
     // .../assemblyscript-VERSION/node_modules/assemblyscript/dist/asc.js
     let home = installed.ancestors().nth(4).unwrap();
@@ -46,12 +50,17 @@ fn build(file: &Path, cache: &Path, bin: &Path) -> Output {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    Command::new(env!("CARGO_BIN_EXE_othc"))
-        .args(["build", "--debug"])
-        .arg(file)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_othc"));
+    cmd.args(args)
         .env("OTHC_CACHE", cache)
         .env("PATH", path)
-        .current_dir(root())
+        .current_dir(root());
+    cmd
+}
+
+/// `othc build --debug FILE`, as [`othc`] runs it.
+fn build(file: &Path, cache: &Path, bin: &Path) -> Output {
+    othc(&["build", "--debug", &file.to_string_lossy()], cache, bin)
         .output()
         .expect("othc runs")
 }
@@ -96,4 +105,51 @@ fn a_build_starts_the_compiler_once_for_all_its_modules() {
         "{err}"
     );
     assert_eq!(starts(&log), 2, "one more process for the second build");
+}
+
+#[test]
+fn a_watcher_keeps_one_compiler_for_all_its_rebuilds() {
+    let dir = test_support::copy_of_dir(
+        &root().join("examples/hello"),
+        env!("CARGO_TARGET_TMPDIR"),
+        "build_compiler_watch",
+    );
+    let log = dir.join("node-starts.log");
+    let bin = counting_node(&dir, &log);
+    let hello = dir.join("Hello.oth").to_string_lossy().into_owned();
+    let mut child = othc(
+        &["build", "--watch", "--debug", &hello],
+        &dir.join("cache"),
+        &bin,
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("othc starts");
+    let mut w = ChildLines::of(&mut child);
+    w.wait_for(false, "2 compiled, 0 unchanged");
+    // Two edits, each compiled (not found in the module cache).
+    for round in 0..2 {
+        let greeter = dir.join("Greeter.ts");
+        let text = std::fs::read_to_string(&greeter).unwrap();
+        std::fs::write(&greeter, format!("{text}\n// edit {round}\n")).unwrap();
+        w.wait_for(false, "Greeter.ts changed; running again");
+        w.wait_for(false, "compiling Greeter");
+        w.wait_for(false, "1 compiled, 1 unchanged");
+    }
+    assert_eq!(
+        starts(&log),
+        1,
+        "one compiler process for every build:\n{}",
+        w.seen.join("\n")
+    );
+    // Stopped, the watcher takes the compiler with it: every holder of its
+    // stderr gone.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        w.closed_within(Duration::from_secs(30)),
+        "the compiler outlived its watcher:\n{}",
+        w.seen.join("\n")
+    );
 }

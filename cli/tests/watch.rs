@@ -2,52 +2,12 @@
 //! implementation stops it and runs the rebuilt image, a broken edit is
 //! reported and waited out, and the fix runs again.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// A line of the watcher's stdout (`Out`) or stderr (`Err`).
-enum Line {
-    Out(String),
-    Err(String),
-}
-
-struct Watcher {
-    lines: Receiver<Line>,
-    seen: Vec<String>,
-}
-
-impl Watcher {
-    /// Waits for a line containing `text` on stdout (`out`) or stderr; two
-    /// minutes without it fail the test with everything seen so far.
-    fn wait_for(&mut self, out: bool, text: &str) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            match self.lines.recv_timeout(left) {
-                Ok(Line::Out(l)) => {
-                    self.seen.push(format!("out: {l}"));
-                    if out && l.contains(text) {
-                        return;
-                    }
-                }
-                Ok(Line::Err(l)) => {
-                    self.seen.push(format!("err: {l}"));
-                    if !out && l.contains(text) {
-                        return;
-                    }
-                }
-                Err(_) => break,
-            }
-        }
-        panic!(
-            "no {} line with {text:?}; the watcher printed:\n{}",
-            if out { "stdout" } else { "stderr" },
-            self.seen.join("\n")
-        );
-    }
-}
+use test_support::lines::ChildLines;
 
 fn copy_of_hello() -> PathBuf {
     let hello = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello");
@@ -71,24 +31,7 @@ fn run_watch_runs_again_after_each_edit() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("othc starts");
-    let (tx, rx) = channel();
-    let out = BufReader::new(child.stdout.take().unwrap());
-    let err = BufReader::new(child.stderr.take().unwrap());
-    let tx2 = tx.clone();
-    std::thread::spawn(move || {
-        out.lines()
-            .map_while(Result::ok)
-            .for_each(|l| drop(tx.send(Line::Out(l))))
-    });
-    std::thread::spawn(move || {
-        err.lines()
-            .map_while(Result::ok)
-            .for_each(|l| drop(tx2.send(Line::Err(l))))
-    });
-    let mut w = Watcher {
-        lines: rx,
-        seen: Vec::new(),
-    };
+    let mut w = ChildLines::of(&mut child);
     let mut stdin = child.stdin.take().unwrap();
 
     w.wait_for(false, "watching 5 file(s)");
@@ -150,17 +93,7 @@ fn a_killed_watcher_takes_its_image_with_it() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("othc starts");
-    let (tx, rx) = channel();
-    let err = BufReader::new(child.stderr.take().unwrap());
-    std::thread::spawn(move || {
-        err.lines()
-            .map_while(Result::ok)
-            .for_each(|l| drop(tx.send(Line::Err(l))))
-    });
-    let mut w = Watcher {
-        lines: rx,
-        seen: Vec::new(),
-    };
+    let mut w = ChildLines::of(&mut child);
     // Input stays open: the image would wait on it for ever.
     let _stdin = child.stdin.take().unwrap();
     w.wait_for(false, "running ");
@@ -168,17 +101,9 @@ fn a_killed_watcher_takes_its_image_with_it() {
     // Its stderr closes only when every process holding it has ended.
     child.kill().unwrap();
     child.wait().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match w.lines.recv_timeout(Duration::from_secs(1)) {
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            _ if Instant::now() > deadline => {
-                panic!(
-                    "the image outlived its killed watcher:\n{}",
-                    w.seen.join("\n")
-                )
-            }
-            _ => {}
-        }
-    }
+    assert!(
+        w.closed_within(Duration::from_secs(60)),
+        "the image outlived its killed watcher:\n{}",
+        w.seen.join("\n")
+    );
 }

@@ -14,8 +14,14 @@
 //! threw) is dropped from the pool; the next compilation starts a fresh one.
 //! Idle processes end when this program does (their stdin closes) or when
 //! [`release_idle`] is called.
+//!
+//! `othc --watch` runs its command again after each edit, each time a new
+//! program: so that the rebuild finds the compiler warm, the watcher keeps a
+//! [`Shared`] process listening on a Unix socket, and the commands it runs
+//! connect to it instead of starting their own.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Condvar, Mutex};
@@ -30,13 +36,18 @@ pub struct Outcome {
     pub output: String,
 }
 
-/// One running compiler process.
+/// The environment variable naming the socket of a shared compiler process
+/// (see [`Shared`]); set by `othc --watch` for the commands it runs.
+pub const SOCKET_ENV: &str = "OTHC_COMPILER_SOCKET";
+
+/// One running compiler process, or a connection to the shared one.
 struct Resident {
     /// The `asc.js` it loaded.
     asc: PathBuf,
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    /// The process, when it is this program's own.
+    child: Option<Child>,
+    requests: Box<dyn Write + Send>,
+    responses: BufReader<Box<dyn Read + Send>>,
 }
 
 struct Pool {
@@ -153,44 +164,73 @@ fn drop_resident(mut r: Resident) {
     FREED.notify_one();
 }
 
-/// Ends the process (closing its stdin would do, after the compilation it
-/// may be in) and reaps it; says how it ended.
+/// Ends our own process (closing its stdin would do, after the compilation
+/// it may be in) and reaps it, saying how it ended; a connection to the
+/// shared process is closed by dropping it.
 fn stop(r: &mut Resident) -> String {
-    let _ = r.child.kill();
-    match r.child.wait() {
+    let Some(child) = &mut r.child else {
+        return "shared by `--watch`".into();
+    };
+    let _ = child.kill();
+    match child.wait() {
         Ok(status) => status.to_string(),
         Err(e) => format!("not reaped: {e}"),
     }
 }
 
-impl Resident {
-    fn start(asc: &Path) -> Result<Resident, String> {
-        let mut child = Command::new("node")
-            .args(["--input-type=module", "--eval", SCRIPT])
-            .arg(asc)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            // Node's own complaints, if any, are the user's to see.
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("cannot run node (is Node.js installed?): {e}"))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+/// Starts a compiler process for `asc`; `listen` makes it answer on that
+/// socket instead of its stdin.
+fn spawn(asc: &Path, listen: Option<&Path>) -> Result<(Child, ChildStdin, ChildStdout), String> {
+    let mut cmd = Command::new("node");
+    cmd.args(["--input-type=module", "--eval", SCRIPT]).arg(asc);
+    if let Some(socket) = listen {
+        cmd.arg("--listen").arg(socket);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        // Node's own complaints, if any, are the user's to see.
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run node (is Node.js installed?): {e}"))?;
+    match (child.stdin.take(), child.stdout.take()) {
+        (Some(stdin), Some(stdout)) => Ok((child, stdin, stdout)),
+        _ => {
             let _ = child.kill();
             let _ = child.wait();
-            return Err("cannot connect to node's stdin and stdout".into());
-        };
+            Err("cannot connect to node's stdin and stdout".into())
+        }
+    }
+}
+
+impl Resident {
+    /// A connection to the shared process when there is one, else a
+    /// process of our own.
+    fn start(asc: &Path) -> Result<Resident, String> {
+        if let Some(socket) = std::env::var_os(SOCKET_ENV)
+            && let Ok(stream) = UnixStream::connect(&socket)
+            && let Ok(reading) = stream.try_clone()
+        {
+            return Ok(Resident {
+                asc: asc.to_path_buf(),
+                child: None,
+                requests: Box::new(stream),
+                responses: BufReader::new(Box::new(reading)),
+            });
+        }
+        let (child, stdin, stdout) = spawn(asc, None)?;
         Ok(Resident {
             asc: asc.to_path_buf(),
-            child,
-            stdin,
-            stdout: BufReader::new(stdout),
+            child: Some(child),
+            requests: Box::new(stdin),
+            responses: BufReader::new(Box::new(stdout)),
         })
     }
 
     fn send(&mut self, request: &str) -> std::io::Result<()> {
-        self.stdin.write_all(request.as_bytes())?;
-        self.stdin.write_all(b"\n")?;
-        self.stdin.flush()
+        self.requests.write_all(request.as_bytes())?;
+        self.requests.write_all(b"\n")?;
+        self.requests.flush()
     }
 
     /// The response to the request sent, and whether the process retires.
@@ -198,7 +238,7 @@ impl Resident {
         let mut line = String::new();
         loop {
             line.clear();
-            match self.stdout.read_line(&mut line) {
+            match self.responses.read_line(&mut line) {
                 Ok(0) => return Err("it closed its output".into()),
                 Ok(_) => {}
                 Err(e) => return Err(format!("cannot read its output: {e}")),
@@ -221,5 +261,63 @@ impl Resident {
                 retired,
             ));
         }
+    }
+}
+
+/// A compiler process shared by the commands `othc --watch` runs one after
+/// another: each connects to it through the socket named in [`SOCKET_ENV`],
+/// so a rebuild after an edit finds the compiler warm. It ends when this
+/// value is dropped, or with this program (its stdin closes).
+pub struct Shared {
+    child: Child,
+    socket: PathBuf,
+    asc: PathBuf,
+    /// Kept open: the process ends when it closes.
+    _stdin: ChildStdin,
+}
+
+impl Shared {
+    /// Starts one for `asc`, listening on `socket`, and waits until it does.
+    pub fn start(asc: &Path, socket: &Path) -> Result<Shared, String> {
+        let _ = std::fs::remove_file(socket);
+        let (mut child, stdin, stdout) = spawn(asc, Some(socket))?;
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        if line.trim() != "listening" {
+            let _ = child.kill();
+            let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
+            return Err(format!(
+                "the shared AssemblyScript compiler did not start (node {status})"
+            ));
+        }
+        Ok(Shared {
+            child,
+            socket: socket.to_path_buf(),
+            asc: asc.to_path_buf(),
+            _stdin: stdin,
+        })
+    }
+
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// This one if it still runs (it retires after the compiler throws),
+    /// else a fresh one on the same socket.
+    pub fn renewed(mut self) -> Result<Shared, String> {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            return Ok(self);
+        }
+        let (asc, socket) = (self.asc.clone(), self.socket.clone());
+        drop(self);
+        Shared::start(&asc, &socket)
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.socket);
     }
 }

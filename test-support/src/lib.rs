@@ -2,6 +2,8 @@
 //! small seeded generator for property tests, a process run with standard
 //! input fed to it, and a fresh scratch directory per test.
 
+pub mod lines;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
