@@ -100,8 +100,7 @@ pub fn watch(roots: &[PathBuf], values: &[PathBuf]) -> u8 {
 /// cannot either).
 fn shared_compiler() -> Option<Shared> {
     let asc = othc_driver::toolchain::asc().ok()?;
-    let socket = std::env::temp_dir().join(format!("othc-compiler-{}.sock", std::process::id()));
-    Shared::start(&asc, &socket).ok()
+    Shared::start(&asc).ok()
 }
 
 fn start(exe: &Path, args: &[OsString], compiler: Option<&Shared>) -> Result<Child, u8> {

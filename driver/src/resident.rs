@@ -277,9 +277,29 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Starts one for `asc`, listening on `socket`, and waits until it does.
-    pub fn start(asc: &Path, socket: &Path) -> Result<Shared, String> {
-        let _ = std::fs::remove_file(socket);
+    /// Starts one for `asc` and waits until it listens. Its socket is in a
+    /// folder made for it, which only this user can enter: whoever can
+    /// connect can have files compiled and written where this user may
+    /// write.
+    pub fn start(asc: &Path) -> Result<Shared, String> {
+        use std::os::unix::fs::DirBuilderExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir =
+            std::env::temp_dir().join(format!("othc-compiler-{}-{nanos:08x}", std::process::id()));
+        // `create`, not `create_all`: a folder already there (made by
+        // someone else) is not used.
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        Shared::start_in(asc, &dir.join("compiler.sock")).inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&dir);
+        })
+    }
+
+    fn start_in(asc: &Path, socket: &Path) -> Result<Shared, String> {
         let (mut child, stdin, stdout) = spawn(asc, Some(socket))?;
         let mut line = String::new();
         let _ = BufReader::new(stdout).read_line(&mut line);
@@ -302,15 +322,20 @@ impl Shared {
         &self.socket
     }
 
+    /// The process's id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// This one if it still runs (it retires after the compiler throws),
     /// else a fresh one on the same socket.
     pub fn renewed(mut self) -> Result<Shared, String> {
         if matches!(self.child.try_wait(), Ok(None)) {
             return Ok(self);
         }
-        let (asc, socket) = (self.asc.clone(), self.socket.clone());
+        let asc = self.asc.clone();
         drop(self);
-        Shared::start(&asc, &socket)
+        Shared::start(&asc)
     }
 }
 
@@ -318,6 +343,8 @@ impl Drop for Shared {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.socket);
+        if let Some(dir) = self.socket.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }

@@ -16,7 +16,8 @@
 // the response says `retired`).
 import { createInterface } from "node:readline";
 import { createServer } from "node:net";
-import { unlinkSync } from "node:fs";
+import { rmdirSync, unlinkSync } from "node:fs";
+import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // Stdout carries the responses (or the `listening` line) alone: anything
@@ -28,10 +29,13 @@ process.stdout.write = process.stderr.write.bind(process.stderr);
 const asc = await import(pathToFileURL(process.argv[1]).href);
 const socket = process.argv[2] === "--listen" ? process.argv[3] : null;
 
+// The socket's folder was made for it (by othc, for this user alone):
+// both go.
 function end() {
   if (socket) {
     try {
       unlinkSync(socket);
+      rmdirSync(dirname(socket));
     } catch {}
   }
   process.exit(0);

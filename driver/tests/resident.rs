@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use othc_driver::resident::{self, Outcome};
+use othc_driver::resident::{self, Outcome, Shared};
 
 fn fake_asc() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/build/resident/fake_asc.mjs")
@@ -121,6 +121,48 @@ fn compilations_share_a_process_that_survives_their_failures() {
     // Released when idle.
     resident::release_idle();
     assert_eq!(resident::running(), 0);
+
+    // A shared process (what `--watch` keeps): compilations go to it through
+    // its socket, in a folder only this user can enter.
+    let shared = Shared::start(&asc).unwrap();
+    let folder = shared.socket().parent().unwrap().to_path_buf();
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "{}", folder.display());
+    // SAFETY: no other thread of this test program runs or reads the
+    // environment now (this is its only test, and its threads have ended).
+    unsafe { std::env::set_var(resident::SOCKET_ENV, shared.socket()) };
+    let one = run("ok", &dir).unwrap();
+    let two = run("fail", &dir).unwrap();
+    assert_eq!(pid(&one), shared.id(), "{one:?}");
+    assert_eq!(pid(&two), shared.id(), "{two:?}");
+    // Thrown in: it retires, and is renewed.
+    let thrown = run("throw", &dir).unwrap();
+    assert!(!thrown.ok && pid(&thrown) == shared.id(), "{thrown:?}");
+    let old = shared.id();
+    for _ in 0..100 {
+        if !folder.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!folder.exists(), "a retired process takes its socket along");
+    let shared = shared.renewed().unwrap();
+    assert_ne!(shared.id(), old);
+    unsafe { std::env::set_var(resident::SOCKET_ENV, shared.socket()) };
+    resident::release_idle();
+    let three = run("ok", &dir).unwrap();
+    assert_eq!(pid(&three), shared.id());
+    // Ended with its owner, socket and folder too.
+    resident::release_idle();
+    let folder = shared.socket().parent().unwrap().to_path_buf();
+    drop(shared);
+    assert!(!folder.exists());
+    // With no process behind the socket, a compilation starts its own.
+    let own = run("ok", &dir).unwrap();
+    assert!(own.ok);
+    unsafe { std::env::remove_var(resident::SOCKET_ENV) };
+    resident::release_idle();
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
