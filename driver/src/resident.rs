@@ -72,8 +72,9 @@ fn most() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// Runs the compiler `asc` (its `bin/asc.js` or `dist/asc.js`) with `args`
-/// in folder `dir`. `Err` when no compiler could run it at all.
+/// Runs the compiler whose programming interface is `asc` (the package's
+/// `dist/asc.js`) with command-line arguments `args` in folder `dir`. `Err`
+/// when no compiler could run it at all.
 pub fn compile(asc: &Path, dir: &Path, args: &[String]) -> Result<Outcome, String> {
     let dir = dir.to_str().ok_or_else(|| {
         format!(
@@ -103,10 +104,9 @@ pub fn compile(asc: &Path, dir: &Path, args: &[String]) -> Result<Outcome, Strin
             Ok(outcome)
         }
         Err(e) => {
-            let status = stop(&mut resident);
-            drop_resident(resident);
+            let status = drop_resident(resident);
             Err(format!(
-                "the AssemblyScript compiler stopped while compiling ({e}; node {status})"
+                "the AssemblyScript compiler stopped while compiling ({e}; {status})"
             ))
         }
     }
@@ -116,7 +116,7 @@ pub fn compile(asc: &Path, dir: &Path, args: &[String]) -> Result<Outcome, Strin
 pub fn release_idle() {
     let idle = std::mem::take(&mut pool().idle);
     for r in idle {
-        drop_resident(r);
+        let _ = drop_resident(r);
     }
 }
 
@@ -136,7 +136,7 @@ fn take(asc: &Path) -> Result<Resident, String> {
         if let Some(other) = p.idle.pop() {
             // Idle, but for another compiler: make room.
             drop(p);
-            drop_resident(other);
+            let _ = drop_resident(other);
             p = pool();
             continue;
         }
@@ -157,25 +157,24 @@ fn give_back(r: Resident) {
     FREED.notify_one();
 }
 
-/// Ends `r` and frees its place in the pool.
-fn drop_resident(mut r: Resident) {
-    let _ = stop(&mut r);
+/// Ends `r` and frees its place in the pool; says how the process ended.
+/// Our own process is killed (closing its stdin would end it only after
+/// the compilation it may be in) and reaped; a connection to the shared
+/// process is closed, the process left to the watcher.
+fn drop_resident(r: Resident) -> String {
+    let how = match r.child {
+        Some(mut child) => {
+            let _ = child.kill();
+            match child.wait() {
+                Ok(status) => format!("node {status}"),
+                Err(e) => format!("node not reaped: {e}"),
+            }
+        }
+        None => "the watcher's shared compiler".into(),
+    };
     pool().live -= 1;
     FREED.notify_one();
-}
-
-/// Ends our own process (closing its stdin would do, after the compilation
-/// it may be in) and reaps it, saying how it ended; a connection to the
-/// shared process is closed by dropping it.
-fn stop(r: &mut Resident) -> String {
-    let Some(child) = &mut r.child else {
-        return "shared by `--watch`".into();
-    };
-    let _ = child.kill();
-    match child.wait() {
-        Ok(status) => status.to_string(),
-        Err(e) => format!("not reaped: {e}"),
-    }
+    how
 }
 
 /// Starts a compiler process for `asc`; `listen` makes it answer on that
@@ -327,10 +326,10 @@ impl Shared {
         self.child.id()
     }
 
-    /// This one if it still runs (it retires after the compiler throws),
-    /// else a fresh one on the same socket.
+    /// This one if it still serves (it retires after the compiler throws,
+    /// removing its socket first, then ending), else a fresh one.
     pub fn renewed(mut self) -> Result<Shared, String> {
-        if matches!(self.child.try_wait(), Ok(None)) {
+        if self.socket.exists() && matches!(self.child.try_wait(), Ok(None)) {
             return Ok(self);
         }
         let asc = self.asc.clone();
