@@ -139,7 +139,7 @@ impl Bench {
         let mut out = Vec::new();
         for _ in 0..RUNS {
             // Past the watcher's poll, so each edit is one change.
-            std::thread::sleep(Duration::from_millis(400));
+            std::thread::sleep(Duration::from_millis(250));
             touch(&self.dir.join("Shouter.ts"));
             let start = Instant::now();
             until_built();

@@ -8,7 +8,7 @@
 //! every `.oth` file the command's files load (imports included), the
 //! implementations beside them (`*.ts`, not the generated `*.oth.ts`), and
 //! the value files given with `--values`. They are polled (a few stat calls
-//! every quarter second), which needs no platform watcher and sees edits
+//! every tenth of a second), which needs no platform watcher and sees edits
 //! made through any editor's save strategy (rename or write in place).
 //!
 //! The runs share one AssemblyScript compiler process, started here and
@@ -25,8 +25,9 @@ use othc_driver::resident::{SOCKET_ENV, Shared};
 use super::EXIT_USAGE;
 use super::fs::FsLoader;
 
-/// How often the inputs are looked at.
-const POLL: Duration = Duration::from_millis(250);
+/// How often the inputs are looked at: a few stat calls cost nothing, and
+/// the wait is part of every edit's time to a rebuilt program.
+const POLL: Duration = Duration::from_millis(100);
 /// How long a change must be quiet before the command runs again: an
 /// editor saving several files, or writing one in pieces, is one change.
 const SETTLE: Duration = Duration::from_millis(150);
