@@ -78,9 +78,9 @@ pub fn asc() -> Result<PathBuf, String> {
     static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     let home = cache_dir().join(format!("assemblyscript-{ASC_VERSION}"));
-    let bin = home.join("node_modules/assemblyscript/dist/asc.js");
-    if bin.is_file() {
-        return Ok(bin);
+    let api = home.join("node_modules/assemblyscript/dist/asc.js");
+    if api.is_file() {
+        return Ok(api);
     }
     std::fs::create_dir_all(cache_dir()).map_err(|e| {
         format!(
@@ -127,11 +127,11 @@ pub fn asc() -> Result<PathBuf, String> {
         // Another process got there first; its copy is as good.
         let _ = std::fs::remove_dir_all(&staging);
     }
-    if bin.is_file() {
+    if api.is_file() {
         eprintln!("installed the AssemblyScript compiler {ASC_VERSION}");
-        Ok(bin)
+        Ok(api)
     } else {
-        Err(format!("npm installed no `{}`", bin.display()))
+        Err(format!("npm installed no `{}`", api.display()))
     }
 }
 
