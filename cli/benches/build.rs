@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use othc_driver::toolchain::{self, Profile};
+
 const RUNS: usize = 3;
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -84,16 +86,7 @@ impl Bench {
                 .arg(&asc)
                 .arg(module)
                 .arg(&exports)
-                .args([
-                    "--runtime",
-                    "incremental",
-                    "--exportRuntime",
-                    "--exportStart",
-                    "_start",
-                    "--noColors",
-                    "-O3",
-                    "--noAssert",
-                ])
+                .args(toolchain::flags(Profile::Release))
                 .arg("--path")
                 .arg(pkgs)
                 .args(["-o", "/dev/null"])
@@ -152,7 +145,7 @@ impl Bench {
 }
 
 fn main() {
-    let asc = othc_driver::toolchain::asc().expect("the AssemblyScript compiler installs");
+    let asc = toolchain::asc().expect("the AssemblyScript compiler installs");
     // .../assemblyscript-VERSION/node_modules/assemblyscript/dist/asc.js
     let asc_home = asc.ancestors().nth(4).unwrap().to_path_buf();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -169,7 +162,7 @@ fn main() {
     // The bindings, and the SDK laid out for the anchor.
     b.empty_cache();
     run(&mut b.othc(&["build", "--debug", "Hello.oth"]));
-    let pkgs = othc_driver::toolchain::lay_out_sdk(&b.dir.join("bench-sdk")).unwrap();
+    let pkgs = toolchain::lay_out_sdk(&b.dir.join("bench-sdk")).unwrap();
 
     println!("examples/hello, 2 modules, median of {RUNS} runs");
     let anchor = median((0..RUNS).map(|_| b.anchor(&pkgs)).collect());

@@ -72,15 +72,22 @@ fn starts(log: &Path) -> usize {
         .count()
 }
 
-#[test]
-fn a_build_starts_the_compiler_once_for_all_its_modules() {
+/// A copy of examples/hello in scratch folder `name`, with a counting node:
+/// (the copy, node's log, the folder to put first on PATH).
+fn hello_counting_node(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let dir = test_support::copy_of_dir(
         &root().join("examples/hello"),
         env!("CARGO_TARGET_TMPDIR"),
-        "build_compiler",
+        name,
     );
     let log = dir.join("node-starts.log");
     let bin = counting_node(&dir, &log);
+    (dir, log, bin)
+}
+
+#[test]
+fn a_build_starts_the_compiler_once_for_all_its_modules() {
+    let (dir, log, bin) = hello_counting_node("build_compiler");
     let cache = dir.join("cache");
     let hello = dir.join("Hello.oth");
 
@@ -109,13 +116,7 @@ fn a_build_starts_the_compiler_once_for_all_its_modules() {
 
 #[test]
 fn a_watcher_keeps_one_compiler_for_all_its_rebuilds() {
-    let dir = test_support::copy_of_dir(
-        &root().join("examples/hello"),
-        env!("CARGO_TARGET_TMPDIR"),
-        "build_compiler_watch",
-    );
-    let log = dir.join("node-starts.log");
-    let bin = counting_node(&dir, &log);
+    let (dir, log, bin) = hello_counting_node("build_compiler_watch");
     let hello = dir.join("Hello.oth").to_string_lossy().into_owned();
     let mut child = othc(
         &["build", "--watch", "--debug", &hello],

@@ -248,6 +248,26 @@ pub struct CompileError {
     pub output: String,
 }
 
+/// The compiler's flags for `profile`, besides the entries, `--path` and
+/// `-o` (book: reference/generated-names.md).
+pub fn flags(profile: Profile) -> Vec<&'static str> {
+    let mut flags = vec![
+        "--runtime",
+        "incremental",
+        "--exportRuntime",
+        "--exportStart",
+        "_start",
+        // Its output is read (for the places of errors) and shown in
+        // diagnostics: no colour codes, which it adds when `CI` is set.
+        "--noColors",
+    ];
+    match profile {
+        Profile::Release => flags.extend(["-O3", "--noAssert"]),
+        Profile::Debug => flags.push("--debug"),
+    }
+    flags
+}
+
 /// Compiles `entry` (with the SDK's exports as a second entry) into a
 /// module; `build` is a scratch folder for the SDK's layout. The compiler
 /// runs in a resident process (see `resident`), warm after its first module.
@@ -284,23 +304,7 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
         text(Path::new(entry.file_name().unwrap_or(entry.as_os_str())))?,
         text(&pkgs.join("othismo").join("exports.ts"))?,
     ];
-    args.extend(
-        [
-            "--runtime",
-            "incremental",
-            "--exportRuntime",
-            "--exportStart",
-            "_start",
-            // Its output is read (for the places of errors) and shown in
-            // diagnostics: no colour codes, which it adds when `CI` is set.
-            "--noColors",
-        ]
-        .map(String::from),
-    );
-    match profile {
-        Profile::Release => args.extend(["-O3", "--noAssert"].map(String::from)),
-        Profile::Debug => args.push("--debug".into()),
-    };
+    args.extend(flags(profile).iter().map(|f| f.to_string()));
     args.extend(["--path".into(), text(&pkgs)?, "-o".into(), text(&out)?]);
     let outcome = crate::resident::compile(&asc, &folder, &args).map_err(fail)?;
     if !outcome.ok {
