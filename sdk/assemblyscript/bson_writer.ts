@@ -38,7 +38,10 @@ export class BsonWriter {
   }
 
   // Each element is one `ensure` for all it needs, then stores straight
-  // into the buffer: no bounds check per byte.
+  // into the buffer: no bounds check per byte. `key`, `open` and `end`
+  // (every element, document and array passes through them) are inlined:
+  // about a tenth of an encode's time on the codec bench. Binaryen inlines
+  // them anyway in a module with few messages; a large one grows a little.
 
   @inline private ensure(n: i32): void {
     if (this.len + n > this.cap) this.grow(this.len + n)
@@ -147,7 +150,7 @@ export class BsonWriter {
   /** Opens a document or array; its 4-byte length is room already
    *  ensured (a new writer's buffer always has it; after a `head`, room
    *  for 4 bytes asked for). */
-  open(): void {
+  @inline open(): void {
     const d = this.depth << 1
     if (d + 2 > this.stack.length) {
       const grown = new StaticArray<i32>(this.stack.length << 1)
@@ -162,7 +165,7 @@ export class BsonWriter {
 
   /** The type and key of the next element (the caller's, or the array
    *  index), with room ensured for `value` more bytes after them. */
-  private key(type: u8, key: string | null, value: i32): void {
+  @inline private key(type: u8, key: string | null, value: i32): void {
     // (Compared as a pointer: `==` on strings would compare contents.)
     if (changetype<usize>(key) == 0) {
       this.ensure(12 + value)
@@ -181,7 +184,7 @@ export class BsonWriter {
   }
 
   /** Ends the innermost document or array. */
-  end(): void {
+  @inline end(): void {
     if (this.depth == 0) return
     this.ensure(1)
     this.put(0)
