@@ -3,7 +3,7 @@
 //! Starting node and loading the compiler costs about half a second, and
 //! the compiler (JavaScript, and binaryen compiled to WebAssembly) runs
 //! slowly until the JIT has warmed up: measured on examples/hello, a module
-//! compiled 3× faster (release) to 10× faster (`--debug`) when it was not the
+//! compiled 2–3× faster (release) and 5–10× faster (`--debug`) when it was not the
 //! first in its process. So compilations go to resident compiler processes
 //! (`resident_compiler.mjs`, one request at a time each) kept in a pool of at
 //! most one per core: a build that compiles its modules one after another

@@ -1,7 +1,7 @@
 // The AssemblyScript compiler kept running: othc starts this once and sends
 // it one compilation after another, so node starts and loads the compiler
 // once, and its JIT has warmed up for every module after the first (a
-// module compiles three to ten times faster the second time in a process).
+// module compiles two to ten times faster the second time in a process).
 //
 // Started as `node --input-type=module --eval <this> <path of asc.js>`, it
 // answers requests on its stdin; with `--listen <socket path>` after that,
