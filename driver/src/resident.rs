@@ -126,19 +126,13 @@ pub fn running() -> usize {
 }
 
 /// An idle process for `asc`, a new one when none is idle and the pool has
-/// room, else the first to come back.
+/// room (made by ending an idle process of another compiler if need be),
+/// else the first to come back.
 fn take(asc: &Path) -> Result<Resident, String> {
     let mut p = pool();
     loop {
         if let Some(i) = p.idle.iter().position(|r| r.asc == asc) {
             return Ok(p.idle.swap_remove(i));
-        }
-        if let Some(other) = p.idle.pop() {
-            // Idle, but for another compiler: make room.
-            drop(p);
-            let _ = drop_resident(other);
-            p = pool();
-            continue;
         }
         if p.live < most() {
             p.live += 1;
@@ -147,6 +141,12 @@ fn take(asc: &Path) -> Result<Resident, String> {
                 pool().live -= 1;
                 FREED.notify_one();
             });
+        }
+        if let Some(other) = p.idle.pop() {
+            drop(p);
+            let _ = drop_resident(other);
+            p = pool();
+            continue;
         }
         p = FREED.wait(p).unwrap_or_else(|e| e.into_inner());
     }

@@ -56,6 +56,21 @@ fn compilations_share_a_process_that_survives_their_failures() {
     assert_eq!(pid(&first), pid(&second), "the second reused the process");
     assert_eq!(resident::running(), 1);
 
+    // Another compiler (another asc.js): a process of its own, and the
+    // idle one of the first is kept while the pool has room.
+    let other = dir.join("other_asc.mjs");
+    std::fs::copy(&asc, &other).unwrap();
+    let most = std::thread::available_parallelism().map_or(1, usize::from);
+    let theirs = resident::compile(&other, &dir, &["ok".to_string()]).unwrap();
+    assert_ne!(pid(&theirs), pid(&first));
+    if most > 1 {
+        assert_eq!(resident::running(), 2);
+        assert_eq!(pid(&run("ok", &dir).unwrap()), pid(&first), "kept");
+    }
+    resident::release_idle();
+    let first = run("ok", &dir).unwrap();
+    assert_eq!(resident::running(), 1);
+
     // A module that does not compile: its output, and the process stays.
     let failed = run("fail", &dir).unwrap();
     assert!(!failed.ok);
@@ -104,7 +119,6 @@ fn compilations_share_a_process_that_survives_their_failures() {
 
     // Compilations from several threads at once: each its own process,
     // never more than one per core.
-    let most = std::thread::available_parallelism().map_or(1, usize::from);
     let pids: Vec<u32> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..most + 1)
             .map(|_| s.spawn(|| run("sleep", &dir).unwrap()))
