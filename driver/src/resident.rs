@@ -163,18 +163,21 @@ fn give_back(r: Resident) {
 /// process is closed, the process left to the watcher.
 fn drop_resident(r: Resident) -> String {
     let how = match r.child {
-        Some(mut child) => {
-            let _ = child.kill();
-            match child.wait() {
-                Ok(status) => format!("node {status}"),
-                Err(e) => format!("node not reaped: {e}"),
-            }
-        }
+        Some(mut child) => end(&mut child),
         None => "the watcher's shared compiler".into(),
     };
     pool().live -= 1;
     FREED.notify_one();
     how
+}
+
+/// Kills and reaps a node process; says how it ended.
+fn end(child: &mut Child) -> String {
+    let _ = child.kill();
+    match child.wait() {
+        Ok(status) => format!("node {status}"),
+        Err(e) => format!("node not reaped: {e}"),
+    }
 }
 
 /// Starts a compiler process for `asc`; `listen` makes it answer on that
@@ -195,8 +198,7 @@ fn spawn(asc: &Path, listen: Option<&Path>) -> Result<(Child, ChildStdin, ChildS
     match (child.stdin.take(), child.stdout.take()) {
         (Some(stdin), Some(stdout)) => Ok((child, stdin, stdout)),
         _ => {
-            let _ = child.kill();
-            let _ = child.wait();
+            end(&mut child);
             Err("cannot connect to node's stdin and stdout".into())
         }
     }
@@ -242,25 +244,23 @@ impl Resident {
                 Ok(_) => {}
                 Err(e) => return Err(format!("cannot read its output: {e}")),
             }
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+            match response(&line) {
+                Some(r) => return Ok(r),
                 // Not a response: something else wrote to node's stdout.
-                eprint!("{line}");
-                continue;
-            };
-            let (Some(ok), Some(output)) = (v["ok"].as_bool(), v["output"].as_str()) else {
-                eprint!("{line}");
-                continue;
-            };
-            let retired = v["retired"].as_bool().unwrap_or(false);
-            return Ok((
-                Outcome {
-                    ok,
-                    output: output.to_string(),
-                },
-                retired,
-            ));
+                None => eprint!("{line}"),
+            }
         }
     }
+}
+
+/// A response line: the outcome and whether the process retires.
+fn response(line: &str) -> Option<(Outcome, bool)> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let outcome = Outcome {
+        ok: v["ok"].as_bool()?,
+        output: v["output"].as_str()?.to_string(),
+    };
+    Some((outcome, v["retired"].as_bool().unwrap_or(false)))
 }
 
 /// A compiler process shared by the commands `othc --watch` runs one after
@@ -303,10 +303,9 @@ impl Shared {
         let mut line = String::new();
         let _ = BufReader::new(stdout).read_line(&mut line);
         if line.trim() != "listening" {
-            let _ = child.kill();
-            let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
+            let how = end(&mut child);
             return Err(format!(
-                "the shared AssemblyScript compiler did not start (node {status})"
+                "the shared AssemblyScript compiler did not start ({how})"
             ));
         }
         Ok(Shared {
@@ -340,8 +339,7 @@ impl Shared {
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        end(&mut self.child);
         if let Some(dir) = self.socket.parent() {
             let _ = std::fs::remove_dir_all(dir);
         }
