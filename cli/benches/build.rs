@@ -52,7 +52,8 @@ fn touch(file: &Path) {
 struct Bench {
     dir: PathBuf,
     cache: PathBuf,
-    asc_home: PathBuf,
+    /// The pinned compiler's command (`bin/asc.js`), for the anchor.
+    asc_cli: PathBuf,
 }
 
 impl Bench {
@@ -67,23 +68,16 @@ impl Bench {
 
     /// An empty module cache, the installed compiler linked into it.
     fn empty_cache(&self) {
-        let _ = std::fs::remove_dir_all(&self.cache);
-        std::fs::create_dir_all(&self.cache).unwrap();
-        std::os::unix::fs::symlink(
-            &self.asc_home,
-            self.cache.join(self.asc_home.file_name().unwrap()),
-        )
-        .unwrap();
+        toolchain::empty_cache_with_compiler(&self.cache).unwrap();
     }
 
     /// `asc` run as a user would, on each module in turn.
     fn anchor(&self, pkgs: &Path) -> Duration {
-        let asc = self.asc_home.join("node_modules/assemblyscript/bin/asc.js");
         let exports = pkgs.join("othismo/exports.ts");
         let start = Instant::now();
         for module in ["Greeter.ts", "Shouter.ts"] {
             run(Command::new("node")
-                .arg(&asc)
+                .arg(&self.asc_cli)
                 .arg(module)
                 .arg(&exports)
                 .args(toolchain::flags(Profile::Release))
@@ -145,9 +139,9 @@ impl Bench {
 }
 
 fn main() {
-    let asc = toolchain::asc().expect("the AssemblyScript compiler installs");
-    // .../assemblyscript-VERSION/node_modules/assemblyscript/dist/asc.js
-    let asc_home = asc.ancestors().nth(4).unwrap().to_path_buf();
+    let api = toolchain::asc().expect("the AssemblyScript compiler installs");
+    // The package's command, beside its API: `.../assemblyscript/dist/asc.js`.
+    let asc_cli = api.parent().unwrap().with_file_name("bin").join("asc.js");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let dir = test_support::copy_of_dir(
         &root.join("examples/hello"),
@@ -157,7 +151,7 @@ fn main() {
     let b = Bench {
         cache: dir.join("cache"),
         dir,
-        asc_home,
+        asc_cli,
     };
     // The bindings, and the SDK laid out for the anchor.
     b.empty_cache();

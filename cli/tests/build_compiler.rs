@@ -39,12 +39,7 @@ fn counting_node(dir: &Path, log: &Path) -> PathBuf {
 /// `othc ARGS` with an empty module cache `cache` (the installed compiler
 /// linked into it) and the counting node in `bin` first on PATH.
 fn othc(args: &[&str], cache: &Path, bin: &Path) -> Command {
-    let installed = othc_driver::toolchain::asc().expect("the compiler installs");
-    // .../assemblyscript-VERSION/node_modules/assemblyscript/dist/asc.js
-    let home = installed.ancestors().nth(4).unwrap();
-    let _ = std::fs::remove_dir_all(cache);
-    std::fs::create_dir_all(cache).unwrap();
-    std::os::unix::fs::symlink(home, cache.join(home.file_name().unwrap())).unwrap();
+    othc_driver::toolchain::empty_cache_with_compiler(cache).unwrap();
     let path = format!(
         "{}:{}",
         bin.display(),

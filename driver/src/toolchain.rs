@@ -70,6 +70,25 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
+/// Where the pinned compiler is installed in cache folder `cache`.
+fn compiler_home(cache: &Path) -> PathBuf {
+    cache.join(format!("assemblyscript-{ASC_VERSION}"))
+}
+
+/// Makes `cache` an empty cache folder (no modules) that uses the compiler
+/// installed in this program's own cache, installing it first if needed:
+/// for runs that must compile every module without installing again (the
+/// build tests and bench, through `OTHC_CACHE`).
+pub fn empty_cache_with_compiler(cache: &Path) -> Result<(), String> {
+    asc()?;
+    let _ = std::fs::remove_dir_all(cache);
+    std::fs::create_dir_all(cache)
+        .and_then(|()| {
+            std::os::unix::fs::symlink(compiler_home(&cache_dir()), compiler_home(cache))
+        })
+        .map_err(|e| format!("cannot lay out the cache `{}`: {e}", cache.display()))
+}
+
 /// The pinned compiler's programming interface (`dist/asc.js`, whose `main`
 /// takes the command line's arguments), installing it first if needed.
 pub fn asc() -> Result<PathBuf, String> {
@@ -77,7 +96,7 @@ pub fn asc() -> Result<PathBuf, String> {
     // by installing into a folder of one's own and moving it into place.
     static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    let home = cache_dir().join(format!("assemblyscript-{ASC_VERSION}"));
+    let home = compiler_home(&cache_dir());
     let api = home.join("node_modules/assemblyscript/dist/asc.js");
     if api.is_file() {
         return Ok(api);
