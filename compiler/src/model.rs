@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 mod content_type;
 pub use content_type::{COMMON_CONTENT_TYPES, ContentType};
 
-use crate::source::FileSpan;
+use crate::source::{FileSpan, Span};
 pub use oth_syntax::ast::Verb;
 
 macro_rules! ids {
@@ -486,8 +486,20 @@ pub struct Spans {
 #[derive(Clone, Debug)]
 pub struct TypeSpans {
     pub name: FileSpan,
-    /// Per field (or enum value): its name, and its type.
-    pub members: Vec<(FileSpan, FileSpan)>,
+    /// Per field (or enum value): its name, and its type, in the file of
+    /// `name` (a type's members are all in its declaration's file; a large
+    /// schema has a great many members, so the file is not repeated).
+    pub members: Vec<(Span, Span)>,
+}
+
+impl TypeSpans {
+    /// Member `k`'s name and type.
+    pub fn member(&self, k: usize) -> Option<(FileSpan, FileSpan)> {
+        let file = self.name.file;
+        self.members
+            .get(k)
+            .map(|&(name, ty)| (FileSpan::new(file, name), FileSpan::new(file, ty)))
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -127,7 +127,7 @@ fn compile_errors_point_into_the_implementation() {
         d[0].message,
         d[0].help
     );
-    let at = file.line_col(d[0].primary.at.span.start);
+    let at = file.line_col(d[0].primary.at.span.start());
     assert_eq!((at.line, at.column), (5, 14));
     assert_eq!(&file.text[d[0].primary.at.span.range()], "Request");
     assert!(d[0].message.contains("Cannot find name 'Request'"));

@@ -1,4 +1,5 @@
-//! Large schema blocks are parsed in pieces, one thread per piece.
+//! Large schema blocks are parsed in pieces, one thread per piece (the
+//! calling thread takes the first).
 //!
 //! A BSON block is a sequence of declarations, each self-delimited by its
 //! braces, and the grammar is `Block: Decl*`. So where the text between two
@@ -49,17 +50,24 @@ pub fn parse_in_pieces(
     bounds.push(0);
     bounds.extend(cuts);
     bounds.push(body.len());
+    // The first piece is parsed on this thread: one thread fewer to start,
+    // and one heap fewer for the allocator to keep (each thread's heap holds
+    // on to memory the others cannot reuse).
     let parts: Vec<Parsed<Block>> = std::thread::scope(|s| {
-        let handles: Vec<_> = bounds
+        let handles: Vec<_> = bounds[1..]
             .windows(2)
             .map(|w| {
                 let (a, b) = (w[0], w[1]);
                 s.spawn(move || parse(&body[a..b], offset + a))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        let first = parse(&body[..bounds[1]], offset);
+        std::iter::once(first)
+            .chain(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+            )
             .collect()
     });
     // The pieces before the first one with an error stand; from there on,

@@ -25,7 +25,7 @@ impl Docs {
         for t in trivia.iter().filter(|t| t.kind == TriviaKind::Doc) {
             // Consecutive `##` lines (nothing but one line break between) form one doc.
             let joins = blocks.last().is_some_and(|b| {
-                let gap = &src[b.span.end - offset..t.span.start - offset];
+                let gap = &src[b.span.end() - offset..t.span.start() - offset];
                 gap.trim().is_empty() && gap.matches('\n').count() <= 1
             });
             match blocks.last_mut() {
@@ -43,7 +43,7 @@ impl Docs {
         let mut by_next_token = BTreeMap::new();
         let mut trailing = Vec::new();
         for b in blocks {
-            let i = token_starts.partition_point(|&s| s < b.span.end);
+            let i = token_starts.partition_point(|&s| s < b.span.end());
             match token_starts.get(i) {
                 Some(&next) => {
                     // Two blocks before one token: the earlier one is attached to nothing.
@@ -61,7 +61,7 @@ impl Docs {
     }
 
     fn take(&mut self, at: Span) -> Option<Doc> {
-        self.by_next_token.remove(&at.start)
+        self.by_next_token.remove(&at.start())
     }
 
     /// W0003 for every doc left over.

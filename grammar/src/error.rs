@@ -40,6 +40,9 @@ pub enum SyntaxError {
     },
     /// A path that breaks the path rules (E0108).
     MalformedPath { span: Span, reason: PathProblem },
+    /// A text of `len` bytes, over the `limit` the parsers take (E0110):
+    /// nothing of it is parsed.
+    TooLarge { len: usize, limit: usize },
     /// Brackets nested deeper than `limit` (E0109); `span` is the first
     /// opener past it.
     TooDeep { span: Span, limit: usize },
@@ -105,6 +108,7 @@ impl SyntaxError {
             SyntaxError::MalformedContentType { .. } => "E0107",
             SyntaxError::MalformedPath { .. } => "E0108",
             SyntaxError::TooDeep { .. } => "E0109",
+            SyntaxError::TooLarge { .. } => "E0110",
             SyntaxError::DanglingDoc { .. } => "W0003",
         }
     }
@@ -127,6 +131,7 @@ impl SyntaxError {
             | SyntaxError::TooDeep { span, .. }
             | SyntaxError::DanglingDoc { span } => *span,
             SyntaxError::Unclosed { opener, .. } => *opener,
+            SyntaxError::TooLarge { .. } => Span::point(0),
         }
     }
 }

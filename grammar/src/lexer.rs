@@ -183,7 +183,7 @@ impl<'src> TokenStream<'src> {
             let tok = match result {
                 Err(()) => {
                     match self.bad {
-                        Some(b) if b.end == span.start => self.bad = Some(b.to(span)),
+                        Some(b) if b.end() == span.start() => self.bad = Some(b.to(span)),
                         _ => {
                             self.flush_bad();
                             self.bad = Some(span);
@@ -194,7 +194,7 @@ impl<'src> TokenStream<'src> {
                 Ok(tok) => tok,
             };
             self.flush_bad();
-            let (s, e) = (span.start + offset, span.end + offset);
+            let (s, e) = (span.start() + offset, span.end() + offset);
             let out = match tok {
                 Token::Doc(text) => {
                     self.end.trivia.push(Trivia {
@@ -228,7 +228,7 @@ impl<'src> TokenStream<'src> {
                 }
                 Token::LBrace if self.mode == Mode::Main && self.last_schema_type => {
                     // `schemas CONTENT-TYPE {`: the body belongs to the format.
-                    let body_start = span.end;
+                    let body_start = span.end();
                     let body_len = schema_body_len(&self.src[body_start..]);
                     let body = self.src[body_start..body_start + body_len].to_string();
                     self.lex.bump(body_len);

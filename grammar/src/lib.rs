@@ -24,7 +24,7 @@ use lalrpop_util::{ErrorRecovery, ParseError, lalrpop_mod};
 
 pub use error::SyntaxError;
 pub use lexer::{Trivia, TriviaKind};
-pub use span::Span;
+pub use span::{MAX_SOURCE_BYTES, Span};
 
 lalrpop_mod!(
     #[allow(clippy::all, clippy::pedantic, unused)]
@@ -141,6 +141,17 @@ fn run<T>(
     parse: impl FnOnce(&mut Recovery, Toks) -> Result<T, ParseError<usize, Token, SyntaxError>>,
     attach: impl FnOnce(&mut T, &mut docs::Docs),
 ) -> Parsed<T> {
+    if offset + src.len() > span::MAX_SOURCE_BYTES {
+        return Parsed {
+            tree: empty,
+            trivia: Vec::new(),
+            errors: vec![SyntaxError::TooLarge {
+                len: offset + src.len(),
+                limit: span::MAX_SOURCE_BYTES,
+            }],
+            gave_up: true,
+        };
+    }
     let mut stream = lexer::TokenStream::new(src, offset, mode);
     let end = offset + src.len();
     let mut recovery = Recovery::default();
@@ -165,11 +176,12 @@ fn run<T>(
         let e = convert(e, end);
         // Errors where a block was closed for the user are the E0104's echo,
         // and errors where brackets were left out, the E0109's.
-        let at = e.span().start;
+        let at = e.span().start();
         if matches!(
             e,
             SyntaxError::UnexpectedToken { .. } | SyntaxError::UnexpectedEof { .. }
-        ) && (injected.contains(&at) || too_deep.iter().any(|r| r.start <= at && at <= r.end))
+        ) && (injected.contains(&at)
+            || too_deep.iter().any(|r| r.start() <= at && at <= r.end()))
         {
             continue;
         }
@@ -178,7 +190,7 @@ fn run<T>(
     let mut docs = docs::Docs::new(src, offset, &trivia, &starts);
     attach(&mut tree, &mut docs);
     errors.extend(docs.unattached());
-    errors.sort_by_key(|e| e.span().start);
+    errors.sort_by_key(|e| e.span().start());
     Parsed {
         tree,
         trivia,

@@ -93,7 +93,7 @@ fn corrupted_fixtures_never_panic() {
         for e in &parsed.errors {
             let sp = e.span();
             assert!(
-                sp.start <= sp.end && sp.end <= src.len(),
+                sp.start() <= sp.end() && sp.end() <= src.len(),
                 "{e:?} in {src:?}"
             );
         }

@@ -35,7 +35,7 @@ pub fn lex_parse(data: &[u8]) {
         for e in errors {
             let s = e.span();
             assert!(
-                s.start <= s.end && s.end <= text.len(),
+                s.start() <= s.end() && s.end() <= text.len(),
                 "{e:?} outside the text"
             );
         }

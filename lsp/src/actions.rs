@@ -57,21 +57,15 @@ fn new_line_after(
     fix: &othc::diagnostics::Fix,
 ) -> (othc::source::FileSpan, String) {
     let text = analysis.text(fix.at.file);
-    let start = fix.at.span.start.min(text.len());
+    let start = fix.at.span.start().min(text.len());
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let indent: String = text[line_start..]
         .chars()
         .take_while(|c| *c == ' ' || *c == '\t')
         .collect();
-    let end = fix.at.span.end.min(text.len());
+    let end = fix.at.span.end().min(text.len());
     let eol = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    let at = othc::source::FileSpan::new(
-        fix.at.file,
-        othc::source::Span {
-            start: eol,
-            end: eol,
-        },
-    );
+    let at = othc::source::FileSpan::new(fix.at.file, othc::source::Span::point(eol));
     (at, format!("\n{indent}{}", fix.replacement))
 }
 

@@ -200,7 +200,7 @@ fn formatting(
     };
     let formatted = othc::printer::format_file(&text).map_err(|u| {
         let first = u.errors.first().map(|e| {
-            let at = LineIndex::new(&text).position(e.span().start);
+            let at = LineIndex::new(&text).position(e.span().start());
             // Worded as `othc check` words it.
             let mut words = othc::Diagnostics::new();
             words.syntax(FileId(0), e);

@@ -31,7 +31,7 @@ impl<'a> LineIndex<'a> {
     }
 
     pub fn range(&self, span: othc::source::Span) -> Range {
-        Range::new(self.position(span.start), self.position(span.end))
+        Range::new(self.position(span.start()), self.position(span.end()))
     }
 
     /// The byte offset of `pos`. A line past the end is the end of the

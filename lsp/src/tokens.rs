@@ -90,7 +90,7 @@ pub fn classify(analysis: &Analysis, file: FileId) -> Vec<(usize, usize, u32)> {
             out.push((start, end, kind));
         }
         for t in lexed.trivia {
-            out.push((t.span.start, t.span.end, 8));
+            out.push((t.span.start(), t.span.end(), 8));
         }
     };
     add(lex(text, 0, Mode::Main));
@@ -131,7 +131,7 @@ fn names(analysis: &Analysis, file: FileId) -> HashMap<usize, u32> {
                     return None;
                 }
             };
-            Some((at.span.start, kind))
+            Some((at.span.start(), kind))
         })
         .collect()
 }

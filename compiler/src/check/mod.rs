@@ -64,7 +64,7 @@ pub struct NameIndex {
 impl NameIndex {
     fn new(scopes: &[scope::Scope]) -> NameIndex {
         let mut uses: Vec<NameUse> = scopes.iter().flat_map(|s| s.take_uses()).collect();
-        uses.sort_by_key(|u| (u.at.file, u.at.span.start, u.at.span.end));
+        uses.sort_by_key(|u| (u.at.file, u.at.span.start(), u.at.span.end()));
         uses.dedup();
         let in_scope = scopes
             .iter()
@@ -212,7 +212,7 @@ fn unused_imports(front: &FrontEnd, lowered: &lower::Lowered, diags: &mut Diagno
             .filter(|(_, b)| b.imported && !b.used.get())
             .map(|(n, b)| (n, b.at))
             .collect();
-        unused.sort_by_key(|(_, at)| at.span.start);
+        unused.sort_by_key(|(_, at)| at.span.start());
         for (name, at) in unused {
             diags.report(NameError::UnusedImport {
                 name: name.clone(),

@@ -144,7 +144,7 @@ fn report_cycle(cx: &mut Cx, comp: &[usize]) {
     let required = path
         .iter()
         .filter_map(|(t, fi)| {
-            let f = cx.spans.types[*t].members.get(*fi)?.0;
+            let f = cx.spans.types[*t].member(*fi)?.0;
             let TypeKind::Message { fields } = &cx.model.types[*t].kind else {
                 return None;
             };

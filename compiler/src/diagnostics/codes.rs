@@ -41,6 +41,7 @@ codes! {
     E0107 = "E0107", "malformed-content-type", "malformed content type";
     E0108 = "E0108", "malformed-path", "malformed path";
     E0109 = "E0109", "nested-too-deeply", "brackets nested too deeply";
+    E0110 = "E0110", "text-too-large", "file too large to parse";
     E0201 = "E0201", "unreadable-import", "imported file cannot be read";
     E0202 = "E0202", "not-exported", "the file exports no such name";
     E0203 = "E0203", "unknown-name", "unknown name";

@@ -298,7 +298,7 @@ impl Diagnostics {
     /// In file order, then by position: the order people read them in.
     pub fn sorted(&self) -> Vec<&Diagnostic> {
         let mut v: Vec<&Diagnostic> = self.list.iter().collect();
-        v.sort_by_key(|d| (d.primary.at.file, d.primary.at.span.start));
+        v.sort_by_key(|d| (d.primary.at.file, d.primary.at.span.start()));
         v
     }
 }

@@ -10,7 +10,10 @@ use crate::source::{FileSpan, SourceMap};
 /// Widens an empty span to one character so it can be pointed at.
 fn visible(map: &SourceMap, at: FileSpan) -> std::ops::Range<usize> {
     let text = &map.get(at.file).text;
-    let (s, e) = (at.span.start.min(text.len()), at.span.end.min(text.len()));
+    let (s, e) = (
+        at.span.start().min(text.len()),
+        at.span.end().min(text.len()),
+    );
     if s < e {
         return s..e;
     }
@@ -107,8 +110,8 @@ struct JsonDiagnostic<'a> {
 
 fn position(map: &SourceMap, at: FileSpan) -> (&str, usize, usize, usize, usize) {
     let f = map.get(at.file);
-    let s = f.line_col(at.span.start);
-    let e = f.line_col(at.span.end);
+    let s = f.line_col(at.span.start());
+    let e = f.line_col(at.span.end());
     (&f.name, s.line, s.column, e.line, e.column)
 }
 

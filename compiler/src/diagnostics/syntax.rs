@@ -172,6 +172,12 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
             at(*span, &format!("this bracket is the {}th one open", limit + 1)),
         )
         .with_help("flatten the type or value: name the inner part as a message type of its own and use it by name"),
+        SyntaxError::TooLarge { len, limit } => Diagnostic::new(
+            Code::E0110,
+            format!("file too large to parse: {len} bytes, over the limit of {limit} ({} MiB)", limit >> 20),
+            at(Span::point(0), "nothing of this file was read"),
+        )
+        .with_help("split it into files of their own and import from them"),
         SyntaxError::DanglingDoc { span } => Diagnostic::new(
             Code::W0003,
             "doc comment attached to nothing",

@@ -54,7 +54,7 @@ impl SchemaBlock for BsonBlock {
         names: &dyn TypeNames,
         diags: &mut Diagnostics,
     ) -> Vec<LoweredType> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.ast.decls.len());
         // The names seen in the current declaration: one map for all of
         // them, cleared for each, rather than one allocated per message.
         let mut seen: FastMap<&str, Span> = FastMap::default();

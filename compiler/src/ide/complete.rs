@@ -77,7 +77,7 @@ pub fn completions(analysis: &Analysis, file: FileId, offset: usize) -> Vec<Comp
         .ast
         .items
         .iter()
-        .position(|i| item_span(i).is_some_and(|s| s.start < offset && offset <= s.end));
+        .position(|i| item_span(i).is_some_and(|s| s.start() < offset && offset <= s.end()));
     let words: Vec<&str> = before.split_whitespace().collect();
     // A word being typed is replaced by the editor: judge by what precedes it.
     let done: &[&str] = if before.ends_with(char::is_whitespace) || before.is_empty() {
@@ -158,7 +158,7 @@ fn image_at(analysis: &Analysis, fix: crate::model::FileIx, offset: usize) -> Op
         .images
         .iter()
         .enumerate()
-        .filter(|(i, def)| def.file == fix && c.spans.images[*i].name.span.start <= offset)
+        .filter(|(i, def)| def.file == fix && c.spans.images[*i].name.span.start() <= offset)
         .map(|(i, _)| ImageId(i as u32))
         .next_back()
 }

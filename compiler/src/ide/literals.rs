@@ -121,7 +121,11 @@ impl Analysis {
             return Some(FileSpan::new(file, span));
         }
         let inner = written.strip_prefix('"')?.strip_suffix('"')?;
-        (inner == name)
-            .then(|| FileSpan::new(file, oth_syntax::Span::new(span.start + 1, span.end - 1)))
+        (inner == name).then(|| {
+            FileSpan::new(
+                file,
+                oth_syntax::Span::new(span.start() + 1, span.end() - 1),
+            )
+        })
     }
 }

@@ -97,7 +97,7 @@ impl Analysis {
     /// What is at byte `offset` of `file`, and the span of the word there.
     pub fn at(&self, file: FileId, offset: usize) -> Option<(Target, FileSpan)> {
         let inside =
-            |s: &FileSpan| s.file == file && s.span.start <= offset && offset <= s.span.end;
+            |s: &FileSpan| s.file == file && s.span.start() <= offset && offset <= s.span.end();
         // Uses first: they are the smallest spans.
         let names = &self.compiled.checked.names;
         if let Some(u) = names.uses.iter().find(|u| inside(&u.at)) {
@@ -119,7 +119,7 @@ impl Analysis {
             Target::Instance(i, ii) => spans.images.get(i.index())?.instances.get(ii)?.name,
             Target::Slot(i, si) => spans.images.get(i.index())?.slots.get(si)?.name,
             Target::Entry(e) => spans.entries.get(e.index())?.path,
-            Target::Member(t, k) => spans.types.get(t.index())?.members.get(k)?.0,
+            Target::Member(t, k) => spans.types.get(t.index())?.member(k)?.0,
             Target::Wire(i, ii, w) => {
                 spans
                     .images
@@ -212,8 +212,8 @@ impl Analysis {
             let t = TypeId(i as u32);
             let is_enum = matches!(c.model.ty(t).kind, crate::model::TypeKind::Enum { .. });
             out.push((Target::Sym(Sym::Type(t, is_enum)), s.name));
-            for (k, (name, _)) in s.members.iter().enumerate() {
-                out.push((Target::Member(t, k), *name));
+            for (k, &(name, _)) in s.members.iter().enumerate() {
+                out.push((Target::Member(t, k), FileSpan::new(s.name.file, name)));
             }
         }
         for (i, s) in c.spans.objects.iter().enumerate() {
@@ -284,7 +284,7 @@ impl Analysis {
         };
         // The path is written `/first/...`: the name starts after the slash.
         let text = self.text(at.file);
-        let start = at.span.start + 1;
+        let start = at.span.start() + 1;
         if text.get(start..start + first.len()) == Some(first.as_str()) {
             out.push((
                 Target::Instance(img, ii),

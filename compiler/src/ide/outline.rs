@@ -209,8 +209,8 @@ pub fn folds(analysis: &Analysis, file: FileId) -> Vec<Fold> {
     fn walk(s: &[Symbol], out: &mut Vec<Fold>) {
         for sym in s {
             out.push(Fold {
-                start: sym.whole.start,
-                end: sym.whole.end,
+                start: sym.whole.start(),
+                end: sym.whole.end(),
             });
             walk(&sym.children, out);
         }
@@ -223,8 +223,8 @@ pub fn folds(analysis: &Analysis, file: FileId) -> Vec<Fold> {
             && imports.len() > 1
         {
             out.push(Fold {
-                start: first.start,
-                end: last.end,
+                start: first.start(),
+                end: last.end(),
             });
         }
     }

@@ -70,7 +70,7 @@ fn collides(analysis: &Analysis, target: Target, old: &str, new: &str) -> Result
     let model = &analysis.compiled.checked.model;
     let line = |at: FileSpan| {
         let f = analysis.compiled.front.sources.get(at.file);
-        format!("{}:{}", f.name, f.line_col(at.span.start).line)
+        format!("{}:{}", f.name, f.line_col(at.span.start()).line)
     };
     match target {
         Target::Sym(sym) => {

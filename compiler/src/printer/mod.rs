@@ -132,7 +132,7 @@ pub fn format_file(src: &str) -> Result<String, Unformattable> {
     for t in &mut trivia {
         let inside = dangling
             .iter()
-            .any(|d| d.start <= t.span.start && t.span.end <= d.end);
+            .any(|d| d.start() <= t.span.start() && t.span.end() <= d.end());
         if t.kind == TriviaKind::Doc && inside {
             t.kind = TriviaKind::Comment;
             // A comment's text follows its `#`: this one's is `# ` and the doc.
@@ -143,7 +143,7 @@ pub fn format_file(src: &str) -> Result<String, Unformattable> {
             };
         }
     }
-    trivia.sort_by_key(|t| t.span.start);
+    trivia.sort_by_key(|t| t.span.start());
     let mut p = Printer {
         out: String::new(),
         indent: 0,
@@ -219,12 +219,12 @@ impl Printer<'_> {
     /// line where the last construct ended stays at the end of that line.
     fn flush_comments(&mut self, pos: usize) {
         while let Some((span, text)) = self.comments.list.get(self.comments.next).cloned() {
-            if span.start >= pos {
+            if span.start() >= pos {
                 break;
             }
             self.comments.next += 1;
             let trailing = self.last_end.is_some_and(|end| {
-                end <= span.start && !self.comments.text(end, span.start).contains('\n')
+                end <= span.start() && !self.comments.text(end, span.start()).contains('\n')
             });
             if trailing && self.out.ends_with('\n') {
                 // After a blank line the next item asked for, the comment
@@ -241,14 +241,14 @@ impl Printer<'_> {
             } else {
                 self.line(&format!("#{text}"));
             }
-            self.last_end = Some(span.end);
+            self.last_end = Some(span.end());
             // A blank line after a comment, where the source had one.
             let next = self
                 .comments
                 .list
                 .get(self.comments.next)
-                .map_or(pos, |(s, _)| s.start.min(pos));
-            if next != usize::MAX && has_blank_line(self.comments.text(span.end, next)) {
+                .map_or(pos, |(s, _)| s.start().min(pos));
+            if next != usize::MAX && has_blank_line(self.comments.text(span.end(), next)) {
                 self.blank();
             }
         }
@@ -259,7 +259,7 @@ impl Printer<'_> {
     fn start(&mut self, span: Span, doc: &Option<Doc>, keep_blank: bool) {
         let at = doc
             .as_ref()
-            .map_or(span.start, |d| d.span.start.min(span.start));
+            .map_or(span.start(), |d| d.span.start().min(span.start()));
         if keep_blank
             && let Some(end) = self.last_end
             && has_blank_line(self.comments.text(end, at))
@@ -276,12 +276,12 @@ impl Printer<'_> {
         self.comments
             .list
             .get(self.comments.next)
-            .is_some_and(|(span, _)| span.start < end)
+            .is_some_and(|(span, _)| span.start() < end)
     }
 
     fn end(&mut self, span: Span) {
-        if span.end > 0 {
-            self.last_end = Some(span.end);
+        if span.end() > 0 {
+            self.last_end = Some(span.end());
         }
     }
 
@@ -376,7 +376,7 @@ impl Printer<'_> {
                 bson::FieldItem::Error(_) => None,
             })
             .collect();
-        if fields.is_empty() && !self.comments_before(m.span.end) {
+        if fields.is_empty() && !self.comments_before(m.span.end()) {
             self.line(&format!("message {} {{}}", m.name.name));
         } else {
             self.open(&format!("message {}", m.name.name));
@@ -388,7 +388,7 @@ impl Printer<'_> {
                 self.line(&format!("{}{opt}: {}", f.name.name, bson_type(&f.ty)));
                 self.end(f.span);
             }
-            self.close(m.span.end.saturating_sub(1));
+            self.close(m.span.end().saturating_sub(1));
         }
         self.end(m.span);
     }
@@ -396,7 +396,7 @@ impl Printer<'_> {
     fn enumeration(&mut self, e: &bson::Enum) {
         self.start(e.span, &e.doc, false);
         self.doc(&e.doc);
-        if e.values.is_empty() && !self.comments_before(e.span.end) {
+        if e.values.is_empty() && !self.comments_before(e.span.end()) {
             self.line(&format!("enum {} {{}}", e.name.name));
         } else {
             self.open(&format!("enum {}", e.name.name));
@@ -406,7 +406,7 @@ impl Printer<'_> {
                 self.line(&v.name.name);
                 self.end(v.span);
             }
-            self.close(e.span.end.saturating_sub(1));
+            self.close(e.span.end().saturating_sub(1));
         }
         self.end(e.span);
     }
@@ -421,7 +421,7 @@ impl Printer<'_> {
             .iter()
             .filter(|m| !matches!(m, ObjectMember::Error(_)))
             .collect();
-        if members.is_empty() && !self.comments_before(o.span.end) {
+        if members.is_empty() && !self.comments_before(o.span.end()) {
             self.line(&format!("{export}{native}object {} {{}}", o.name.name));
             self.end(o.span);
             return;
@@ -437,7 +437,7 @@ impl Printer<'_> {
                 ObjectMember::Error(_) => {}
             }
         }
-        self.close(o.span.end.saturating_sub(1));
+        self.close(o.span.end().saturating_sub(1));
         self.end(o.span);
     }
 
@@ -455,7 +455,7 @@ impl Printer<'_> {
                 EntryItem::Error(_) => None,
             })
             .collect();
-        if entries.is_empty() && !self.comments_before(span.end) {
+        if entries.is_empty() && !self.comments_before(span.end()) {
             self.line(&format!("{head} {{}}"));
             self.end(span);
             return;
@@ -472,7 +472,7 @@ impl Printer<'_> {
             self.line(&entry(e, width));
             self.end(e.span);
         }
-        self.close(span.end.saturating_sub(1));
+        self.close(span.end().saturating_sub(1));
         self.end(span);
     }
 
@@ -485,7 +485,7 @@ impl Printer<'_> {
             .iter()
             .filter(|p| !matches!(p, ImagePart::Error(_)))
             .collect();
-        if parts.is_empty() && !self.comments_before(img.span.end) {
+        if parts.is_empty() && !self.comments_before(img.span.end()) {
             self.line(&format!("{export}image {} {{}}", img.name.name));
             self.end(img.span);
             return;
@@ -530,7 +530,7 @@ impl Printer<'_> {
                 ImagePart::Error(_) => {}
             }
         }
-        self.close(img.span.end.saturating_sub(1));
+        self.close(img.span.end().saturating_sub(1));
         self.end(img.span);
     }
 
@@ -563,7 +563,7 @@ impl Printer<'_> {
                     self.line(&format!("{kind:<5} {}", link(l, width)));
                     self.end(l.span);
                 }
-                self.close(i.span.end.saturating_sub(1));
+                self.close(i.span.end().saturating_sub(1));
             }
         }
         self.end(i.span);

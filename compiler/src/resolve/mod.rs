@@ -284,7 +284,7 @@ impl Resolver<'_> {
                 .into_iter()
                 .find(|d| d.severity == Severity::Error)
             {
-                let at = self.sources.get(file).line_col(d.primary.at.span.start);
+                let at = self.sources.get(file).line_col(d.primary.at.span.start());
                 return Err(ReadFailure::NoHeader(format!(
                     "its header does not parse (line {}, column {}: {})",
                     at.line, at.column, d.code

@@ -157,7 +157,7 @@ impl Report<'_> {
     /// `file:line` of a place.
     fn place(&self, at: FileSpan) -> String {
         let f = self.c.front.sources.get(at.file);
-        format!("{}:{}", f.name, f.line_col(at.span.start).line)
+        format!("{}:{}", f.name, f.line_col(at.span.start()).line)
     }
 
     /// The text at a place, its whitespace runs made one space.

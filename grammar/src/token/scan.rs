@@ -79,7 +79,7 @@ pub(super) fn lex_bad_number(lex: &mut Lexer<Token>) {
 /// the end of the line (unterminated: E0102).
 pub(super) fn lex_string(lex: &mut Lexer<Token>) -> String {
     let rest = lex.remainder();
-    let start = span_of(lex).start;
+    let start = span_of(lex).start();
     let mut out = String::new();
     let mut chars = rest.char_indices().peekable();
     let mut consumed = rest.len();

@@ -280,7 +280,7 @@ impl ImageChecker<'_> {
         let model = self.model();
         let last = *model.object(o).serves.last()?;
         let after = self.spans().entries[last.index()].whole;
-        if after.span.end <= after.span.start {
+        if after.span.end() <= after.span.start() {
             return None; // read from a module's header: no text to edit
         }
         let wanted = EntryDef {

@@ -223,11 +223,7 @@ impl Lowerer<'_> {
                     };
                     def.kind = t.kind;
                     def.doc = t.doc;
-                    self.out.spans.types[id].members = t
-                        .members
-                        .into_iter()
-                        .map(|(a, b)| (fs(m.file, a), fs(m.file, b)))
-                        .collect();
+                    self.out.spans.types[id].members = t.members;
                 }
             }
         }
