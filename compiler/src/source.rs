@@ -23,7 +23,9 @@ pub struct SourceFile {
     /// The name shown to people: the path as the user wrote it, or `othismo:env`.
     pub name: String,
     pub text: String,
-    line_starts: Vec<usize>,
+    /// Offsets as `u32`, like spans: lines past 4 GiB are never asked for,
+    /// since the parsers refuse such a text whole (E0110).
+    line_starts: Vec<u32>,
 }
 
 /// A 1-based line and column; columns count Unicode scalar values.
@@ -36,7 +38,10 @@ pub struct LineCol {
 impl SourceFile {
     pub fn new(name: String, text: String) -> SourceFile {
         let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .chain(
+                text.match_indices('\n')
+                    .map_while(|(i, _)| u32::try_from(i + 1).ok()),
+            )
             .collect();
         SourceFile {
             name,
@@ -48,8 +53,8 @@ impl SourceFile {
     /// Where byte `offset` is. Offsets past the end clamp to the end.
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
-        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.line_starts[line];
+        let line = self.line_starts.partition_point(|&s| s as usize <= offset) - 1;
+        let start = self.line_starts[line] as usize;
         // A span never ends inside a character, but be safe about it.
         let mut end = offset;
         while !self.text.is_char_boundary(end) {

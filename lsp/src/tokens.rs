@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use lsp_types::*;
-use oth_syntax::ast::Item;
 use oth_syntax::lexer::{Mode, lex};
 use oth_syntax::token::Token;
 use othc::check::Sym;
@@ -93,13 +92,17 @@ pub fn classify(analysis: &Analysis, file: FileId) -> Vec<(usize, usize, u32)> {
             out.push((t.span.start(), t.span.end(), 8));
         }
     };
-    add(lex(text, 0, Mode::Main));
-    if let Some(m) = analysis.module(file) {
-        for item in &m.ast.items {
-            if let Item::Schemas(s) = item {
-                add(lex(&s.body, s.body_offset, Mode::Bson));
-            }
-        }
+    let main = lex(text, 0, Mode::Main);
+    // Each schema body is lexed as its format lexes it.
+    let bodies: Vec<_> = main
+        .tokens
+        .iter()
+        .filter(|(_, t, _)| matches!(t, Token::SchemaBody(_)))
+        .map(|&(start, _, end)| start..end)
+        .collect();
+    add(main);
+    for body in bodies {
+        add(lex(&text[body.clone()], body.start, Mode::Bson));
     }
     out.sort_unstable();
     out.dedup_by_key(|t| t.0);

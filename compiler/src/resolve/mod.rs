@@ -46,6 +46,9 @@ pub struct Module {
     /// The normalized path (or `othismo:env`): a file is loaded once per key.
     pub key: PathBuf,
     pub origin: Origin,
+    /// The file's tree, except that each `schemas` item's `body` is empty:
+    /// `schemas` holds what the format parsed from it, and the text is in the
+    /// source map (`body_offset` and the item's span say where).
     pub ast: ast::File,
     pub trivia: Vec<Trivia>,
     /// One per `schemas` item, in order.
@@ -264,16 +267,20 @@ impl Resolver<'_> {
             }
         };
         let file = self.sources.add(name, text);
-        let parsed = oth_syntax::parse_file(&self.sources.get(file).text);
+        let mut parsed = oth_syntax::parse_file(&self.sources.get(file).text);
         // The file's own syntax and its schema blocks' format errors, together.
         let mut found = Diagnostics::new();
         for e in &parsed.errors {
             found.syntax(file, e);
         }
         let mut schemas = Vec::new();
-        for (i, item) in parsed.tree.items.iter().enumerate() {
+        for (i, item) in parsed.tree.items.iter_mut().enumerate() {
             if let Item::Schemas(s) = item {
                 schemas.push(self.parse_schemas(file, i, s, &mut found));
+                // The format's block now holds what the body said; the text
+                // stays in the source map. A module keeps no second copy
+                // (a large schema's body is most of its file).
+                s.body = String::new();
             }
         }
         if origin == Origin::Wasm {

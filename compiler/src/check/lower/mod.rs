@@ -96,7 +96,12 @@ impl Lowerer<'_> {
                         let Some(parsed) = blocks.next().and_then(|p| p.parsed.as_ref()) else {
                             continue;
                         };
-                        for t in parsed.block.declared() {
+                        let declared = parsed.block.declared();
+                        // A large block declares tens of thousands of types:
+                        // no doubling (and copying) of the arenas on the way.
+                        self.out.model.types.reserve(declared.len());
+                        self.out.spans.types.reserve(declared.len());
+                        for t in declared {
                             let id = TypeId(self.out.model.types.len() as u32);
                             let is_enum = t.kind == crate::formats::TypeKind::Enum;
                             self.out.model.types.push(TypeDef {
