@@ -55,7 +55,7 @@ fn model_of(name: &str, bytes: Vec<u8>) -> Result<(FrontEnd, Model), String> {
     l.add(name, bytes);
     let mut front = crate::resolve::load(&l, &[PathBuf::from(name)]).map_err(|e| e.to_string())?;
     let mut diags = std::mem::take(&mut front.diags);
-    let model = crate::check::model_only(&front, &mut diags);
+    let model = crate::check::model_only(&mut front, &mut diags);
     match diags
         .sorted()
         .into_iter()

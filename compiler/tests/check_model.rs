@@ -253,3 +253,59 @@ fn the_model_round_trips_through_serde_and_ignores_spans() {
     let moved = compile(&l, "hello/Hello.oth", &ValueInputs::default());
     assert_eq!(moved.checked.model, c.checked.model);
 }
+
+/// The fields and values kept when names repeat are the first of each name,
+/// in the order written, with their own types and spans (lowering moves
+/// them out of the syntax tree; this pins what it moves).
+#[test]
+fn repeated_member_names_keep_the_first_of_each() {
+    let src =
+        std::fs::read_to_string(root().join("fixtures/check/err/E0301_repeats_among_others.oth"))
+            .unwrap();
+    let mut l = MemoryLoader::new();
+    l.add("r.oth", src.clone());
+    let c = compile(&l, "r.oth", &ValueInputs::default());
+    let m = &c.checked.model;
+    let ty = |name: &str| {
+        let k = m.types.iter().position(|t| t.name == name).unwrap();
+        (&m.types[k], &c.checked.spans.types[k])
+    };
+    let (order, spans) = ty("Order");
+    let othc::model::TypeKind::Message { fields } = &order.kind else {
+        panic!("a message")
+    };
+    use othc::model::{FieldType, Scalar};
+    let scalar = |s: &str| FieldType::Scalar(Scalar::parse(s).unwrap());
+    let kept: Vec<(&str, &FieldType)> = fields.iter().map(|f| (f.name.as_str(), &f.ty)).collect();
+    assert_eq!(
+        kept,
+        [
+            ("zeta", &scalar("string")),
+            ("alpha", &FieldType::Unknown),
+            ("$id", &scalar("string")),
+            ("beta", &scalar("i64")),
+        ]
+    );
+    let texts: Vec<(&str, &str)> = spans
+        .members
+        .iter()
+        .map(|&(name, ty)| (&src[name.range()], &src[ty.range()]))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("zeta", "string"),
+            ("alpha", "Missing"),
+            ("$id", "string"),
+            ("beta", "i64")
+        ]
+    );
+    let (size, spans) = ty("Size");
+    let othc::model::TypeKind::Enum { values } = &size.kind else {
+        panic!("an enum")
+    };
+    let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["large", "small", "medium"]);
+    assert_eq!(spans.members.len(), 3);
+    assert_eq!(&src[spans.members[2].0.range()], "medium");
+}

@@ -122,7 +122,7 @@ pub fn compile(
     let mut front = crate::resolve::load(loader, roots)?;
     let values = load_values(&mut front, loader, inputs)?;
     let mut diags = std::mem::take(&mut front.diags);
-    let checked = check(&front, &values, &mut diags);
+    let checked = check(&mut front, &values, &mut diags);
     front.diags = diags;
     Ok(Compilation { front, checked })
 }
@@ -130,14 +130,14 @@ pub fn compile(
 /// The model of what `front` loaded, with the rules of headers and schemas
 /// checked, and no image checked: what reading a module's header needs,
 /// without the image phase a header has nothing for.
-pub fn model_only(front: &FrontEnd, diags: &mut Diagnostics) -> Model {
+pub fn model_only(front: &mut FrontEnd, diags: &mut Diagnostics) -> Model {
     lowered_with_rules(front, &Formats::default(), diags).model
 }
 
 /// Lowering, then the rules of each object's header and each type on its
 /// own: what both a header read and a whole check start with.
 fn lowered_with_rules(
-    front: &FrontEnd,
+    front: &mut FrontEnd,
     formats: &Formats,
     diags: &mut Diagnostics,
 ) -> lower::Lowered {
@@ -153,8 +153,9 @@ fn lowered_with_rules(
 }
 
 /// Checks everything `front` loaded; `values` are the slot values from value
-/// files and `--set`, in order of precedence (later wins).
-pub fn check(front: &FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) -> Checked {
+/// files and `--set`, in order of precedence (later wins). The schema
+/// blocks' members move into the model, so `front` is checked once.
+pub fn check(front: &mut FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) -> Checked {
     let formats = Formats::default();
     let mut lowered = lowered_with_rules(front, &formats, diags);
     schema::agreement(

@@ -5,11 +5,9 @@
 //! Codes: E0301, E0302, E0303, E0306, E0307, E0308, E0206 (a field naming an
 //! object), W0002.
 
-use foldhash::HashMap as FastMap;
-
 use oth_syntax::Span;
 use oth_syntax::ast::Value;
-use oth_syntax::ast::bson::{Block, Decl, FieldItem, Type, TypeKind as SynType};
+use oth_syntax::ast::bson::{Block, Decl, EnumValue, FieldItem, Type, TypeKind as SynType};
 
 use super::schema_errors::SchemaError;
 use super::{
@@ -49,50 +47,68 @@ impl SchemaBlock for BsonBlock {
     }
 
     fn lower(
-        &self,
+        &mut self,
         file: FileId,
         names: &dyn TypeNames,
         diags: &mut Diagnostics,
     ) -> Vec<LoweredType> {
         let mut out = Vec::with_capacity(self.ast.decls.len());
-        // The names seen in the current declaration: one map for all of
-        // them, cleared for each, rather than one allocated per message.
-        let mut seen: FastMap<&str, Span> = FastMap::default();
-        for d in &self.ast.decls {
-            seen.clear();
+        // Which member repeats which: buffers shared by every declaration
+        // (one allocation per block, not per message).
+        let mut twice = Twice::default();
+        // The kept fields' types, resolved in the first pass (so diagnostics
+        // come field by field, as written) and moved in by the second.
+        let mut types: Vec<FieldType> = Vec::new();
+        for d in &mut self.ast.decls {
             match d {
                 Decl::Message(m) => {
                     type_name_style(file, &m.name.name, m.name.span, "message type", diags);
-                    let mut fields = Vec::with_capacity(m.fields.len());
-                    let mut members = Vec::with_capacity(m.fields.len());
-                    for f in &m.fields {
-                        let FieldItem::Field(f) = f else { continue };
+                    fn field_name(item: &FieldItem) -> Option<&str> {
+                        match item {
+                            FieldItem::Field(f) => Some(&f.name.name),
+                            FieldItem::Error(_) => None,
+                        }
+                    }
+                    twice.find(&m.fields, field_name);
+                    for (i, item) in m.fields.iter().enumerate() {
+                        let FieldItem::Field(f) = item else { continue };
                         let name = f.name.name.as_str();
-                        if let Some(first) = seen.get(name) {
+                        if let Some(first) = twice.first(i) {
+                            let FieldItem::Field(first) = &m.fields[first] else {
+                                unreachable!("only fields are compared")
+                            };
                             diags.report(SchemaError::FieldTwice {
                                 message: m.name.name.clone(),
                                 field: name.to_string(),
                                 at: FileSpan::new(file, f.name.span),
-                                first: FileSpan::new(file, *first),
+                                first: FileSpan::new(file, first.name.span),
                             });
-                            continue;
-                        }
-                        seen.insert(name, f.name.span);
-                        if name.starts_with('$') {
+                        } else if name.starts_with('$') {
                             diags.report(SchemaError::DollarField {
                                 field: name.to_string(),
                                 at: FileSpan::new(file, f.name.span),
                             });
+                            types.push(resolve_type(file, &f.ty, names, diags));
                         } else {
                             field_name_style(file, name, f.name.span, diags);
+                            types.push(resolve_type(file, &f.ty, names, diags));
                         }
-                        fields.push(FieldDef {
-                            name: name.to_string(),
-                            optional: f.optional.is_some(),
-                            ty: resolve_type(file, &f.ty, names, diags),
-                            doc: f.doc.as_ref().map(|d| d.text.clone()),
-                        });
+                    }
+                    let mut resolved = types.drain(..);
+                    let mut fields = Vec::with_capacity(m.fields.len());
+                    let mut members = Vec::with_capacity(m.fields.len());
+                    for (i, item) in std::mem::take(&mut m.fields).into_iter().enumerate() {
+                        let FieldItem::Field(f) = item else { continue };
+                        if twice.first(i).is_some() {
+                            continue;
+                        }
                         members.push((f.name.span, f.ty.span));
+                        fields.push(FieldDef {
+                            ty: resolved.next().unwrap_or(FieldType::Unknown),
+                            name: f.name.name,
+                            optional: f.optional.is_some(),
+                            doc: f.doc.map(|d| d.text),
+                        });
                     }
                     out.push(LoweredType {
                         kind: model::TypeKind::Message { fields },
@@ -108,25 +124,31 @@ impl SchemaBlock for BsonBlock {
                             at: FileSpan::new(file, e.name.span),
                         });
                     }
-                    let mut values = Vec::with_capacity(e.values.len());
-                    let mut members = Vec::with_capacity(e.values.len());
-                    for v in &e.values {
-                        let name = v.name.name.as_str();
-                        if let Some(first) = seen.get(name) {
+                    fn value_name(v: &EnumValue) -> Option<&str> {
+                        Some(&v.name.name)
+                    }
+                    twice.find(&e.values, value_name);
+                    for (i, v) in e.values.iter().enumerate() {
+                        if let Some(first) = twice.first(i) {
                             diags.report(SchemaError::ValueTwice {
                                 enum_: e.name.name.clone(),
-                                value: name.to_string(),
+                                value: v.name.name.clone(),
                                 at: FileSpan::new(file, v.name.span),
-                                first: FileSpan::new(file, *first),
+                                first: FileSpan::new(file, e.values[first].name.span),
                             });
+                        }
+                    }
+                    let mut values = Vec::with_capacity(e.values.len());
+                    let mut members = Vec::with_capacity(e.values.len());
+                    for (i, v) in std::mem::take(&mut e.values).into_iter().enumerate() {
+                        if twice.first(i).is_some() {
                             continue;
                         }
-                        seen.insert(name, v.name.span);
-                        values.push(EnumValueDef {
-                            name: name.to_string(),
-                            doc: v.doc.as_ref().map(|d| d.text.clone()),
-                        });
                         members.push((v.name.span, v.name.span));
+                        values.push(EnumValueDef {
+                            name: v.name.name,
+                            doc: v.doc.map(|d| d.text),
+                        });
                     }
                     out.push(LoweredType {
                         kind: model::TypeKind::Enum { values },
@@ -138,6 +160,45 @@ impl SchemaBlock for BsonBlock {
             }
         }
         out
+    }
+}
+
+/// Finds the members of one declaration whose name an earlier member has,
+/// by sorting their indices by name: no map borrowing the names, so the
+/// members can be moved out afterwards, and the buffers serve every
+/// declaration of a block.
+#[derive(Default)]
+struct Twice {
+    order: Vec<u32>,
+    /// Per member: the index of the first member of its name, or `NONE`
+    /// when it is the first (or has no name).
+    first: Vec<u32>,
+}
+
+impl Twice {
+    const NONE: u32 = u32::MAX;
+
+    fn find<T>(&mut self, members: &[T], name: impl for<'a> Fn(&'a T) -> Option<&'a str>) {
+        self.first.clear();
+        self.first.resize(members.len(), Self::NONE);
+        self.order.clear();
+        self.order
+            .extend((0..members.len() as u32).filter(|&i| name(&members[i as usize]).is_some()));
+        let name_at = |i: u32| name(&members[i as usize]).unwrap_or_default();
+        // By name, then by position: each run of one name starts at its first.
+        self.order
+            .sort_unstable_by(|&a, &b| name_at(a).cmp(name_at(b)).then(a.cmp(&b)));
+        for run in self.order.chunk_by(|&a, &b| name_at(a) == name_at(b)) {
+            for &later in &run[1..] {
+                self.first[later as usize] = run[0];
+            }
+        }
+    }
+
+    /// The first member with member `i`'s name, when `i` is not it.
+    fn first(&self, i: usize) -> Option<usize> {
+        let first = self.first[i];
+        (first != Self::NONE).then_some(first as usize)
     }
 }
 

@@ -98,8 +98,13 @@ pub trait SchemaBlock: std::fmt::Debug + Send + Sync {
     /// resolving the names their fields use and reporting the format's own
     /// rules (duplicate fields and values, unknown and unsupported types,
     /// reserved names, empty enums, naming style).
+    ///
+    /// The members (fields, enum values) are moved out of the block into
+    /// what it returns, not copied: a large schema's tree and its model
+    /// would otherwise be alive together. So a block is lowered once;
+    /// `declared` still answers afterwards.
     fn lower(
-        &self,
+        &mut self,
         file: FileId,
         names: &dyn TypeNames,
         diags: &mut Diagnostics,

@@ -34,7 +34,10 @@ pub struct Lowered {
     pub startup_types: Vec<Vec<super::payloads::Sent>>,
 }
 
-pub fn lower(front: &FrontEnd, formats: &Formats, diags: &mut Diagnostics) -> Lowered {
+/// Lowers what `front` loaded. The schema blocks' members are moved into
+/// the model (see [`crate::formats::SchemaBlock::lower`]), so a front end is
+/// lowered once; everything else in it is only read.
+pub fn lower(front: &mut FrontEnd, formats: &Formats, diags: &mut Diagnostics) -> Lowered {
     let mut l = Lowerer {
         front,
         formats,
@@ -50,9 +53,46 @@ pub fn lower(front: &FrontEnd, formats: &Formats, diags: &mut Diagnostics) -> Lo
     };
     l.declare();
     l.import();
-    l.lower_types();
+    let Lowerer {
+        mut out, locals, ..
+    } = l;
+    lower_types(front, &mut out, diags);
+    let mut l = Lowerer {
+        front,
+        formats,
+        out,
+        locals,
+        diags,
+    };
     l.lower_objects_and_images();
     l.out
+}
+
+/// Fills in the types `declare` made room for, block by block, moving each
+/// block's members into the model.
+fn lower_types(front: &mut FrontEnd, out: &mut Lowered, diags: &mut Diagnostics) {
+    let mut next = 0usize;
+    for (mi, m) in front.program.modules.iter_mut().enumerate() {
+        for p in &mut m.schemas {
+            let Some(parsed) = &mut p.parsed else {
+                continue;
+            };
+            let names = ScopeNames {
+                scope: &out.scopes[mi],
+            };
+            let lowered = parsed.block.lower(m.file, &names, diags);
+            for t in lowered {
+                let id = next;
+                next += 1;
+                let Some(def) = out.model.types.get_mut(id) else {
+                    break;
+                };
+                def.kind = t.kind;
+                def.doc = t.doc;
+                out.spans.types[id].members = t.members;
+            }
+        }
+    }
 }
 
 struct Lowerer<'a> {
@@ -206,29 +246,6 @@ impl Lowerer<'_> {
                         true,
                         self.diags,
                     );
-                }
-            }
-        }
-    }
-
-    fn lower_types(&mut self) {
-        let mut next = 0usize;
-        for (mi, m) in self.front.program.modules.iter().enumerate() {
-            for p in &m.schemas {
-                let Some(parsed) = &p.parsed else { continue };
-                let names = ScopeNames {
-                    scope: &self.out.scopes[mi],
-                };
-                let lowered = parsed.block.lower(m.file, &names, self.diags);
-                for t in lowered {
-                    let id = next;
-                    next += 1;
-                    let Some(def) = self.out.model.types.get_mut(id) else {
-                        break;
-                    };
-                    def.kind = t.kind;
-                    def.doc = t.doc;
-                    self.out.spans.types[id].members = t.members;
                 }
             }
         }
