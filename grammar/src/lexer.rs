@@ -280,8 +280,10 @@ impl<'src> TokenStream<'src> {
         }
     }
 
-    /// Reads the next raw token and balances brackets around it.
-    fn advance(&mut self) {
+    /// Reads the next raw token and balances brackets around it. Synthetic
+    /// closers go to `ready`; the token itself is returned (unless it is
+    /// left out), to be handed out after them.
+    fn advance(&mut self) -> Option<Spanned> {
         let current = match self.peeked.take() {
             Some(t) => Some(t),
             None => self.raw(),
@@ -292,7 +294,7 @@ impl<'src> TokenStream<'src> {
                 let end = self.src.len() + self.offset;
                 self.close_above(0, end, Span::point(end), UnclosedBy::EndOfFile);
             }
-            return;
+            return None;
         };
         self.peeked = self.raw();
         let next = self.peeked.as_ref().map(|(_, t, _)| t);
@@ -311,14 +313,14 @@ impl<'src> TokenStream<'src> {
                     });
                 }
                 self.excess += 1;
-                return;
+                return None;
             }
             Token::RBrace | Token::RBracket if self.excess > 0 => {
                 self.excess -= 1;
                 if self.excess == 0 {
                     self.end.too_deep.push(Span::new(self.deep_from, e));
                 }
-                return;
+                return None;
             }
             Token::LBrace | Token::LBracket => self.stack.push((tok.clone(), Span::new(s, e))),
             Token::RBrace | Token::RBracket => {
@@ -337,7 +339,7 @@ impl<'src> TokenStream<'src> {
             }
             _ => {}
         }
-        self.ready.push_back((s, tok, e));
+        Some((s, tok, e))
     }
 }
 
@@ -353,7 +355,12 @@ impl Iterator for TokenStream<'_> {
             if self.ended {
                 return None;
             }
-            self.advance();
+            match self.advance() {
+                // Most tokens come alone: no queue on the way.
+                Some(t) if self.ready.is_empty() => return Some(t),
+                Some(t) => self.ready.push_back(t),
+                None => {}
+            }
         }
     }
 }
