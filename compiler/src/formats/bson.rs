@@ -74,14 +74,16 @@ impl SchemaBlock for BsonBlock {
                         let FieldItem::Field(f) = item else { continue };
                         let name = f.name.name.as_str();
                         if let Some(first) = twice.first(i) {
-                            let FieldItem::Field(first) = &m.fields[first] else {
-                                unreachable!("only fields are compared")
+                            // Only fields have names, so `first` is one.
+                            let first = match &m.fields[first] {
+                                FieldItem::Field(g) => g.name.span,
+                                FieldItem::Error(span) => *span,
                             };
                             diags.report(SchemaError::FieldTwice {
                                 message: m.name.name.clone(),
                                 field: name.to_string(),
                                 at: FileSpan::new(file, f.name.span),
-                                first: FileSpan::new(file, first.name.span),
+                                first: FileSpan::new(file, first),
                             });
                         } else if name.starts_with('$') {
                             diags.report(SchemaError::DollarField {
