@@ -144,7 +144,7 @@ fn each_method_answer_and_errno_maps_as_the_cases_say() {
         failures.len(),
         cases.len(),
         failures.join("\n"),
-        run.err.lock().unwrap()
+        run.stderr()
     );
 }
 
@@ -273,7 +273,7 @@ fn sigint_stops_a_listening_image_gracefully() {
 
 #[test]
 fn sigint_lets_a_request_in_flight_finish_for_a_bounded_time() {
-    let Some(run) = start() else { return };
+    let Some(mut run) = start() else { return };
     let addr = run.base.trim_start_matches("http://").to_string();
     // An event stream is a request that never finishes on its own.
     let mut sse = TcpStream::connect(&addr).unwrap();

@@ -42,22 +42,23 @@ impl ChildLines {
         }
     }
 
-    /// Waits for a line containing `text` on stdout (`out`) or stderr; two
-    /// minutes without it fail the test with everything seen so far.
-    pub fn wait_for(&mut self, out: bool, text: &str) {
+    /// Waits for a line containing `text` on stdout (`out`) or stderr, and
+    /// returns it; two minutes without it fail the test with everything
+    /// seen so far.
+    pub fn wait_for(&mut self, out: bool, text: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(120);
         while let Some(left) = deadline.checked_duration_since(Instant::now()) {
             match self.lines.recv_timeout(left) {
                 Ok(Line::Out(l)) => {
                     self.seen.push(format!("out: {l}"));
                     if out && l.contains(text) {
-                        return;
+                        return l;
                     }
                 }
                 Ok(Line::Err(l)) => {
                     self.seen.push(format!("err: {l}"));
                     if !out && l.contains(text) {
-                        return;
+                        return l;
                     }
                 }
                 Err(_) => break,
@@ -85,5 +86,22 @@ impl ChildLines {
                 return false;
             }
         }
+    }
+
+    /// Every line of stdout (`out`) or stderr printed so far, each ending
+    /// in a line break (those not yet read are read now, without waiting).
+    pub fn text(&mut self, out: bool) -> String {
+        while let Ok(l) = self.lines.try_recv() {
+            self.seen.push(match l {
+                Line::Out(l) => format!("out: {l}"),
+                Line::Err(l) => format!("err: {l}"),
+            });
+        }
+        let prefix = if out { "out: " } else { "err: " };
+        self.seen
+            .iter()
+            .filter_map(|l| l.strip_prefix(prefix))
+            .map(|l| format!("{l}\n"))
+            .collect()
     }
 }

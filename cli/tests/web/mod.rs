@@ -4,12 +4,12 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use test_support::lines::ChildLines;
 
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -67,22 +67,7 @@ pub struct Running {
     pub stdin: Option<ChildStdin>,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
-    pub out: Arc<Mutex<String>>,
-    pub err: Arc<Mutex<String>>,
-    lines: Receiver<String>,
-}
-
-fn collect(
-    from: impl std::io::Read + Send + 'static,
-    into: Arc<Mutex<String>>,
-    tx: std::sync::mpsc::Sender<String>,
-) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines().map_while(Result::ok) {
-            into.lock().unwrap().push_str(&format!("{line}\n"));
-            let _ = tx.send(line);
-        }
-    });
+    lines: ChildLines,
 }
 
 /// Runs a bundle with `othc run` from the repository's root (`args` after
@@ -98,28 +83,11 @@ pub fn start(bundle: &Path, args: &[&str]) -> Running {
         .stderr(Stdio::piped())
         .spawn()
         .expect("othc runs");
-    let out = Arc::new(Mutex::new(String::new()));
-    let err = Arc::new(Mutex::new(String::new()));
-    let (otx, lines) = channel();
-    let (etx, elines) = channel();
-    collect(child.stdout.take().unwrap(), out.clone(), otx);
-    collect(child.stderr.take().unwrap(), err.clone(), etx);
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut lines = ChildLines::of(&mut child);
     let base = loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match elines.recv_timeout(left) {
-            Ok(l) => {
-                if let Some(at) = l.strip_prefix("listening on ") {
-                    break at.to_string();
-                }
-            }
-            Err(_) => {
-                let _ = child.kill();
-                panic!(
-                    "the image never said where it listens; stderr:\n{}",
-                    err.lock().unwrap()
-                );
-            }
+        let l = lines.wait_for(false, "listening on ");
+        if let Some(at) = l.strip_prefix("listening on ") {
+            break at.to_string();
         }
     };
     let stdin = child.stdin.take();
@@ -127,8 +95,6 @@ pub fn start(bundle: &Path, args: &[&str]) -> Running {
         child,
         stdin,
         base,
-        out,
-        err,
         lines,
     }
 }
@@ -142,23 +108,17 @@ impl Running {
     }
 
     /// Waits for a stdout line containing `text`.
-    pub fn wait_out(&self, text: &str) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            match self.lines.recv_timeout(left) {
-                Ok(l) if l.contains(text) => return,
-                Ok(_) => {}
-                Err(_) => break,
-            }
-        }
-        panic!(
-            "no stdout line with {text:?}; stdout:\n{}\nstderr:\n{}",
-            self.out.lock().unwrap(),
-            self.err.lock().unwrap()
-        );
+    pub fn wait_out(&mut self, text: &str) {
+        self.lines.wait_for(true, text);
     }
 
-    /// Sends SIGINT and waits for the exit status (at most 20 s).
+    /// What the image printed on stderr so far.
+    pub fn stderr(&mut self) -> String {
+        self.lines.text(false)
+    }
+
+    /// Sends SIGINT and waits for the exit status (at most 20 s); returns it
+    /// with everything the image printed on stderr.
     pub fn interrupt(mut self) -> (i32, String) {
         let pid = self.child.id().to_string();
         Command::new("kill").args(["-INT", &pid]).status().unwrap();
@@ -166,16 +126,12 @@ impl Running {
         loop {
             if let Some(s) = self.child.try_wait().unwrap() {
                 // The reader threads finish with the pipes.
-                std::thread::sleep(Duration::from_millis(100));
-                let err = self.err.lock().unwrap().clone();
-                return (s.code().unwrap_or(-1), err);
+                self.lines.closed_within(Duration::from_secs(5));
+                return (s.code().unwrap_or(-1), self.stderr());
             }
             if Instant::now() > deadline {
                 let _ = self.child.kill();
-                panic!(
-                    "SIGINT did not stop the image; stderr:\n{}",
-                    self.err.lock().unwrap()
-                );
+                panic!("SIGINT did not stop the image; stderr:\n{}", self.stderr());
             }
             std::thread::sleep(Duration::from_millis(50));
         }
