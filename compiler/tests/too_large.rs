@@ -33,11 +33,14 @@ fn a_file_over_the_limit_is_one_error_at_its_start() {
         d.message
     );
     assert_eq!(d.primary.at.span.range(), 0..0);
-    assert!(c.checked.model.objects.is_empty(), "nothing of it is read");
+    assert!(
+        c.checked.model.objects.is_empty(),
+        "nothing of it is checked"
+    );
 }
 
 #[test]
-fn the_parsers_refuse_it_before_reading_it() {
+fn the_parsers_refuse_it_before_lexing_it() {
     let text = " ".repeat(MAX_SOURCE_BYTES + 1);
     for parsed in [
         oth_syntax::parse_file(&text).errors,
