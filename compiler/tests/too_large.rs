@@ -58,3 +58,17 @@ fn the_parsers_refuse_it_before_lexing_it() {
             .is_empty()
     );
 }
+
+/// A block large enough to be parsed in pieces, ending past the limit: it
+/// is refused whole, as one parse refuses it (the piece that crosses the
+/// limit gives up, and a piece that gives up sends the block to one parse),
+/// not kept up to that piece.
+#[test]
+fn a_block_parsed_in_pieces_is_refused_whole() {
+    let body = "message M { a: i32 }\n".repeat(oth_syntax::chunks::MIN_PARALLEL_BYTES / 10);
+    let offset = MAX_SOURCE_BYTES - body.len() / 2;
+    let parsed = oth_syntax::parse_bson(&body, offset);
+    let codes: Vec<_> = parsed.errors.iter().map(|e| e.code()).collect();
+    assert_eq!(codes, ["E0110"]);
+    assert!(parsed.tree.decls.is_empty(), "nothing of it is parsed");
+}

@@ -175,7 +175,7 @@ pub fn to_diagnostic(file: FileId, e: &SyntaxError) -> Diagnostic {
         SyntaxError::TooLarge { len, limit } => Diagnostic::new(
             Code::E0110,
             format!("file too large to parse: {len} bytes, over the limit of {limit} ({} MiB)", limit >> 20),
-            at(Span::point(0), "nothing of this file is checked"),
+            at(e.span(), "nothing of this file is checked"),
         )
         .with_help("split it into files of their own and import from them"),
         SyntaxError::DanglingDoc { span } => Diagnostic::new(
