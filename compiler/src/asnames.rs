@@ -5,7 +5,8 @@
 use crate::model::{EntryDef, Model, PayloadType, Seg};
 
 /// AssemblyScript's reserved words (and TypeScript's), which a generated
-/// identifier must not be.
+/// identifier must not be. Kept sorted: looked up by binary search, once per
+/// generated name (a test holds the order).
 const RESERVED: &[&str] = &[
     "abstract",
     "as",
@@ -91,23 +92,37 @@ pub fn pascal(s: &str) -> String {
 /// A valid identifier for `s`: other characters become `_`, a leading
 /// digit gets a `_` before it, a reserved word a `_` after it.
 pub fn identifier(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
-    }
-    if RESERVED.contains(&out.as_str()) {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_identifier(&mut out, s);
+    out
+}
+
+/// Appends `identifier(s)` to `out` (the bindings are written into one
+/// buffer, not made of a string per name: `othc gen` writes a name per
+/// field of every message).
+pub fn push_identifier(out: &mut String, s: &str) {
+    let start = out.len();
+    let valid = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         out.push('_');
     }
-    out
+    // Most names are valid as they are: copied whole, not char by char.
+    if s.chars().all(valid) {
+        out.push_str(s);
+    } else {
+        out.extend(s.chars().map(|c| if valid(c) { c } else { '_' }));
+    }
+    if is_reserved(&out[start..]) {
+        out.push('_');
+    }
+}
+
+/// Whether `s` is one of `RESERVED`. They are all two to eleven lowercase
+/// letters: most names are told apart by that before any comparison.
+fn is_reserved(s: &str) -> bool {
+    (2..=11).contains(&s.len())
+        && s.as_bytes()[0].is_ascii_lowercase()
+        && RESERVED.binary_search(&s).is_ok()
 }
 
 /// The base name of an entry's method: verb, then the PascalCase literal
@@ -179,6 +194,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reserved_words_are_sorted_for_their_binary_search() {
+        assert!(
+            RESERVED.windows(2).all(|w| w[0] < w[1]),
+            "RESERVED out of order"
+        );
+        // What `is_reserved` tells them apart by before searching.
+        assert!(
+            RESERVED
+                .iter()
+                .all(|w| (2..=11).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_lowercase()))
+        );
+        for w in RESERVED {
+            assert_eq!(identifier(w), format!("{w}_"));
+        }
+    }
+
+    #[test]
     fn names() {
         assert_eq!(pascal("greeting"), "Greeting");
         assert_eq!(pascal("dev-info.v2"), "DevInfoV2");
@@ -186,6 +218,16 @@ mod tests {
         assert_eq!(identifier("my-db"), "my_db");
         assert_eq!(identifier("2fa"), "_2fa");
         assert_eq!(identifier("class"), "class_");
+        assert_eq!(identifier("yield"), "yield_");
+        assert_eq!(identifier("abstract"), "abstract_");
+        assert_eq!(identifier("classy"), "classy");
+        assert_eq!(identifier(""), "_");
+        assert_eq!(identifier("é-1"), "__1");
+        assert_eq!(identifier("9"), "_9");
+        let mut out = String::from("x.");
+        push_identifier(&mut out, "new");
+        push_identifier(&mut out, "-");
+        assert_eq!(out, "x.new__");
         let lit = |s: &str| Seg::Literal(s.into());
         assert_eq!(
             client_instance(&[lit("dev"), lit("cons")]).as_deref(),

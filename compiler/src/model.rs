@@ -94,9 +94,11 @@ impl Model {
                 }
             }
         }
-        let mut seen = std::collections::BTreeSet::new();
+        // A flag per type, read out in order: the model's order, which the
+        // bindings keep (a set of ids cost a tree node per type).
+        let mut seen = vec![false; self.types.len()];
         while let Some(t) = roots.pop() {
-            if !seen.insert(t) {
+            if std::mem::replace(&mut seen[t.index()], true) {
                 continue;
             }
             if let TypeKind::Message { fields } = &self.ty(t).kind {
@@ -105,7 +107,11 @@ impl Model {
                 }
             }
         }
-        seen.into_iter().collect()
+        seen.iter()
+            .enumerate()
+            .filter(|(_, s)| **s)
+            .map(|(i, _)| TypeId(i as u32))
+            .collect()
     }
 }
 

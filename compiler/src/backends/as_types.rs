@@ -19,8 +19,16 @@ pub struct Helpers {
 
 /// The AS type of a field type.
 pub fn as_type(model: &Model, t: &FieldType) -> String {
+    let mut out = String::new();
+    push_as_type(&mut out, model, t);
+    out
+}
+
+/// Appends `as_type(model, t)` to `out` (as the `push_` functions below
+/// do: a message class is written field by field into one buffer).
+pub fn push_as_type(out: &mut String, model: &Model, t: &FieldType) {
     match t {
-        FieldType::Scalar(s) => match s {
+        FieldType::Scalar(s) => out.push_str(match s {
             Scalar::Bool => "bool",
             Scalar::String => "string",
             Scalar::Bytes => "ArrayBuffer",
@@ -35,13 +43,19 @@ pub fn as_type(model: &Model, t: &FieldType) -> String {
             Scalar::F64 => "f64",
             Scalar::Time => "i64",
             Scalar::Uuid => "Uuid",
+        }),
+        FieldType::Any | FieldType::Unknown => out.push_str("bson.Message"),
+        FieldType::Named(id) => asnames::push_identifier(out, &model.ty(*id).name),
+        FieldType::List(i) => {
+            out.push_str("Array<");
+            push_as_type(out, model, i);
+            out.push('>');
         }
-        .to_string(),
-        FieldType::Any => "bson.Message".into(),
-        FieldType::Named(id) => type_name(&model.ty(*id).name),
-        FieldType::List(i) => format!("Array<{}>", as_type(model, i)),
-        FieldType::Map(i) => format!("Map<string, {}>", as_type(model, i)),
-        FieldType::Unknown => "bson.Message".into(),
+        FieldType::Map(i) => {
+            out.push_str("Map<string, ");
+            push_as_type(out, model, i);
+            out.push('>');
+        }
     }
 }
 
@@ -59,36 +73,55 @@ pub fn nullable(model: &Model, t: &FieldType) -> bool {
     }
 }
 
-/// The AS type of a field, optional ones included (`Box<T> | null`, `T | null`).
-pub fn field_type(model: &Model, t: &FieldType, optional: bool) -> String {
-    let base = as_type(model, t);
-    match (optional, nullable(model, t)) {
-        (false, _) => base,
-        (true, true) => format!("{base} | null"),
-        (true, false) => format!("Box<{base}> | null"),
+/// Appends the AS type of a field, optional ones included (`Box<T> | null`,
+/// `T | null`).
+pub fn push_field_type(out: &mut String, model: &Model, t: &FieldType, optional: bool) {
+    let boxed = optional && !nullable(model, t);
+    if boxed {
+        out.push_str("Box<");
+    }
+    push_as_type(out, model, t);
+    match (optional, boxed) {
+        (false, _) => {}
+        (true, true) => out.push_str("> | null"),
+        (true, false) => out.push_str(" | null"),
     }
 }
 
-/// The value a required field starts with.
-pub fn default_value(model: &Model, t: &FieldType) -> String {
+/// Appends the value a required field starts with.
+pub fn push_default_value(out: &mut String, model: &Model, t: &FieldType) {
     match t {
-        FieldType::Scalar(Scalar::Bool) => "false".into(),
-        FieldType::Scalar(Scalar::String) => "\"\"".into(),
-        FieldType::Scalar(Scalar::Bytes) => "new ArrayBuffer(0)".into(),
-        FieldType::Scalar(Scalar::Uuid) => "new Uuid()".into(),
-        FieldType::Scalar(_) => "0".into(),
-        FieldType::Any | FieldType::Unknown => "new bson.Unknown(\"\", new ArrayBuffer(0))".into(),
+        FieldType::Scalar(Scalar::Bool) => out.push_str("false"),
+        FieldType::Scalar(Scalar::String) => out.push_str("\"\""),
+        FieldType::Scalar(Scalar::Bytes) => out.push_str("new ArrayBuffer(0)"),
+        FieldType::Scalar(Scalar::Uuid) => out.push_str("new Uuid()"),
+        FieldType::Scalar(_) => out.push('0'),
+        FieldType::Any | FieldType::Unknown => {
+            out.push_str("new bson.Unknown(\"\", new ArrayBuffer(0))")
+        }
         FieldType::Named(id) => {
             let def = model.ty(*id);
             match &def.kind {
-                TypeKind::Message { .. } => format!("new {}()", type_name(&def.name)),
+                TypeKind::Message { .. } => {
+                    out.push_str("new ");
+                    asnames::push_identifier(out, &def.name);
+                    out.push_str("()");
+                }
                 TypeKind::Enum { values } => match values.first() {
-                    Some(v) => format!("{}.{}", type_name(&def.name), asnames::identifier(&v.name)),
-                    None => "0".into(),
+                    Some(v) => {
+                        asnames::push_identifier(out, &def.name);
+                        out.push('.');
+                        asnames::push_identifier(out, &v.name);
+                    }
+                    None => out.push('0'),
                 },
             }
         }
-        FieldType::List(_) | FieldType::Map(_) => format!("new {}()", as_type(model, t)),
+        FieldType::List(_) | FieldType::Map(_) => {
+            out.push_str("new ");
+            push_as_type(out, model, t);
+            out.push_str("()");
+        }
     }
 }
 
@@ -180,40 +213,53 @@ impl Helpers {
         }
     }
 
-    /// The type of a field in its class's shape descriptor (the SDK's
-    /// `shape.ts` reads it): a letter for a scalar, `@Name` a message,
-    /// `%Name` an enum, `#n` the n-th list or map helper; `?` before it
-    /// when optional.
-    pub fn descriptor(&mut self, model: &Model, t: &FieldType, optional: bool) -> String {
-        let code = match t {
-            FieldType::Scalar(s) => match s {
-                Scalar::Bool => "b",
-                Scalar::String => "s",
-                Scalar::Bytes => "y",
-                Scalar::I8 => "1",
-                Scalar::I16 => "2",
-                Scalar::I32 => "i",
-                Scalar::I64 => "l",
-                Scalar::U8 => "3",
-                Scalar::U16 => "4",
-                Scalar::U32 => "u",
-                Scalar::F32 => "f",
-                Scalar::F64 => "d",
-                Scalar::Time => "t",
-                Scalar::Uuid => "g",
-            }
-            .to_string(),
-            FieldType::Any | FieldType::Unknown => "a".into(),
+    /// Appends the type of a field in its class's shape descriptor (the
+    /// SDK's `shape.ts` reads it): a letter for a scalar, `@Name` a
+    /// message, `%Name` an enum, `#n` the n-th list or map helper; `?`
+    /// before it when optional. Whether it names a helper.
+    pub fn push_descriptor(
+        &mut self,
+        out: &mut String,
+        model: &Model,
+        t: &FieldType,
+        optional: bool,
+    ) -> bool {
+        if optional {
+            out.push('?');
+        }
+        match t {
+            FieldType::Scalar(s) => out.push(match s {
+                Scalar::Bool => 'b',
+                Scalar::String => 's',
+                Scalar::Bytes => 'y',
+                Scalar::I8 => '1',
+                Scalar::I16 => '2',
+                Scalar::I32 => 'i',
+                Scalar::I64 => 'l',
+                Scalar::U8 => '3',
+                Scalar::U16 => '4',
+                Scalar::U32 => 'u',
+                Scalar::F32 => 'f',
+                Scalar::F64 => 'd',
+                Scalar::Time => 't',
+                Scalar::Uuid => 'g',
+            }),
+            FieldType::Any | FieldType::Unknown => out.push('a'),
             FieldType::Named(id) => {
                 let def = model.ty(*id);
-                match def.kind {
-                    TypeKind::Enum { .. } => format!("%{}", def.name),
-                    TypeKind::Message { .. } => format!("@{}", def.name),
-                }
+                out.push(match def.kind {
+                    TypeKind::Enum { .. } => '%',
+                    TypeKind::Message { .. } => '@',
+                });
+                out.push_str(&def.name);
             }
-            FieldType::List(_) | FieldType::Map(_) => format!("#{}", self.helper(model, t)),
-        };
-        if optional { format!("?{code}") } else { code }
+            FieldType::List(_) | FieldType::Map(_) => {
+                use std::fmt::Write as _;
+                let _ = write!(out, "#{}", self.helper(model, t));
+                return true;
+            }
+        }
+        false
     }
 
     /// How many helper pairs there are.

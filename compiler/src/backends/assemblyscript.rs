@@ -10,7 +10,7 @@ use handlebars::Handlebars;
 use serde::Serialize;
 
 use super::as_entries::{ClientView, ServerView, client, doc_lines, server};
-use super::as_types::{Helpers, default_value, field_type, string_literal, type_name};
+use super::as_types::{Helpers, push_default_value, push_field_type, string_literal, type_name};
 use super::filled::Filled;
 use crate::asnames;
 use crate::model::*;
@@ -42,7 +42,7 @@ pub(super) struct FileView {
     /// The enums and message classes, then the servers and clients,
     /// rendered one at a time (see `TYPES_MARK`).
     types: &'static str,
-    /// Their names, for the exerciser.
+    /// Their names, for the exerciser (left empty when generating).
     messages: Vec<Named>,
     enums: Vec<Named>,
     /// Only for the exerciser: generating renders each one at once.
@@ -107,23 +107,42 @@ fn block(lines: impl IntoIterator<Item = String>, indent: usize) -> String {
     out
 }
 
-#[derive(Serialize)]
+/// What fills the enum template's holes, in the order of `ENUM_HOLES`:
+/// like a message, an enum is filled, not rendered (a large schema has
+/// thousands), so its per-value lines are made here, whole.
 pub(super) struct EnumView {
     name: String,
     wire: String,
-    doc: Vec<String>,
-    values: Vec<EnumValueView>,
+    /// The enum's doc comment, whole `///` lines.
+    doc: String,
+    /// `  Name = n,` for each value, after the value's doc lines.
+    members: String,
+    /// `    case Enum.Name: return "wire"` for each value.
+    cases: String,
+    /// `  if (s == "wire") return Enum.Name` for each value.
+    parses: String,
 }
 
-#[derive(Serialize)]
-pub(super) struct EnumValueView {
-    name: String,
-    wire: String,
-    number: usize,
-    doc: Vec<String>,
+const ENUM_HOLES: [&str; 6] = ["name", "wire", "doc", "members", "cases", "parses"];
+
+impl EnumView {
+    fn fill(&self, template: &Filled, out: &mut String) {
+        template.fill(
+            out,
+            &[
+                &self.name,
+                &self.wire,
+                &self.doc,
+                &self.members,
+                &self.cases,
+                &self.parses,
+            ],
+        );
+    }
 }
 
-/// A doc comment's lines; the templates write them as `///` comments.
+/// The bindings of `file` (`source_text` is its text, hashed into the
+/// first line).
 pub fn generate(model: &Model, file: FileIx, source_text: &str) -> Generated {
     // The text can be tens of megabytes: it is made in one buffer, never
     // copied whole. The types are rendered into it first (the bindings
@@ -209,6 +228,7 @@ fn render(
     let mut helpers = Helpers::default();
     let hb = templates(template);
     let message = Filled::new(&hb, "message", &MESSAGE_HOLES);
+    let enumeration = Filled::new(&hb, "enum", &ENUM_HOLES);
     let rendered = "the embedded templates render every view (tested)";
     // Each type is rendered as soon as its view is made, and its view
     // dropped: with tens of thousands of types, the views of all of them
@@ -221,20 +241,22 @@ fn render(
         let def = model.ty(t);
         if let TypeKind::Enum { values } = &def.kind {
             let view = enum_view(def, values);
-            if let Some(out) = out.as_deref_mut() {
-                out.push_str(&hb.render("enum", &view).expect(rendered));
+            match out.as_deref_mut() {
+                Some(out) => view.fill(&enumeration, out),
+                // Only the exerciser names them (the bindings' own
+                // template would carry thousands of names unused).
+                None => enum_names.push(Named { name: view.name }),
             }
-            enum_names.push(Named { name: view.name });
         }
     }
     for &t in &types {
         let def = model.ty(t);
         if let TypeKind::Message { fields } = &def.kind {
             let view = message_view(model, def, fields, &mut helpers);
-            if let Some(out) = out.as_deref_mut() {
-                view.fill(&message, out);
+            match out.as_deref_mut() {
+                Some(out) => view.fill(&message, out),
+                None => message_names.push(Named { name: view.name }),
             }
-            message_names.push(Named { name: view.name });
         }
     }
     let mut servers = Vec::new();
@@ -344,36 +366,34 @@ fn message_view(
     fields: &[FieldDef],
     helpers: &mut Helpers,
 ) -> MessageView {
-    use std::fmt::Write as _;
-    // Written straight into the two strings (a message's lines are not
-    // kept one by one: this runs once per message of a file).
+    // Written straight into the two strings, name by name (a message's
+    // lines are not kept one by one: this runs for every field of a file).
     let mut decls = String::with_capacity(fields.len() * 32);
     let mut descriptor = String::with_capacity(fields.len() * 8);
     let mut uses_helpers = false;
     for f in fields {
-        for d in doc_lines(&f.doc) {
-            let _ = writeln!(decls, "  /// {d}");
-        }
-        let _ = write!(
-            decls,
-            "  {}: {} = ",
-            asnames::identifier(&f.name),
-            field_type(model, &f.ty, f.optional)
-        );
-        if f.optional {
-            decls.push_str("null\n");
-        } else {
-            decls.push_str(&default_value(model, &f.ty));
+        for d in f.doc.iter().flat_map(|d| d.lines()) {
+            decls.push_str("  /// ");
+            decls.push_str(d);
             decls.push('\n');
         }
-        let code = helpers.descriptor(model, &f.ty, f.optional);
-        uses_helpers |= code.contains('#');
+        decls.push_str("  ");
+        asnames::push_identifier(&mut decls, &f.name);
+        decls.push_str(": ");
+        push_field_type(&mut decls, model, &f.ty, f.optional);
+        decls.push_str(" = ");
+        if f.optional {
+            decls.push_str("null");
+        } else {
+            push_default_value(&mut decls, model, &f.ty);
+        }
+        decls.push('\n');
         if !descriptor.is_empty() {
             descriptor.push(' ');
         }
         descriptor.push_str(&f.name);
         descriptor.push(' ');
-        descriptor.push_str(&code);
+        uses_helpers |= helpers.push_descriptor(&mut descriptor, model, &f.ty, f.optional);
     }
     MessageView {
         name: type_name(&def.name),
@@ -387,20 +407,28 @@ fn message_view(
 
 /// The view of one enum.
 fn enum_view(def: &TypeDef, values: &[EnumValueDef]) -> EnumView {
+    use std::fmt::Write as _;
+    let name = type_name(&def.name);
+    let mut members = String::with_capacity(values.len() * 16);
+    let mut cases = String::with_capacity(values.len() * 40);
+    let mut parses = String::with_capacity(values.len() * 40);
+    for (number, v) in values.iter().enumerate() {
+        let value = asnames::identifier(&v.name);
+        let wire = string_literal(&v.name);
+        for d in doc_lines(&v.doc) {
+            let _ = writeln!(members, "  /// {d}");
+        }
+        let _ = writeln!(members, "  {value} = {number},");
+        let _ = writeln!(cases, "    case {name}.{value}: return {wire}");
+        let _ = writeln!(parses, "  if (s == {wire}) return {name}.{value}");
+    }
     EnumView {
-        name: type_name(&def.name),
         wire: string_literal(&def.name),
-        doc: doc_lines(&def.doc),
-        values: values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| EnumValueView {
-                name: asnames::identifier(&v.name),
-                wire: string_literal(&v.name),
-                number: i,
-                doc: doc_lines(&v.doc),
-            })
-            .collect(),
+        doc: block(doc_lines(&def.doc).iter().map(|d| format!("/// {d}")), 0),
+        name,
+        members,
+        cases,
+        parses,
     }
 }
 
