@@ -39,6 +39,15 @@ pub fn run(args: GenArgs) -> u8 {
         Ok(c) => c,
         Err(status) => return status,
     };
+    let status = write_bindings(&compiled, &args);
+    // The process ends soon: freeing every tree one by one would only cost
+    // time (as `othc check` does).
+    std::mem::forget(compiled);
+    status
+}
+
+/// Writes the bindings of each root file of `compiled`; the exit status.
+fn write_bindings(compiled: &othc::Compilation, args: &GenArgs) -> u8 {
     let Lang::As = args.lang;
     for (root, path) in compiled.front.program.roots.iter().zip(&args.files) {
         let module = compiled.front.program.module(*root);

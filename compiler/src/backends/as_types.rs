@@ -216,9 +216,10 @@ impl Helpers {
     /// Appends the type of a field in its class's shape descriptor (the
     /// SDK's `shape.ts` reads it): a letter for a scalar, `@Name` a
     /// message, `%Name` an enum, `#n` the n-th list or map helper; `?`
-    /// before it when optional. Whether it names a helper.
+    /// before it when optional. Whether it names a helper (`add` has added
+    /// the field's).
     pub fn push_descriptor(
-        &mut self,
+        &self,
         out: &mut String,
         model: &Model,
         t: &FieldType,
@@ -255,11 +256,21 @@ impl Helpers {
             }
             FieldType::List(_) | FieldType::Map(_) => {
                 use std::fmt::Write as _;
-                let _ = write!(out, "#{}", self.helper(model, t));
+                let n = self.by_shape.get(t);
+                let _ = write!(out, "#{}", n.expect("a field's helpers are added first"));
                 return true;
             }
         }
         false
+    }
+
+    /// Adds the helpers a field of type `t` is read and written by, if it
+    /// is a list or map (and those of its items): the helpers are numbered
+    /// in the order they are added, which is the order of the text.
+    pub fn add(&mut self, model: &Model, t: &FieldType) {
+        if matches!(t, FieldType::List(_) | FieldType::Map(_)) {
+            self.helper(model, t);
+        }
     }
 
     /// How many helper pairs there are.

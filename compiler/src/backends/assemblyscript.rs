@@ -10,7 +10,8 @@ use handlebars::Handlebars;
 use serde::Serialize;
 
 use super::as_entries::{ClientView, ServerView, client, doc_lines, server};
-use super::as_types::{Helpers, push_default_value, push_field_type, string_literal, type_name};
+use super::as_messages::{MESSAGE_HOLES, doc_block, render_messages};
+use super::as_types::{Helpers, string_literal, type_name};
 use super::filled::Filled;
 use crate::asnames;
 use crate::model::*;
@@ -57,54 +58,6 @@ pub(super) struct FileView {
 #[derive(Serialize)]
 pub(super) struct Named {
     name: String,
-}
-
-/// What fills the message template's holes (see `filled.rs`), in the
-/// order of `MESSAGE_HOLES`.
-pub(super) struct MessageView {
-    name: String,
-    wire: String,
-    /// The class's doc comment, whole `///` lines.
-    doc: String,
-    /// The field declarations, whole indented lines in one string: a
-    /// message has many fields, and one string keeps rendering large files
-    /// fast.
-    fields: String,
-    /// What the SDK reads and writes the fields by (`shape.ts`): `key
-    /// type` for each, in declaration order.
-    descriptor: String,
-    /// `, __h` when a field is a list or map (read by the file's helpers).
-    helpers: &'static str,
-}
-
-const MESSAGE_HOLES: [&str; 6] = ["name", "wire", "doc", "fields", "descriptor", "helpers"];
-
-impl MessageView {
-    fn fill(&self, template: &Filled, out: &mut String) {
-        template.fill(
-            out,
-            &[
-                &self.name,
-                &self.wire,
-                &self.doc,
-                &self.fields,
-                &self.descriptor,
-                self.helpers,
-            ],
-        );
-    }
-}
-
-/// Joins lines, each indented by `indent` spaces and ended by a newline.
-fn block(lines: impl IntoIterator<Item = String>, indent: usize) -> String {
-    let pad = " ".repeat(indent);
-    let mut out = String::new();
-    for l in lines {
-        out.push_str(&pad);
-        out.push_str(&l);
-        out.push('\n');
-    }
-    out
 }
 
 /// What fills the enum template's holes, in the order of `ENUM_HOLES`:
@@ -249,15 +202,8 @@ fn render(
             }
         }
     }
-    for &t in &types {
-        let def = model.ty(t);
-        if let TypeKind::Message { fields } = &def.kind {
-            let view = message_view(model, def, fields, &mut helpers);
-            match out.as_deref_mut() {
-                Some(out) => view.fill(&message, out),
-                None => message_names.push(Named { name: view.name }),
-            }
-        }
+    for name in render_messages(model, &types, &mut helpers, &message, out.as_deref_mut()) {
+        message_names.push(Named { name });
     }
     let mut servers = Vec::new();
     // The objects of one file that need something at one mount point share
@@ -358,53 +304,6 @@ fn templates(template: &str) -> Handlebars<'_> {
     hb
 }
 
-/// The view of one message class; the list and map helpers its fields
-/// use are added to `helpers`.
-fn message_view(
-    model: &Model,
-    def: &TypeDef,
-    fields: &[FieldDef],
-    helpers: &mut Helpers,
-) -> MessageView {
-    // Written straight into the two strings, name by name (a message's
-    // lines are not kept one by one: this runs for every field of a file).
-    let mut decls = String::with_capacity(fields.len() * 32);
-    let mut descriptor = String::with_capacity(fields.len() * 8);
-    let mut uses_helpers = false;
-    for f in fields {
-        for d in f.doc.iter().flat_map(|d| d.lines()) {
-            decls.push_str("  /// ");
-            decls.push_str(d);
-            decls.push('\n');
-        }
-        decls.push_str("  ");
-        asnames::push_identifier(&mut decls, &f.name);
-        decls.push_str(": ");
-        push_field_type(&mut decls, model, &f.ty, f.optional);
-        decls.push_str(" = ");
-        if f.optional {
-            decls.push_str("null");
-        } else {
-            push_default_value(&mut decls, model, &f.ty);
-        }
-        decls.push('\n');
-        if !descriptor.is_empty() {
-            descriptor.push(' ');
-        }
-        descriptor.push_str(&f.name);
-        descriptor.push(' ');
-        uses_helpers |= helpers.push_descriptor(&mut descriptor, model, &f.ty, f.optional);
-    }
-    MessageView {
-        name: type_name(&def.name),
-        wire: string_literal(&def.name),
-        doc: block(doc_lines(&def.doc).iter().map(|d| format!("/// {d}")), 0),
-        fields: decls,
-        descriptor,
-        helpers: if uses_helpers { ", __h" } else { "" },
-    }
-}
-
 /// The view of one enum.
 fn enum_view(def: &TypeDef, values: &[EnumValueDef]) -> EnumView {
     use std::fmt::Write as _;
@@ -424,7 +323,7 @@ fn enum_view(def: &TypeDef, values: &[EnumValueDef]) -> EnumView {
     }
     EnumView {
         wire: string_literal(&def.name),
-        doc: block(doc_lines(&def.doc).iter().map(|d| format!("/// {d}")), 0),
+        doc: doc_block(&def.doc),
         name,
         members,
         cases,
