@@ -5,7 +5,7 @@
 
 use othc::model::Seg;
 use othc::namespace::MAX_DEPTH;
-use othc::namespace::path::text;
+use othc::namespace::path::push_text;
 
 use crate::abi::{self, errno};
 use crate::host::{Call, Carried};
@@ -209,7 +209,11 @@ impl Runtime<'_> {
                     Body::Wasm(w) => {
                         actor.next_id += 1;
                         let id = actor.next_id;
-                        let result = w.serve(id, req.verb, req.flags, &text(&path), &req.payload);
+                        let mut served = std::mem::take(&mut self.spare_path);
+                        served.clear();
+                        push_text(&mut served, &path);
+                        let result = w.serve(id, req.verb, req.flags, &served, &req.payload);
+                        self.spare_path = served;
                         actor.serving.insert(id, req);
                         self.after_call(to, result);
                     }

@@ -215,6 +215,8 @@ pub struct Runtime<'a> {
     halted: bool,
     /// The buffer instances' host calls are collected in, reused.
     spare_calls: Vec<Call>,
+    /// The buffer each delivered request's path is written into, reused.
+    spare_path: String,
     _ticker: Ticker,
 }
 

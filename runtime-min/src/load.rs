@@ -201,6 +201,7 @@ impl<'a> Runtime<'a> {
             limits,
             failed: false,
             spare_calls: Vec::new(),
+            spare_path: String::new(),
             _ticker: ticker,
         })
     }

@@ -84,31 +84,41 @@ pub fn parse_request(path: &str) -> Option<Vec<Seg>> {
 
 /// A path as text: `/` and its segments (patterns as written).
 pub fn text(segs: &[Seg]) -> String {
+    let literal_len: usize = segs
+        .iter()
+        .map(|s| match s {
+            Seg::Literal(l) => l.len() + 1,
+            _ => 3,
+        })
+        .sum();
+    let mut out = String::with_capacity(literal_len.max(1));
+    push_text(&mut out, segs);
+    out
+}
+
+/// Appends `text(segs)` to `out`: the runtime writes each request's path
+/// into one buffer it keeps, instead of a string per request.
+pub fn push_text(out: &mut String, segs: &[Seg]) {
     if segs.iter().all(|s| matches!(s, Seg::Literal(_))) {
-        let mut out = String::with_capacity(
-            segs.iter()
-                .map(|s| match s {
-                    Seg::Literal(l) => l.len() + 1,
-                    _ => 3,
-                })
-                .sum::<usize>()
-                .max(1),
-        );
         for s in segs {
             if let Seg::Literal(l) = s {
                 out.push('/');
                 out.push_str(l);
             }
         }
-        if out.is_empty() {
+        if segs.is_empty() {
             out.push('/');
         }
-        return out;
+    } else {
+        use std::fmt::Write as _;
+        let _ = write!(
+            out,
+            "{}",
+            PathPattern {
+                segs: segs.to_vec()
+            }
+        );
     }
-    PathPattern {
-        segs: segs.to_vec(),
-    }
-    .to_string()
 }
 
 #[cfg(test)]
@@ -157,5 +167,15 @@ mod tests {
         for bad in ["", "a", "/a/", "//", "/a/../b", "/./a"] {
             assert_eq!(parse_request(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn paths_are_appended_as_text_prints_them() {
+        let mut out = String::from(">");
+        for p in ["/", "/a/b", "/a/{x}/**"] {
+            push_text(&mut out, &segs(p));
+            assert_eq!(text(&segs(p)), p);
+        }
+        assert_eq!(out, ">//a/b/a/{x}/**");
     }
 }
