@@ -1,8 +1,9 @@
 //! AssemblyScript bindings (book: reference/generated-names.md): a plain view model built here
 //! from the checked model, rendered by the handlebars templates of
 //! `templates/as/`. Names come from `asnames`, types from `as_types`, the
-//! server and client views from `as_entries`; the templates only loop and
-//! test flags.
+//! message classes from `as_messages`, the server and client views from
+//! `as_entries`; the templates only loop and test flags (the message and
+//! enum templates not even that: they are filled, `filled.rs`).
 
 use std::collections::HashMap;
 

@@ -1,15 +1,15 @@
 //! A handlebars template whose only expressions are plain `{{hole}}`s,
 //! rendered once with a marker in each hole and kept as its literal pieces:
 //! filling it for one value is then a few string pushes, not a template
-//! rendering. The message class template is filled once per message of a
-//! file, tens of thousands of times for a large schema; handlebars turning
-//! each view into JSON and walking the template was most of `othc gen`'s own
-//! time.
+//! rendering. The message class and enum templates are filled once per type
+//! of a file, tens of thousands of times for a large schema; handlebars
+//! turning each view into JSON and walking the template was most of `othc
+//! gen`'s own time.
 //!
 //! Invariant: the template has no block helper (`#if`, `#each`) over a hole —
 //! a marker is always truthy, so a condition would not be rendered as
 //! written. Lists and conditions are made into strings before filling (a
-//! block of doc lines, `, __h` or nothing). The snapshot tests render every
+//! block of doc lines, an enum's value lines, `, __h` or nothing). The snapshot tests render every
 //! kind of message through it.
 
 use std::collections::BTreeMap;
