@@ -3,6 +3,8 @@
 //! is decided in `route` (with the compiler's namespace rules); this file
 //! only carries it out.
 
+use std::sync::Arc;
+
 use othc::model::Seg;
 use othc::namespace::MAX_DEPTH;
 use othc::namespace::path::push_text;
@@ -39,7 +41,7 @@ impl Runtime<'_> {
         &mut self,
         to: usize,
         mut req: Serving,
-        path: Vec<Seg>,
+        path: Arc<[Seg]>,
         readonly: bool,
     ) {
         let arrival = route::arrive(&|a| self.party(a), to, path, readonly, req.verb, req.flags);

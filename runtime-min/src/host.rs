@@ -6,7 +6,7 @@ use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFun
 
 use crate::Payload;
 use crate::limits::Limits;
-use crate::view::{self, Link};
+use crate::view::{self, Link, View};
 
 mod budget;
 
@@ -51,7 +51,7 @@ pub enum Call {
 pub struct Host {
     pub calls: Vec<Call>,
     next_ticket: i32,
-    pub view: Vec<Link>,
+    pub view: View,
     pub exposed: Vec<Link>,
     memory_limit: usize,
     /// What the host may hold for it from one call (`--max-held`), and
@@ -96,7 +96,38 @@ fn misuse(call: &str, what: String) -> wasmtime::Error {
 }
 
 /// The bytes at (`ptr`, `len`) of the module's memory, for host call `call`
-/// (`what` names them in the message).
+/// (`what` names them in the message), handed to `f` with the host's state
+/// (so that what the host keeps can be looked up by them without a copy).
+fn in_memory<R>(
+    c: &mut Caller<'_, Host>,
+    call: &str,
+    what: &str,
+    ptr: i32,
+    len: i32,
+    f: impl FnOnce(&[u8], &mut Host) -> R,
+) -> wasmtime::Result<R> {
+    if len == 0 {
+        return Ok(f(&[], c.data_mut()));
+    }
+    let Some(mem) = c.data().memory else {
+        return Err(misuse(call, "it has no memory".into()));
+    };
+    let (data, host) = mem.data_and_store_mut(&mut *c);
+    let size = data.len();
+    let range = usize::try_from(ptr)
+        .ok()
+        .zip(usize::try_from(len).ok())
+        .and_then(|(p, l)| Some(p..p.checked_add(l)?));
+    match range.and_then(|r| data.get(r)) {
+        Some(b) => Ok(f(b, host)),
+        None => Err(misuse(
+            call,
+            format!("{what}: ({ptr}, {len}) is outside its memory of {size} bytes"),
+        )),
+    }
+}
+
+/// The bytes at (`ptr`, `len`), copied.
 fn bytes(
     c: &mut Caller<'_, Host>,
     call: &str,
@@ -104,30 +135,25 @@ fn bytes(
     ptr: i32,
     len: i32,
 ) -> wasmtime::Result<Vec<u8>> {
-    if len == 0 {
-        return Ok(Vec::new());
-    }
-    let Some(mem) = c.data().memory else {
-        return Err(misuse(call, "it has no memory".into()));
-    };
-    let data = mem.data(&*c);
-    let range = usize::try_from(ptr)
-        .ok()
-        .zip(usize::try_from(len).ok())
-        .and_then(|(p, l)| Some(p..p.checked_add(l)?));
-    match range.and_then(|r| data.get(r)) {
-        Some(b) => Ok(b.to_vec()),
-        None => Err(misuse(
-            call,
-            format!(
-                "{what}: ({ptr}, {len}) is outside its memory of {} bytes",
-                data.len()
-            ),
-        )),
-    }
+    in_memory(c, call, what, ptr, len, |b, _| b.to_vec())
 }
 
-/// The UTF-8 text at (`ptr`, `len`).
+/// The UTF-8 text at (`ptr`, `len`), handed to `f` with the host's state.
+fn in_text<R>(
+    c: &mut Caller<'_, Host>,
+    call: &str,
+    what: &str,
+    ptr: i32,
+    len: i32,
+    f: impl FnOnce(&str, &mut Host) -> R,
+) -> wasmtime::Result<R> {
+    in_memory(c, call, what, ptr, len, |b, host| {
+        std::str::from_utf8(b).ok().map(|s| f(s, host))
+    })?
+    .ok_or_else(|| misuse(call, format!("{what} is not UTF-8")))
+}
+
+/// The UTF-8 text at (`ptr`, `len`), copied.
 fn string(
     c: &mut Caller<'_, Host>,
     call: &str,
@@ -135,8 +161,7 @@ fn string(
     ptr: i32,
     len: i32,
 ) -> wasmtime::Result<String> {
-    String::from_utf8(bytes(c, call, what, ptr, len)?)
-        .map_err(|_| misuse(call, format!("{what} is not UTF-8")))
+    in_text(c, call, what, ptr, len, |s, _| s.to_string())
 }
 
 /// The longest content type a payload may name.
@@ -220,12 +245,13 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
          dp: i32,
          dl: i32|
          -> wasmtime::Result<i32> {
-            let path = string(&mut c, "request", "its path", pp, pl)?;
+            let aim = in_text(&mut c, "request", "its path", pp, pl, |path, host| {
+                host.view.aim(path)
+            })?;
             let payload = payload(&mut c, "request", (tp, tl, dp, dl))?;
             let host = c.data_mut();
             host.next_ticket += 1;
             let ticket = host.next_ticket;
-            let aim = view::Aim::new(&host.view, path);
             host.hold(Call::Request {
                 ticket,
                 verb,
@@ -299,8 +325,9 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
         "othismo",
         "forward",
         |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| -> wasmtime::Result<()> {
-            let path = string(&mut c, "forward", "its path", pp, pl)?;
-            let aim = view::Aim::new(&c.data().view, path);
+            let aim = in_text(&mut c, "forward", "its path", pp, pl, |path, host| {
+                host.view.aim(path)
+            })?;
             c.data_mut().hold(Call::Forward { id, aim })
         },
     )?;
@@ -318,7 +345,7 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
          -> wasmtime::Result<i32> {
             let new = string(&mut c, "bind", "its new path", np, nl)?;
             let old = string(&mut c, "bind", "its old path", op, ol)?;
-            Ok(view::bind(&mut c.data_mut().view, &new, &old, flags))
+            Ok(c.data_mut().view.bind(&new, &old, flags))
         },
     )?;
     l.func_wrap(
@@ -326,7 +353,7 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
         "unmount",
         |mut c: Caller<'_, Host>, pp: i32, pl: i32| -> wasmtime::Result<i32> {
             let path = string(&mut c, "unmount", "its path", pp, pl)?;
-            Ok(view::unmount(&mut c.data_mut().view, &path))
+            Ok(c.data_mut().view.unmount(&path))
         },
     )?;
     l.func_wrap(
@@ -343,7 +370,7 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
             let from = string(&mut c, "expose", "its view path", vp, vl)?;
             let host = c.data_mut();
             Ok(view::expose(
-                &host.view,
+                host.view.links(),
                 &mut host.exposed,
                 &at,
                 &from,
@@ -366,7 +393,7 @@ impl Wasm {
         let host = Host {
             calls: Vec::new(),
             next_ticket: 0,
-            view,
+            view: View::new(view),
             exposed: Vec::new(),
             memory_limit: limits.memory_bytes(),
             held_limit: limits.held_bytes(),
@@ -512,7 +539,7 @@ mod tests {
         let host = Host {
             calls: Vec::new(),
             next_ticket: 0,
-            view: Vec::new(),
+            view: View::default(),
             exposed: Vec::new(),
             memory_limit: 0,
             held_limit: 0,

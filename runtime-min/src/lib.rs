@@ -38,6 +38,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use othc::bundle::ImageJson;
@@ -154,7 +155,7 @@ enum Event {
     Serve {
         to: usize,
         req: Serving,
-        path: Vec<Seg>,
+        path: Arc<[Seg]>,
     },
     Answer {
         to: Sender,
@@ -221,7 +222,8 @@ pub struct Runtime<'a> {
 }
 
 impl<'a> Runtime<'a> {
-    /// image is idle and its input has ended. Returns the exit status.
+    /// Runs the image until it is idle and its input has ended. Returns the
+    /// exit status.
     pub fn run(mut self) -> i32 {
         for a in 0..self.actors.len() {
             if let Body::Wasm(w) = &mut self.actors[a].body {
@@ -249,7 +251,7 @@ impl<'a> Runtime<'a> {
                 stream: false,
                 forwarded: Vec::new(),
             };
-            self.deliver_checked(to, req, path, false);
+            self.deliver_checked(to, req, path.into(), false);
         }
         self.queue.extend(held);
         loop {

@@ -12,6 +12,8 @@
 //!   the path is `not_found`, none with the verb `not_supported`; an
 //!   operator-only entry reached by anyone else is `forbidden`.
 
+use std::sync::Arc;
+
 use othc::bundle::ImageJson;
 use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
 use othc::namespace::MAX_DEPTH;
@@ -48,7 +50,7 @@ pub struct Party<'a> {
 pub struct Arrival {
     pub to: usize,
     /// The path in the receiver's served tree.
-    pub path: Vec<Seg>,
+    pub path: Arc<[Seg]>,
     /// The serves entry it reached.
     pub entry: EntryId,
     /// Whether the entry it reached answers more than once.
@@ -88,7 +90,7 @@ pub fn admit(
 pub fn arrive<'a>(
     party: &dyn Fn(usize) -> Party<'a>,
     mut to: usize,
-    mut path: Vec<Seg>,
+    mut path: Arc<[Seg]>,
     mut readonly: bool,
     verb: i32,
     flags: i32,
@@ -198,7 +200,7 @@ pub fn probe(
                 .collect()
         })
         .collect::<Result<_, _>>()?;
-    let aim = Aim::new(&views[a], path.to_string());
+    let aim = Aim::new(&views[a], path);
     let (to, there, ro) = admit(from, model, objects[a], verb.wire(), aim)?;
     let party = |k: usize| Party {
         name: &json.instances[k].name,

@@ -5,6 +5,9 @@
 //! already see. Links resolve by the namespace's one rule
 //! (`othc::namespace::view::longest`), as the checker's do.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use othc::model::Seg;
 use othc::namespace::path::parse_request;
 use othc::namespace::view::longest;
@@ -21,35 +24,91 @@ pub struct Link {
     pub readonly: bool,
 }
 
-/// Where a path leads: (target, path there, read-only on the way).
-pub type Resolved = (usize, Vec<Seg>, bool);
+/// Where a path leads: (target, path there, read-only on the way). The
+/// path is shared: a request's aim is kept (see `View`) and handed on
+/// without copying its segments.
+pub type Resolved = (usize, Arc<[Seg]>, bool);
 
 /// Where a request's path leads, worked out when the request is made (a
 /// later `unmount` in the same call does not change it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Aim {
     /// The path as the instance wrote it.
-    pub path: String,
+    pub path: Arc<str>,
     /// Its segments; `None` when it is malformed.
-    pub segs: Option<Vec<Seg>>,
+    pub segs: Option<Arc<[Seg]>>,
     /// Where it led in the view then; `None` when nothing is mounted there.
     pub dest: Option<Resolved>,
 }
 
 impl Aim {
-    pub fn new(links: &[Link], path: String) -> Aim {
-        let segs = parse_request(&path);
+    pub fn new(links: &[Link], path: &str) -> Aim {
+        let segs = parse_request(path).map(Arc::<[Seg]>::from);
         let dest = segs.as_ref().and_then(|s| resolve(links, s));
-        Aim { path, segs, dest }
+        Aim {
+            path: path.into(),
+            segs,
+            dest,
+        }
+    }
+}
+
+/// How many aims a view keeps. An instance names the same few paths over
+/// and over; one naming ever new ones only empties the store now and then.
+const AIMS_KEPT: usize = 64;
+
+/// An instance's view: its links, and the aims of the paths it has sent
+/// requests to since the links last changed. A request's path is parsed
+/// and resolved once, not on every request: each change of the links (the
+/// only way to them is through `View`'s methods) forgets the aims.
+#[derive(Debug, Default)]
+pub struct View {
+    links: Vec<Link>,
+    aims: HashMap<Arc<str>, Aim, foldhash::fast::RandomState>,
+}
+
+impl View {
+    pub fn new(links: Vec<Link>) -> View {
+        View {
+            links,
+            aims: HashMap::default(),
+        }
+    }
+
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    /// Where `path` leads now.
+    pub fn aim(&mut self, path: &str) -> Aim {
+        if let Some(aim) = self.aims.get(path) {
+            return aim.clone();
+        }
+        let aim = Aim::new(&self.links, path);
+        if self.aims.len() >= AIMS_KEPT {
+            self.aims.clear();
+        }
+        self.aims.insert(aim.path.clone(), aim.clone());
+        aim
+    }
+
+    /// `bind`, below; the aims kept are forgotten.
+    pub fn bind(&mut self, new: &str, old: &str, flags: i32) -> i32 {
+        self.aims.clear();
+        bind(&mut self.links, new, old, flags)
+    }
+
+    /// `unmount`, below; the aims kept are forgotten.
+    pub fn unmount(&mut self, path: &str) -> i32 {
+        self.aims.clear();
+        unmount(&mut self.links, path)
     }
 }
 
 /// The longest link whose `at` is a prefix of `segs`, and where it leads.
 pub fn resolve(links: &[Link], segs: &[Seg]) -> Option<Resolved> {
     longest(links.iter().map(|l| (l.at.as_slice(), l)), segs).map(|(l, rest)| {
-        let mut path = Vec::with_capacity(l.path.len() + rest.len());
-        path.extend_from_slice(&l.path);
-        path.extend_from_slice(rest);
+        let path: Arc<[Seg]> = l.path.iter().chain(rest).cloned().collect();
         (l.target, path, l.readonly)
     })
 }
@@ -73,14 +132,14 @@ fn link_to(view: &[Link], at: &str, from: &str, flags: i32) -> Result<Link, i32>
     Ok(Link {
         at,
         target,
-        path,
+        path: path.to_vec(),
         readonly: ro || flags & READONLY != 0,
     })
 }
 
 /// `bind(new, old, flags)`: what `old` leads to, seen at `new` too. The
 /// result is an errno.
-pub fn bind(view: &mut Vec<Link>, new: &str, old: &str, flags: i32) -> i32 {
+fn bind(view: &mut Vec<Link>, new: &str, old: &str, flags: i32) -> i32 {
     match link_to(view, new, old, flags) {
         Ok(l) => {
             put(view, l);
@@ -91,7 +150,7 @@ pub fn bind(view: &mut Vec<Link>, new: &str, old: &str, flags: i32) -> i32 {
 }
 
 /// `unmount(path)`: the links at exactly `path` go.
-pub fn unmount(view: &mut Vec<Link>, path: &str) -> i32 {
+fn unmount(view: &mut Vec<Link>, path: &str) -> i32 {
     let Some(at) = parse_request(path) else {
         return errno::INVALID;
     };
@@ -133,11 +192,42 @@ mod tests {
         }
     }
 
+    fn led(target: usize, path: &str, readonly: bool) -> Option<Resolved> {
+        Some((target, segs(path).into(), readonly))
+    }
+
+    #[test]
+    fn a_views_aims_follow_its_links() {
+        let mut v = View::new(vec![link("/a", 1, "/x", false)]);
+        let first = v.aim("/a/b");
+        assert_eq!(first.dest, led(1, "/x/b", false));
+        assert_eq!(v.aim("/a/b"), first, "kept, the same");
+        // Each change of the links is seen by the next aim.
+        assert_eq!(v.bind("/a/b", "/a/c", READONLY), errno::OK);
+        assert_eq!(v.aim("/a/b").dest, led(1, "/x/c", true));
+        assert_eq!(v.unmount("/a/b"), errno::OK);
+        assert_eq!(v.aim("/a/b").dest, led(1, "/x/b", false));
+        assert_eq!(v.unmount("/a"), errno::OK);
+        assert_eq!(v.aim("/a/b").dest, None);
+        // A malformed path is kept as one, with its text.
+        let bad = v.aim("a//b");
+        assert_eq!((bad.segs, &*bad.path), (None, "a//b"));
+        // More paths than are kept: each still aimed where it leads.
+        let mut v = View::new(vec![link("/", 2, "/", false)]);
+        for round in 0..2 {
+            for i in 0..AIMS_KEPT * 3 {
+                let aim = v.aim(&format!("/p{i}"));
+                assert_eq!(aim.dest, led(2, &format!("/p{i}"), false), "round {round}");
+            }
+        }
+        assert!(v.aims.len() <= AIMS_KEPT);
+    }
+
     #[test]
     fn the_longest_prefix_wins() {
         let v = vec![link("/a", 1, "/x", false), link("/a/b", 2, "/", true)];
-        assert_eq!(resolve(&v, &segs("/a/c")), Some((1, segs("/x/c"), false)));
-        assert_eq!(resolve(&v, &segs("/a/b/c")), Some((2, segs("/c"), true)));
+        assert_eq!(resolve(&v, &segs("/a/c")), led(1, "/x/c", false));
+        assert_eq!(resolve(&v, &segs("/a/b/c")), led(2, "/c", true));
         assert_eq!(resolve(&v, &segs("/b")), None);
     }
 
@@ -149,12 +239,12 @@ mod tests {
         assert_eq!(bind(&mut v, "/c", "/a", 4), errno::INVALID);
         assert_eq!(bind(&mut v, "/c", "/a/y", 0), errno::OK);
         // Read-only along the chain: the bind does not lift it.
-        assert_eq!(resolve(&v, &segs("/c")), Some((1, segs("/x/y"), true)));
+        assert_eq!(resolve(&v, &segs("/c")), led(1, "/x/y", true));
         assert_eq!(unmount(&mut v, "/c"), errno::OK);
         assert_eq!(unmount(&mut v, "/c"), errno::NOT_FOUND);
         assert_eq!(resolve(&v, &segs("/c")), None);
         let mut e = Vec::new();
         assert_eq!(expose(&v, &mut e, "/pub", "/a", READONLY), errno::OK);
-        assert_eq!(resolve(&e, &segs("/pub/z")), Some((1, segs("/x/z"), true)));
+        assert_eq!(resolve(&e, &segs("/pub/z")), led(1, "/x/z", true));
     }
 }
