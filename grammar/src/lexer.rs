@@ -156,7 +156,17 @@ impl<'src> TokenStream<'src> {
         self.end
     }
 
+    /// Reports the run of unexpected characters just ended, if any (called
+    /// before every token: the check inlines, the report does not).
+    #[inline]
     fn flush_bad(&mut self) {
+        if self.bad.is_some() {
+            self.report_bad();
+        }
+    }
+
+    #[cold]
+    fn report_bad(&mut self) {
         if let Some(span) = self.bad.take() {
             self.end.errors.push(SyntaxError::UnexpectedChar {
                 span: span.shift(self.offset),
@@ -212,12 +222,10 @@ impl<'src> TokenStream<'src> {
                     });
                     continue;
                 }
-                Token::Ident(name) if self.mode == Mode::Bson && name == "message" => {
-                    (s, Token::KwMessage, e)
+                Token::KwMessage if self.mode != Mode::Bson => {
+                    (s, Token::Ident("message".into()), e)
                 }
-                Token::Ident(name) if self.mode == Mode::Bson && name == "enum" => {
-                    (s, Token::KwEnum, e)
-                }
+                Token::KwEnum if self.mode != Mode::Bson => (s, Token::Ident("enum".into()), e),
                 Token::DollarName(name) if self.mode == Mode::Bson => (s, Token::Ident(name), e),
                 Token::DollarName(text) => {
                     self.end.errors.push(SyntaxError::UnexpectedChar {
@@ -256,6 +264,10 @@ impl<'src> TokenStream<'src> {
     /// unclosed (E0104) and queueing synthetic closers at `at`.
     fn close_above(&mut self, keep: usize, at: usize, noticed: Span, by: UnclosedBy) {
         self.end_too_deep(at);
+        if keep >= self.stack.len() {
+            // Nothing left open (every matched closer comes here).
+            return;
+        }
         let open: Vec<(Token, Span)> = self.stack.drain(keep..).collect();
         let Some(((_, innermost), enclosing)) = open.split_last() else {
             return;

@@ -158,9 +158,13 @@ pub enum Token {
     #[token("remove")]
     Remove,
 
-    /// `message` and `enum` are keywords only inside a BSON block: the block's
-    /// token stream maps those identifiers to these (see `lexer::Mode::Bson`).
+    /// `message` and `enum` are keywords only inside a BSON block: outside
+    /// one, the token stream hands them on as identifiers (see
+    /// `lexer::Mode`). Lexed as keywords, they cost no string in the blocks,
+    /// where there are thousands of them.
+    #[token("message")]
     KwMessage,
+    #[token("enum")]
     KwEnum,
 
     #[regex("[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_string())]

@@ -187,9 +187,13 @@ impl Twice {
         self.order
             .extend((0..members.len() as u32).filter(|&i| name(&members[i as usize]).is_some()));
         let name_at = |i: u32| name(&members[i as usize]).unwrap_or_default();
-        // By name, then by position: each run of one name starts at its first.
-        self.order
-            .sort_unstable_by(|&a, &b| name_at(a).cmp(name_at(b)).then(a.cmp(&b)));
+        // By name (its length first: most names differ in it, and telling
+        // them apart costs no comparison of bytes), then by position: each
+        // run of one name starts at its first.
+        self.order.sort_unstable_by(|&a, &b| {
+            let (x, y) = (name_at(a), name_at(b));
+            (x.len(), x).cmp(&(y.len(), y)).then(a.cmp(&b))
+        });
         for run in self.order.chunk_by(|&a, &b| name_at(a) == name_at(b)) {
             for &later in &run[1..] {
                 self.first[later as usize] = run[0];

@@ -273,6 +273,36 @@ fn unclosed_block_closes_before_next_item() {
 }
 
 #[test]
+fn message_and_enum_are_keywords_only_in_bson_mode() {
+    let words = |mode| -> Vec<Token> {
+        lex("message enum messages enums", 0, mode)
+            .tokens
+            .into_iter()
+            .map(|(_, t, _)| t)
+            .collect()
+    };
+    let ident = |s: &str| Token::Ident(s.into());
+    assert_eq!(
+        words(Mode::Main),
+        vec![
+            ident("message"),
+            ident("enum"),
+            ident("messages"),
+            ident("enums")
+        ]
+    );
+    assert_eq!(
+        words(Mode::Bson),
+        vec![
+            Token::KwMessage,
+            Token::KwEnum,
+            ident("messages"),
+            ident("enums")
+        ]
+    );
+}
+
+#[test]
 fn bson_mode_keywords_and_offsets() {
     let lexed = lex("message M { message: string }", 100, Mode::Bson);
     assert_eq!(lexed.tokens[0], (100, Token::KwMessage, 107));
