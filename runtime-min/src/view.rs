@@ -57,6 +57,11 @@ impl Aim {
 /// and over; one naming ever new ones only empties the store now and then.
 const AIMS_KEPT: usize = 64;
 
+/// The longest path whose aim is kept: what a view holds for its instance
+/// stays small (64 aims of at most 256 bytes) whatever paths it sends;
+/// a longer path is aimed on each request, as every path once was.
+const KEPT_PATH_BYTES: usize = 256;
+
 /// An instance's view: its links, and the aims of the paths it has sent
 /// requests to since the links last changed. A request's path is parsed
 /// and resolved once, not on every request: each change of the links (the
@@ -85,6 +90,9 @@ impl View {
             return aim.clone();
         }
         let aim = Aim::new(&self.links, path);
+        if path.len() > KEPT_PATH_BYTES {
+            return aim;
+        }
         if self.aims.len() >= AIMS_KEPT {
             self.aims.clear();
         }
@@ -221,6 +229,11 @@ mod tests {
             }
         }
         assert!(v.aims.len() <= AIMS_KEPT);
+        // A long path is aimed, not kept.
+        v.aims.clear();
+        let long = format!("/{}", "x".repeat(KEPT_PATH_BYTES));
+        assert_eq!(v.aim(&long).dest, led(2, &long, false));
+        assert!(v.aims.is_empty());
     }
 
     #[test]
