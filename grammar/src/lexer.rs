@@ -222,10 +222,11 @@ impl<'src> TokenStream<'src> {
                     });
                     continue;
                 }
-                Token::KwMessage if self.mode != Mode::Bson => {
-                    (s, Token::Ident("message".into()), e)
+                Token::KwMessage | Token::KwEnum if self.mode != Mode::Bson => {
+                    // Spelled as the token is (both have a fixed spelling).
+                    let word = tok.keyword_text().unwrap_or_default();
+                    (s, Token::Ident(word.to_string()), e)
                 }
-                Token::KwEnum if self.mode != Mode::Bson => (s, Token::Ident("enum".into()), e),
                 Token::DollarName(name) if self.mode == Mode::Bson => (s, Token::Ident(name), e),
                 Token::DollarName(text) => {
                     self.end.errors.push(SyntaxError::UnexpectedChar {

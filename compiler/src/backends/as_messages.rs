@@ -59,12 +59,19 @@ impl MessageView {
 /// there is none.
 pub(super) fn doc_block(doc: &Option<String>) -> String {
     let mut out = String::new();
+    push_doc(&mut out, doc, "");
+    out
+}
+
+/// Appends a doc comment as whole `/// ` lines, each after `indent` and
+/// ended by a newline (a class's or enum's, a field's, an enum value's).
+pub(super) fn push_doc(out: &mut String, doc: &Option<String>, indent: &str) {
     for line in doc.iter().flat_map(|d| d.lines()) {
+        out.push_str(indent);
         out.push_str("/// ");
         out.push_str(line);
         out.push('\n');
     }
-    out
 }
 
 /// Renders the message classes among `types` (in their order) with
@@ -151,11 +158,7 @@ fn message_view(
     let mut descriptor = String::with_capacity(fields.len() * 8);
     let mut uses_helpers = false;
     for f in fields {
-        for d in f.doc.iter().flat_map(|d| d.lines()) {
-            decls.push_str("  /// ");
-            decls.push_str(d);
-            decls.push('\n');
-        }
+        push_doc(&mut decls, &f.doc, "  ");
         decls.push_str("  ");
         asnames::push_identifier(&mut decls, &f.name);
         decls.push_str(": ");

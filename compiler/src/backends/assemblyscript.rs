@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use handlebars::Handlebars;
 use serde::Serialize;
 
-use super::as_entries::{ClientView, ServerView, client, doc_lines, server};
-use super::as_messages::{MESSAGE_HOLES, doc_block, render_messages};
+use super::as_entries::{ClientView, ServerView, client, server};
+use super::as_messages::{MESSAGE_HOLES, doc_block, push_doc, render_messages};
 use super::as_types::{Helpers, string_literal, type_name};
 use super::filled::Filled;
 use crate::asnames;
@@ -315,9 +315,7 @@ fn enum_view(def: &TypeDef, values: &[EnumValueDef]) -> EnumView {
     for (number, v) in values.iter().enumerate() {
         let value = asnames::identifier(&v.name);
         let wire = string_literal(&v.name);
-        for d in doc_lines(&v.doc) {
-            let _ = writeln!(members, "  /// {d}");
-        }
+        push_doc(&mut members, &v.doc, "  ");
         let _ = writeln!(members, "  {value} = {number},");
         let _ = writeln!(cases, "    case {name}.{value}: return {wire}");
         let _ = writeln!(parses, "  if (s == {wire}) return {name}.{value}");
