@@ -109,42 +109,77 @@ impl std::fmt::Display for Process {
     }
 }
 
-/// Runs `program args` `runs` times: the median wall time and the largest
-/// peak RSS (from GNU time when it is installed). The program must succeed.
-fn measure(program: &str, args: &[&std::path::Path], runs: usize) -> Process {
+/// A program and its arguments.
+type Cmd<'a> = (&'a str, &'a [&'a std::path::Path]);
+
+/// Runs `program args` once: its wall time, and its peak RSS from GNU time
+/// when that is installed. The program must succeed.
+fn run_once((program, args): Cmd) -> (Duration, Option<u64>) {
     let gnu_time = std::path::Path::new("/usr/bin/time").exists();
-    let mut walls = Vec::new();
-    let mut peak = None;
-    for _ in 0..runs {
-        let mut cmd = if gnu_time {
-            let mut c = Command::new("/usr/bin/time");
-            c.args(["-f", "%M", program]);
-            c
-        } else {
-            Command::new(program)
-        };
-        cmd.args(args).stdout(std::process::Stdio::null());
-        let t = Instant::now();
-        let out = cmd.output().expect("the program starts");
-        walls.push(t.elapsed());
-        assert!(
-            out.status.success(),
-            "{program} {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        if gnu_time {
+    let mut cmd = if gnu_time {
+        let mut c = Command::new("/usr/bin/time");
+        c.args(["-f", "%M", program]);
+        c
+    } else {
+        Command::new(program)
+    };
+    cmd.args(args).stdout(std::process::Stdio::null());
+    let t = Instant::now();
+    let out = cmd.output().expect("the program starts");
+    let wall = t.elapsed();
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let peak = gnu_time
+        .then(|| {
             let err = String::from_utf8_lossy(&out.stderr);
-            let kb = err
-                .lines()
+            err.lines()
                 .last()
-                .and_then(|l| l.trim().parse::<u64>().ok());
-            peak = peak.max(kb);
+                .and_then(|l| l.trim().parse::<u64>().ok())
+        })
+        .flatten();
+    (wall, peak)
+}
+
+/// Runs each command `runs` times, the commands taking turns run by run
+/// (so a change in the machine's load reaches all of them alike): per
+/// command the median wall time and the largest peak RSS, and per run the
+/// ratio of each command's time to the first's.
+fn measure(cmds: &[Cmd], runs: usize) -> (Vec<Process>, Vec<Vec<f64>>) {
+    let mut walls = vec![Vec::new(); cmds.len()];
+    let mut peaks = vec![None; cmds.len()];
+    let mut ratios = vec![Vec::new(); cmds.len()];
+    for _ in 0..runs {
+        let times: Vec<Duration> = cmds
+            .iter()
+            .enumerate()
+            .map(|(i, &cmd)| {
+                let (wall, peak) = run_once(cmd);
+                walls[i].push(wall);
+                peaks[i] = peaks[i].max(peak);
+                wall
+            })
+            .collect();
+        for (i, t) in times.iter().enumerate() {
+            ratios[i].push(t.as_secs_f64() / times[0].as_secs_f64());
         }
     }
-    Process {
-        wall: median(walls),
-        peak_kib: peak,
-    }
+    let processes = walls
+        .into_iter()
+        .zip(peaks)
+        .map(|(w, peak_kib)| Process {
+            wall: median(w),
+            peak_kib,
+        })
+        .collect();
+    (processes, ratios)
+}
+
+fn median_f64(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// `wasm-tools` on PATH or where `cargo install` puts it.
@@ -163,44 +198,53 @@ fn wasm_tools() -> Option<String> {
 
 /// `othc check` as a process on the `schemas` shape at N = 10,000 and
 /// 100,000, beside `wasm-tools component wit` on the same schema in WIT
-/// when wasm-tools is installed (`cargo install wasm-tools`), runs
-/// interleaved so both see the same machine.
+/// when wasm-tools is installed (`cargo install wasm-tools`), the two
+/// taking turns run by run so both see the same machine; the ratio is the
+/// median of the runs' ratios.
 fn whole_process() {
     let dir = std::env::temp_dir().join(format!("othc-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let othc = env!("CARGO_BIN_EXE_othc");
     let wasm_tools = wasm_tools();
-    println!("whole process, schemas shape, median of 7 runs:");
+    const RUNS: usize = 11;
+    println!("whole process, schemas shape, median of {RUNS} runs (taking turns with wasm-tools):");
     let mut walls = Vec::new();
     for n in [10_000, 100_000] {
         let oth = dir.join(format!("big{n}.oth"));
         let src = schemas(n);
         std::fs::write(&oth, &src).expect("writes");
-        let ours = measure(othc, &[std::path::Path::new("check"), &oth], 7);
+        let wit = dir.join(format!("big{n}.wit"));
+        let wit_text = wit_schemas(n);
+        std::fs::write(&wit, &wit_text).expect("writes");
+        let check_args = [std::path::Path::new("check"), &oth];
+        let wit_args = [
+            std::path::Path::new("component"),
+            std::path::Path::new("wit"),
+            &wit,
+        ];
+        let mut cmds: Vec<Cmd> = vec![(othc, &check_args)];
+        if let Some(wt) = &wasm_tools {
+            cmds.push((wt, &wit_args));
+        }
+        let (processes, mut ratios) = measure(&cmds, RUNS);
+        let ours = &processes[0];
         println!(
             "  N={n:>7} ({:>5.2} MB)  othc check                {ours}",
             src.len() as f64 / 1e6
         );
-        if let Some(wt) = &wasm_tools {
-            let wit = dir.join(format!("big{n}.wit"));
-            let text = wit_schemas(n);
-            std::fs::write(&wit, &text).expect("writes");
-            let theirs = measure(
-                wt,
-                &[
-                    std::path::Path::new("component"),
-                    std::path::Path::new("wit"),
-                    &wit,
-                ],
-                7,
-            );
+        if let Some(theirs) = processes.get(1) {
             println!(
                 "  N={n:>7} ({:>5.2} MB)  wasm-tools component wit  {theirs}",
-                text.len() as f64 / 1e6
+                wit_text.len() as f64 / 1e6
             );
+            // Each run's othc / wasm-tools: the inverse of wasm-tools' ratio.
+            let per_run: Vec<f64> = ratios.remove(1).into_iter().map(|r| 1.0 / r).collect();
+            let (lo, hi) = per_run
+                .iter()
+                .fold((f64::MAX, 0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
             println!(
-                "  N={n:>7}  ratio othc / wasm-tools: time {:.2}, peak memory {}  (goal: time <= 0.50, memory <= 1.00 of 37 MiB at 10,000)",
-                ours.wall.as_secs_f64() / theirs.wall.as_secs_f64(),
+                "  N={n:>7}  ratio othc / wasm-tools: time {:.2} (runs {lo:.2}-{hi:.2}), peak memory {}  (goal: time <= 0.50, memory <= 1.00 of 37 MiB at 10,000)",
+                median_f64(per_run),
                 match (ours.peak_kib, theirs.peak_kib) {
                     (Some(a), Some(b)) => format!("{:.2}", a as f64 / b as f64),
                     _ => "unknown".into(),

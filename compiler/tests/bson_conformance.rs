@@ -118,7 +118,7 @@ fn optionals() -> Document {
         "mood": "class",
         "inner": { "label": "x", "default": 3i32 },
         "list": ["a", ""],
-        "map": { "z": 1i64, "a": -1i64 },
+        "map": { "z": 1i64, "a": -1i64, "b": 2i64 },
     }
 }
 

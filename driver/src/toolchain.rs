@@ -27,6 +27,10 @@ pub const SDK_FILES: &[(&str, &str)] = &[
         include_str!("../../sdk/assemblyscript/bson_writer.ts"),
     ),
     (
+        "map_entries.ts",
+        include_str!("../../sdk/assemblyscript/map_entries.ts"),
+    ),
+    (
         "shape.ts",
         include_str!("../../sdk/assemblyscript/shape.ts"),
     ),

@@ -22,6 +22,7 @@ export const INT32: u8 = 0x10
 export const INT64: u8 = 0x12
 
 export { BsonWriter } from "./bson_writer"
+export { mapSlots, mapEntry, entryKey, entryValue } from "./map_entries"
 export { shape, enumeration, readEnum, readMessage, Helpers, HelperRead, HelperWrite } from "./shape"
 import {
   known, readFields, shapeNamed, shapeOf, shapeOfClass, writeFields as writeShapeFields,

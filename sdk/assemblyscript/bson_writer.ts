@@ -172,7 +172,13 @@ export class BsonWriter {
       this.put(type)
       const i = (this.depth << 1) - 1
       const n = unchecked(this.stack[i])
-      this.indexKey(n)
+      // Most arrays are short: their one-digit keys are written here.
+      if (n < 10) {
+        this.put(<u8>(48 + n))
+        this.put(0)
+      } else {
+        this.indexKey(n)
+      }
       unchecked((this.stack[i] = n + 1))
     } else {
       const k = changetype<string>(key)

@@ -290,7 +290,16 @@ impl Helpers {
             FieldType::List(inner) => {
                 let item = as_type(model, inner);
                 let read = self.read(model, inner, "a");
-                let write = self.write(model, inner, "null", "v[i]");
+                // Values are read unchecked (`i` is below `v.length`, and
+                // writing runs no code that could shorten `v`); references
+                // checked, so a hole in an array made with a length aborts
+                // with AssemblyScript's message rather than reading at 0.
+                let element = if !nullable(model, inner) {
+                    "unchecked(v[i])"
+                } else {
+                    "v[i]"
+                };
+                let write = self.write(model, inner, "null", element);
                 format!(
                     "function __read{n}(r: bson.BsonReader): usize {{\n  const a = r.document()\n  const out = new {ty}()\n  if (r.type != bson.ARRAY) r.fail()\n  else {{\n    while (a.next()) {{\n      const x: {item} = {read}\n      out.push(x)\n    }}\n    if (!a.ok) r.fail()\n  }}\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startArray(key)\n  for (let i = 0; i < v.length; i++) {{\n    {write}\n  }}\n  w.end()\n}}\n"
                 )
@@ -298,9 +307,14 @@ impl Helpers {
             FieldType::Map(inner) => {
                 let item = as_type(model, inner);
                 let read = self.read(model, inner, "d");
-                let write = self.write(model, inner, "k", "v.get(k)");
+                let write = self.write(
+                    model,
+                    inner,
+                    "k",
+                    &format!("bson.entryValue<string, {item}>(e)"),
+                );
                 format!(
-                    "function __read{n}(r: bson.BsonReader): usize {{\n  const d = r.document()\n  const out = new {ty}()\n  if (r.type != bson.DOCUMENT) r.fail()\n  else {{\n    while (d.next()) {{\n      const k = d.key\n      const x: {item} = {read}\n      out.set(k, x)\n    }}\n    if (!d.ok) r.fail()\n  }}\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startDocument(key)\n  const keys = v.keys()\n  for (let i = 0; i < keys.length; i++) {{\n    const k = keys[i]\n    {write}\n  }}\n  w.end()\n}}\n"
+                    "function __read{n}(r: bson.BsonReader): usize {{\n  const d = r.document()\n  const out = new {ty}()\n  if (r.type != bson.DOCUMENT) r.fail()\n  else {{\n    while (d.next()) {{\n      const k = d.key\n      const x: {item} = {read}\n      out.set(k, x)\n    }}\n    if (!d.ok) r.fail()\n  }}\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startDocument(key)\n  const slots = bson.mapSlots(v)\n  for (let i = 0; i < slots; i++) {{\n    const e = bson.mapEntry(v, i)\n    if (e == 0) continue\n    const k = bson.entryKey<string, {item}>(e)\n    {write}\n  }}\n  w.end()\n}}\n"
                 )
             }
             _ => unreachable!("helpers are for lists and maps"),

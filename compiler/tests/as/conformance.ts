@@ -86,9 +86,15 @@ export function make(i: i32): i32 {
     list.push("a")
     list.push("")
     o.list = list
+    // Replaced and deleted entries: the writers walk the map's own storage,
+    // where a deleted entry keeps its slot.
     const map = new Map<string, i64>()
-    map.set("z", 1)
+    map.set("z", 0)
+    map.set("gone", 5)
     map.set("a", -1)
+    map.delete("gone")
+    map.set("z", 1)
+    map.set("b", 2)
     o.map = map
     output = o.toBytes()
   } else if (i == 2) {
@@ -107,7 +113,9 @@ export function make(i: i32): i32 {
     row.push(2)
     n.grid.push(row)
     n.grid.push(new Array<i32>())
+    n.byName.set("gone", new Inner())
     n.byName.set("k", inner)
+    n.byName.delete("gone")
     const tags = new Array<string>()
     tags.push("t")
     n.tags.set("tagged", tags)
