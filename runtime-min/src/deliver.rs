@@ -27,9 +27,9 @@ impl Runtime<'_> {
 
     /// A request from instance `from` (its needs) aimed by `aim` in its view.
     fn route(&mut self, from: usize, req: Serving, aim: view::Aim) {
-        let sender = &self.actors[from];
+        let sender = &mut self.actors[from];
         let (model, obj) = &*sender.header;
-        match route::admit(&sender.name, model, obj, req.verb, aim) {
+        match route::admit(&sender.name, model, obj, req.verb, aim, &mut sender.passed) {
             Ok((to, path, readonly)) => self.deliver_checked(to, req, path, readonly),
             Err(r) => self.fail_to(req.from, req.ticket, r.errno, r.desc),
         }
@@ -47,6 +47,7 @@ impl Runtime<'_> {
         let arrival = route::arrive(&|a| self.party(a), to, path, readonly, req.verb, req.flags);
         match arrival {
             Ok(a) => {
+                self.actors[a.to].reached = Some((a.path.clone(), req.verb, a.entry));
                 req.stream = a.stream;
                 if let Sender::Instance(x) = req.from {
                     self.actors[x].queued += held_cost(&req);
@@ -73,6 +74,7 @@ impl Runtime<'_> {
                 _ => &[],
             },
             dead: actor.dead,
+            reached: actor.reached.as_ref(),
         }
     }
 

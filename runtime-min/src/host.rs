@@ -2,6 +2,8 @@
 //! only record what it asked (the runtime acts once the call has returned,
 //! so no module is ever re-entered), and the exports the runtime calls.
 
+use std::sync::Arc;
+
 use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
 
 use crate::Payload;
@@ -65,6 +67,8 @@ pub struct Host {
     /// The instance's memory, once instantiated (looked up once, not on
     /// every host call).
     memory: Option<Memory>,
+    /// The content type its last payload named.
+    last_content_type: Option<Arc<str>>,
 }
 
 type Serve = TypedFunc<(i32, i32, i32, i32, i32, i32, i32, i32, i32), ()>;
@@ -164,6 +168,35 @@ fn string(
     in_text(c, call, what, ptr, len, |s, _| s.to_string())
 }
 
+/// Where the path at (`ptr`, `len`) leads in the instance's view.
+fn aim(c: &mut Caller<'_, Host>, call: &str, ptr: i32, len: i32) -> wasmtime::Result<view::Aim> {
+    in_memory(c, call, "its path", ptr, len, |b, host| {
+        host.view.aim_bytes(b)
+    })?
+    .ok_or_else(|| misuse(call, "its path is not UTF-8".into()))
+}
+
+/// The content type at (`ptr`, `len`). An instance names the same one
+/// over and over: the last one is kept, shared by the payloads naming it.
+fn content_type(
+    c: &mut Caller<'_, Host>,
+    call: &str,
+    ptr: i32,
+    len: i32,
+) -> wasmtime::Result<Arc<str>> {
+    in_memory(c, call, "its content type", ptr, len, |b, host| {
+        if let Some(last) = &host.last_content_type
+            && last.as_bytes() == b
+        {
+            return Some(last.clone());
+        }
+        let text: Arc<str> = std::str::from_utf8(b).ok()?.into();
+        host.last_content_type = Some(text.clone());
+        Some(text)
+    })?
+    .ok_or_else(|| misuse(call, "its content type is not UTF-8".into()))
+}
+
 /// The longest content type a payload may name.
 const MAX_CONTENT_TYPE: i32 = 4096;
 
@@ -188,7 +221,7 @@ fn payload(
         return Ok(Carried::TooLarge(dl as usize));
     }
     Ok(Carried::Some(Payload {
-        content_type: string(c, call, "its content type", tp, tl)?,
+        content_type: content_type(c, call, tp, tl)?,
         data: bytes(c, call, "its payload's bytes", dp, dl)?,
     }))
 }
@@ -245,9 +278,7 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
          dp: i32,
          dl: i32|
          -> wasmtime::Result<i32> {
-            let aim = in_text(&mut c, "request", "its path", pp, pl, |path, host| {
-                host.view.aim(path)
-            })?;
+            let aim = aim(&mut c, "request", pp, pl)?;
             let payload = payload(&mut c, "request", (tp, tl, dp, dl))?;
             let host = c.data_mut();
             host.next_ticket += 1;
@@ -325,9 +356,7 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
         "othismo",
         "forward",
         |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| -> wasmtime::Result<()> {
-            let aim = in_text(&mut c, "forward", "its path", pp, pl, |path, host| {
-                host.view.aim(path)
-            })?;
+            let aim = aim(&mut c, "forward", pp, pl)?;
             c.data_mut().hold(Call::Forward { id, aim })
         },
     )?;
@@ -402,6 +431,7 @@ impl Wasm {
             table_elements: 0,
             payload_limit: limits.payload,
             memory: None,
+            last_content_type: None,
         };
         let mut store = Store::new(engine, host);
         store.limiter(|h| h);
@@ -548,6 +578,7 @@ mod tests {
             table_elements: 0,
             payload_limit: 0,
             memory: None,
+            last_content_type: None,
         };
         let mut store = Store::new(&engine, host);
         let defined: Vec<(String, String, wasmtime::Extern)> = l

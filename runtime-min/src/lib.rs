@@ -54,7 +54,8 @@ use ticker::Ticker;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Payload {
-    pub content_type: String,
+    /// Shared: payloads of one instance name the same type over and over.
+    pub content_type: Arc<str>,
     pub data: Vec<u8>,
 }
 
@@ -149,6 +150,12 @@ struct Actor {
     queued: usize,
     next_id: i32,
     dead: bool,
+    /// Its last request its needs allowed, and the serves entry the last
+    /// request it was sent reached: the next request on the same path (the
+    /// same shared segments) with the same verb skips those checks' work,
+    /// not their outcome (`route::Passed`).
+    passed: Option<route::Passed>,
+    reached: Option<route::Reached>,
 }
 
 enum Event {
@@ -239,7 +246,7 @@ impl<'a> Runtime<'a> {
         for (n, (to, path)) in startup.into_iter().enumerate() {
             let s = &self.json.startup[n];
             let payload = s.payload.as_ref().map(|p| Payload {
-                content_type: p.content_type.clone(),
+                content_type: p.content_type.as_str().into(),
                 data: p.bytes(),
             });
             let req = Serving {

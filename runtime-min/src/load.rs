@@ -162,6 +162,8 @@ impl<'a> Runtime<'a> {
                 queued: 0,
                 next_id: 0,
                 dead: false,
+                passed: None,
+                reached: None,
             });
         }
         // Each startup request's receiver and path, checked now: a bundle

@@ -43,6 +43,23 @@ pub struct Party<'a> {
     /// What it serves of its view (`expose`).
     pub exposed: &'a [Link],
     pub dead: bool,
+    /// The serves entry its last request reached, if any.
+    pub reached: Option<&'a Reached>,
+}
+
+/// A check that passed, remembered by the path's segments and the verb.
+/// A view hands out the same shared segments for a path it has kept (see
+/// `view::View`), so the same `Arc` means the same path, and an instance
+/// sends to the same few paths over and over. What is remembered depends
+/// only on headers, which never change while an image runs: the sender's
+/// needs, the receiver's serves.
+pub type Passed = (Arc<[Seg]>, i32);
+
+/// A serves entry reached: the path and verb that reached it, and it.
+pub type Reached = (Arc<[Seg]>, i32, EntryId);
+
+fn same(a: &Arc<[Seg]>, b: &Arc<[Seg]>) -> bool {
+    Arc::ptr_eq(a, b)
 }
 
 /// Where a request is delivered.
@@ -58,20 +75,27 @@ pub struct Arrival {
 }
 
 /// The sender's side of a request: where it leads in the sender's view
-/// (receiver, path there, read-only on the way).
+/// (receiver, path there, read-only on the way). `passed` is the sender's
+/// last request that its needs allowed, updated.
 pub fn admit(
     name: &str,
     model: &Model,
     object: &ObjectDef,
     verb: i32,
     aim: Aim,
+    passed: &mut Option<Passed>,
 ) -> Result<view::Resolved, Refusal> {
     // Taken apart: where it leads is moved out, not copied.
     let Aim { path, segs, dest } = aim;
     let Some(segs) = &segs else {
         return Err(refuse(errno::INVALID, format!("malformed path `{path}`")));
     };
-    let allowed = Verb::from_wire(verb).is_some_and(|v| allows(model, &object.needs, v, segs));
+    let known = matches!(passed, Some((s, v)) if *v == verb && same(s, segs));
+    let allowed =
+        known || Verb::from_wire(verb).is_some_and(|v| allows(model, &object.needs, v, segs));
+    if allowed && !known {
+        *passed = Some((segs.clone(), verb));
+    }
     if !allowed {
         return Err(refuse(
             errno::FORBIDDEN,
@@ -123,9 +147,10 @@ pub fn arrive<'a>(
         (to, path, readonly) = (next, there, ro);
     }
     let p = party(to);
-    let route = match Verb::from_wire(verb) {
-        Some(v) => select(p.model, &p.object.serves, v, &path),
-        None => Route::OtherVerbs(Vec::new()),
+    let route = match (p.reached, Verb::from_wire(verb)) {
+        (Some((s, v, e)), _) if *v == verb && same(s, &path) => Route::Entry(*e),
+        (_, Some(v)) => select(p.model, &p.object.serves, v, &path),
+        (_, None) => Route::OtherVerbs(Vec::new()),
     };
     // Only refusals say where: the text is made for them alone, not for
     // every request that arrives.
@@ -201,13 +226,14 @@ pub fn probe(
         })
         .collect::<Result<_, _>>()?;
     let aim = Aim::new(&views[a], path);
-    let (to, there, ro) = admit(from, model, objects[a], verb.wire(), aim)?;
+    let (to, there, ro) = admit(from, model, objects[a], verb.wire(), aim, &mut None)?;
     let party = |k: usize| Party {
         name: &json.instances[k].name,
         model,
         object: objects[k],
         exposed: &[],
         dead: false,
+        reached: None,
     };
     let arrival = arrive(&party, to, there, ro, verb.wire(), 0)?;
     Ok((

@@ -83,7 +83,7 @@ impl Runtime<'_> {
 /// A payload in a trace line: text shown (up to a point), stat records
 /// read, anything else by its type and size.
 fn describe(p: &Payload) -> String {
-    if p.content_type == abi::STAT_TYPE
+    if &*p.content_type == abi::STAT_TYPE
         && let Some(s) = abi::Stat::decode(&p.data)
     {
         let kind = if s.kind == abi::KIND_DIRECTORY {

@@ -69,7 +69,9 @@ const KEPT_PATH_BYTES: usize = 256;
 #[derive(Debug, Default)]
 pub struct View {
     links: Vec<Link>,
-    aims: HashMap<Arc<str>, Aim, foldhash::fast::RandomState>,
+    /// By the path's bytes: a kept path was UTF-8 when it was aimed, so a
+    /// path found here needs no checking again.
+    aims: HashMap<Box<[u8]>, Aim, foldhash::fast::RandomState>,
 }
 
 impl View {
@@ -86,7 +88,7 @@ impl View {
 
     /// Where `path` leads now.
     pub fn aim(&mut self, path: &str) -> Aim {
-        if let Some(aim) = self.aims.get(path) {
+        if let Some(aim) = self.aims.get(path.as_bytes()) {
             return aim.clone();
         }
         let aim = Aim::new(&self.links, path);
@@ -96,8 +98,17 @@ impl View {
         if self.aims.len() >= AIMS_KEPT {
             self.aims.clear();
         }
-        self.aims.insert(aim.path.clone(), aim.clone());
+        self.aims.insert(path.as_bytes().into(), aim.clone());
         aim
+    }
+
+    /// Where the path written as `bytes` leads now; `None` when they are
+    /// not UTF-8. A path sent before is found by its bytes.
+    pub fn aim_bytes(&mut self, bytes: &[u8]) -> Option<Aim> {
+        if let Some(aim) = self.aims.get(bytes) {
+            return Some(aim.clone());
+        }
+        std::str::from_utf8(bytes).ok().map(|path| self.aim(path))
     }
 
     /// `bind`, below; the aims kept are forgotten.
@@ -234,6 +245,28 @@ mod tests {
         let long = format!("/{}", "x".repeat(KEPT_PATH_BYTES));
         assert_eq!(v.aim(&long).dest, led(2, &long, false));
         assert!(v.aims.is_empty());
+    }
+
+    #[test]
+    fn aims_are_found_by_their_bytes() {
+        let mut v = View::new(vec![link("/a", 1, "/x", false)]);
+        let by_text = v.aim("/a/b");
+        assert_eq!(v.aim_bytes(b"/a/b"), Some(by_text.clone()), "the kept aim");
+        assert_eq!(v.aims.len(), 1);
+        // A path first sent as bytes is checked, aimed and kept.
+        let c = v.aim_bytes(b"/a/c").expect("UTF-8");
+        assert_eq!(c.dest, led(1, "/x/c", false));
+        assert_eq!(v.aim("/a/c"), c);
+        // Bytes that are not UTF-8 are no path, and nothing is kept for them.
+        assert_eq!(v.aim_bytes(b"/a/\xff"), None);
+        assert_eq!(v.aims.len(), 2);
+        // After a change of the links, bytes find the new aim too.
+        assert_eq!(v.bind("/a/b", "/a/c", 0), errno::OK);
+        assert_eq!(
+            v.aim_bytes(b"/a/b").map(|a| a.dest),
+            Some(led(1, "/x/c", false))
+        );
+        assert_ne!(v.aim_bytes(b"/a/b"), Some(by_text));
     }
 
     #[test]

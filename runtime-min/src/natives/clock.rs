@@ -31,7 +31,7 @@ mod tests {
                 done: true,
                 payload: Some(p),
             } => {
-                assert_eq!(p.content_type, "text/plain");
+                assert_eq!(&*p.content_type, "text/plain");
                 String::from_utf8(p.data).unwrap()
             }
             other => panic!("{other:?}"),

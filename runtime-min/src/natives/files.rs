@@ -280,7 +280,7 @@ impl Files {
         shown: &str,
     ) -> Result<Reply, Reply> {
         let at = Self::new_entry(root, p, shown)?;
-        if payload.is_some_and(|p| p.content_type == DIRECTORY_TYPE) {
+        if payload.is_some_and(|p| *p.content_type == *DIRECTORY_TYPE) {
             fs::create_dir(&at).map_err(|e| Reply::io(&e, shown))?;
         } else {
             // create_new: fails on anything already there, a link included.

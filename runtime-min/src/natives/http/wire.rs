@@ -136,7 +136,7 @@ pub fn response(p: Option<&Payload>) -> Result<Response, String> {
 /// An `HttpRequest` or `HttpResponse` payload in a trace line (` HttpRequest
 /// GET /style.css`), or `None` for anything else.
 pub fn describe(p: &Payload) -> Option<String> {
-    if p.content_type != "application/bson" {
+    if &*p.content_type != "application/bson" {
         return None;
     }
     let d = Document::from_reader(&mut p.data.as_slice()).ok()?;
