@@ -221,6 +221,8 @@ fn rust_documents_round_trip_through_the_as_codec() {
         doc! { "$type": "Note", "text": "" },
         containers(),
         wide(&[]),
+        // A list long enough for index keys of one, two and three digits.
+        doc! { "$type": "Optionals", "list": (0..120).map(|i| i.to_string()).collect::<Vec<_>>() },
         // A type this module has no class for: kept whole.
         doc! { "$type": "Elsewhere", "deep": { "a": [1i32, { "b": null }] }, "t": bson::Timestamp { time: 1, increment: 2 } },
     ];

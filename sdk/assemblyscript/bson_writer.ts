@@ -130,20 +130,17 @@ export class BsonWriter {
     return written
   }
 
-  /** An array index as a key: its decimal digits, then NUL, into room
-   *  already ensured (11 bytes). */
+  /** An array index of two digits or more as a key: its decimal digits,
+   *  then NUL, into room already ensured (11 bytes). (`key` writes the
+   *  one-digit ones itself.) */
   private indexKey(i: i32): void {
-    if (i < 10) {
-      this.put(<u8>(48 + i))
-    } else {
-      let digits = 0
-      for (let v = i; v > 0; v /= 10) digits++
-      let at = this.tail + <usize>(digits - 1)
-      for (let v = i; v > 0; v /= 10) {
-        store<u8>(at--, <u8>(48 + (v % 10)))
-      }
-      this.len += digits
+    let digits = 0
+    for (let v = i; v > 0; v /= 10) digits++
+    let at = this.tail + <usize>(digits - 1)
+    for (let v = i; v > 0; v /= 10) {
+      store<u8>(at--, <u8>(48 + (v % 10)))
     }
+    this.len += digits
     this.put(0)
   }
 
@@ -172,7 +169,8 @@ export class BsonWriter {
       this.put(type)
       const i = (this.depth << 1) - 1
       const n = unchecked(this.stack[i])
-      // Most arrays are short: their one-digit keys are written here.
+      // Most arrays are short: their one-digit keys are written here,
+      // longer ones by `indexKey`.
       if (n < 10) {
         this.put(<u8>(48 + n))
         this.put(0)
