@@ -58,10 +58,6 @@ pub type Passed = (Arc<[Seg]>, i32);
 /// A serves entry reached: the path and verb that reached it, and it.
 pub type Reached = (Arc<[Seg]>, i32, EntryId);
 
-fn same(a: &Arc<[Seg]>, b: &Arc<[Seg]>) -> bool {
-    Arc::ptr_eq(a, b)
-}
-
 /// Where a request is delivered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Arrival {
@@ -90,7 +86,7 @@ pub fn admit(
     let Some(segs) = &segs else {
         return Err(refuse(errno::INVALID, format!("malformed path `{path}`")));
     };
-    let known = matches!(passed, Some((s, v)) if *v == verb && same(s, segs));
+    let known = matches!(passed, Some((s, v)) if *v == verb && Arc::ptr_eq(s, segs));
     let allowed =
         known || Verb::from_wire(verb).is_some_and(|v| allows(model, &object.needs, v, segs));
     if allowed && !known {
@@ -148,7 +144,7 @@ pub fn arrive<'a>(
     }
     let p = party(to);
     let route = match (p.reached, Verb::from_wire(verb)) {
-        (Some((s, v, e)), _) if *v == verb && same(s, &path) => Route::Entry(*e),
+        (Some((s, v, e)), _) if *v == verb && Arc::ptr_eq(s, &path) => Route::Entry(*e),
         (_, Some(v)) => select(p.model, &p.object.serves, v, &path),
         (_, None) => Route::OtherVerbs(Vec::new()),
     };

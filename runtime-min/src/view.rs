@@ -88,9 +88,25 @@ impl View {
 
     /// Where `path` leads now.
     pub fn aim(&mut self, path: &str) -> Aim {
-        if let Some(aim) = self.aims.get(path.as_bytes()) {
-            return aim.clone();
+        match self.aims.get(path.as_bytes()) {
+            Some(aim) => aim.clone(),
+            None => self.aim_anew(path),
         }
+    }
+
+    /// Where the path written as `bytes` leads now; `None` when they are
+    /// not UTF-8. A path sent before is found by its bytes.
+    pub fn aim_bytes(&mut self, bytes: &[u8]) -> Option<Aim> {
+        match self.aims.get(bytes) {
+            Some(aim) => Some(aim.clone()),
+            None => std::str::from_utf8(bytes)
+                .ok()
+                .map(|path| self.aim_anew(path)),
+        }
+    }
+
+    /// `path` aimed (it is not kept yet), and kept if it is short enough.
+    fn aim_anew(&mut self, path: &str) -> Aim {
         let aim = Aim::new(&self.links, path);
         if path.len() > KEPT_PATH_BYTES {
             return aim;
@@ -100,15 +116,6 @@ impl View {
         }
         self.aims.insert(path.as_bytes().into(), aim.clone());
         aim
-    }
-
-    /// Where the path written as `bytes` leads now; `None` when they are
-    /// not UTF-8. A path sent before is found by its bytes.
-    pub fn aim_bytes(&mut self, bytes: &[u8]) -> Option<Aim> {
-        if let Some(aim) = self.aims.get(bytes) {
-            return Some(aim.clone());
-        }
-        std::str::from_utf8(bytes).ok().map(|path| self.aim(path))
     }
 
     /// `bind`, below; the aims kept are forgotten.
