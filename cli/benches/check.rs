@@ -145,36 +145,25 @@ fn run_once((program, args): Cmd) -> (Duration, Option<u64>) {
 
 /// Runs each command `runs` times, the commands taking turns run by run
 /// (so a change in the machine's load reaches all of them alike): per
-/// command the median wall time and the largest peak RSS, and per run the
-/// ratio of each command's time to the first's.
-fn measure(cmds: &[Cmd], runs: usize) -> (Vec<Process>, Vec<Vec<f64>>) {
+/// command its measurement, and its wall time in each run, in order.
+fn measure(cmds: &[Cmd], runs: usize) -> Vec<(Process, Vec<Duration>)> {
     let mut walls = vec![Vec::new(); cmds.len()];
     let mut peaks = vec![None; cmds.len()];
-    let mut ratios = vec![Vec::new(); cmds.len()];
     for _ in 0..runs {
-        let times: Vec<Duration> = cmds
-            .iter()
-            .enumerate()
-            .map(|(i, &cmd)| {
-                let (wall, peak) = run_once(cmd);
-                walls[i].push(wall);
-                peaks[i] = peaks[i].max(peak);
-                wall
-            })
-            .collect();
-        for (i, t) in times.iter().enumerate() {
-            ratios[i].push(t.as_secs_f64() / times[0].as_secs_f64());
+        for (i, &cmd) in cmds.iter().enumerate() {
+            let (wall, peak) = run_once(cmd);
+            walls[i].push(wall);
+            peaks[i] = peaks[i].max(peak);
         }
     }
-    let processes = walls
+    walls
         .into_iter()
         .zip(peaks)
-        .map(|(w, peak_kib)| Process {
-            wall: median(w),
-            peak_kib,
+        .map(|(w, peak_kib)| {
+            let wall = median(w.clone());
+            (Process { wall, peak_kib }, w)
         })
-        .collect();
-    (processes, ratios)
+        .collect()
 }
 
 fn median_f64(mut v: Vec<f64>) -> f64 {
@@ -226,19 +215,23 @@ fn whole_process() {
         if let Some(wt) = &wasm_tools {
             cmds.push((wt, &wit_args));
         }
-        let (processes, mut ratios) = measure(&cmds, RUNS);
-        let ours = &processes[0];
+        let measured = measure(&cmds, RUNS);
+        let (ours, our_walls) = &measured[0];
         println!(
             "  N={n:>7} ({:>5.2} MB)  othc check                {ours}",
             src.len() as f64 / 1e6
         );
-        if let Some(theirs) = processes.get(1) {
+        if let Some((theirs, their_walls)) = measured.get(1) {
             println!(
                 "  N={n:>7} ({:>5.2} MB)  wasm-tools component wit  {theirs}",
                 wit_text.len() as f64 / 1e6
             );
-            // Each run's othc / wasm-tools: the inverse of wasm-tools' ratio.
-            let per_run: Vec<f64> = ratios.remove(1).into_iter().map(|r| 1.0 / r).collect();
+            // Each run's othc / wasm-tools.
+            let per_run: Vec<f64> = our_walls
+                .iter()
+                .zip(their_walls)
+                .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64())
+                .collect();
             let (lo, hi) = per_run
                 .iter()
                 .fold((f64::MAX, 0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
