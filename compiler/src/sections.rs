@@ -206,8 +206,7 @@ pub fn schemas_texts(model: &Model, id: ObjectId) -> Vec<(String, String)> {
                     },
                     span: Span::default(),
                 },
-                body: String::new(),
-                body_offset: 0,
+                body: Span::default(),
                 span: Span::default(),
             };
             let mut p = Printer::plain();

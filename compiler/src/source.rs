@@ -23,9 +23,12 @@ pub struct SourceFile {
     /// The name shown to people: the path as the user wrote it, or `othismo:env`.
     pub name: String,
     pub text: String,
+    /// Where each line starts, found the first time a position is asked
+    /// for: a check that reports nothing never needs them, and finding them
+    /// is a pass over the whole text on the way to the first diagnostic.
     /// Offsets as `u32`, like spans: lines past 4 GiB are never asked for,
     /// since the parsers refuse such a text whole (E0110).
-    line_starts: Vec<u32>,
+    line_starts: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// A 1-based line and column; columns count Unicode scalar values.
@@ -37,29 +40,36 @@ pub struct LineCol {
 
 impl SourceFile {
     pub fn new(name: String, text: String) -> SourceFile {
-        // A plain byte loop: lines are short, and a search call per line
-        // cost several times the bytes it looked at.
-        let mut line_starts = vec![0];
-        for (i, &b) in text.as_bytes().iter().enumerate() {
-            if b == b'\n' {
-                match u32::try_from(i + 1) {
-                    Ok(start) => line_starts.push(start),
-                    Err(_) => break,
-                }
-            }
-        }
         SourceFile {
             name,
             text,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            // A plain byte loop: lines are short, and a search call per line
+            // cost several times the bytes it looked at.
+            let mut line_starts = vec![0];
+            for (i, &b) in self.text.as_bytes().iter().enumerate() {
+                if b == b'\n' {
+                    match u32::try_from(i + 1) {
+                        Ok(start) => line_starts.push(start),
+                        Err(_) => break,
+                    }
+                }
+            }
+            line_starts
+        })
     }
 
     /// Where byte `offset` is. Offsets past the end clamp to the end.
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
-        let line = self.line_starts.partition_point(|&s| s as usize <= offset) - 1;
-        let start = self.line_starts[line] as usize;
+        let line_starts = self.line_starts();
+        let line = line_starts.partition_point(|&s| s as usize <= offset) - 1;
+        let start = line_starts[line] as usize;
         // A span never ends inside a character, but be safe about it.
         let mut end = offset;
         while !self.text.is_char_boundary(end) {

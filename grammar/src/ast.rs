@@ -86,15 +86,16 @@ impl ImportName {
     }
 }
 
-/// `[export] schemas CONTENT-TYPE { BODY }`. The body is the format's business;
-/// `body_offset` is where it starts in the file.
+/// `[export] schemas CONTENT-TYPE { BODY }`. The body is the format's business:
+/// the tree keeps where it is in the file, not a copy of its text (a large
+/// schema's body is most of its file).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchemasBlock {
     pub doc: Option<Doc>,
     pub export: Option<Span>,
     pub content_type: ContentType,
-    pub body: String,
-    pub body_offset: usize,
+    /// The text between the braces.
+    pub body: Span,
     pub span: Span,
 }
 

@@ -205,9 +205,9 @@ pub enum Token {
     #[regex(r"[A-Za-z0-9*][A-Za-z0-9!#$&^_.+\-*]*/", lex_content_type)]
     ContentType(Box<ContentTypeText>),
 
-    /// The raw text of a `schemas` block body; produced by the token stream,
-    /// never by logos.
-    SchemaBody(String),
+    /// The raw text of a `schemas` block body (its span says where); produced
+    /// by the token stream, never by logos.
+    SchemaBody,
 
     #[regex("##[^\n]*", |lex| doc_text(lex.slice()), priority = 10, allow_greedy = true)]
     Doc(String),
@@ -247,7 +247,7 @@ impl Token {
             Token::Int(_) | Token::Float(_) | Token::BadNumber => "number".into(),
             Token::Path(p) => format!("path `{p}`"),
             Token::ContentType(c) => format!("content type `{}`", c.text),
-            Token::SchemaBody(_) => "schema block body".into(),
+            Token::SchemaBody => "schema block body".into(),
             Token::Doc(_) => "doc comment".into(),
             Token::Comment(_) => "comment".into(),
             other => format!("`{}`", other.keyword_text().unwrap_or("?")),

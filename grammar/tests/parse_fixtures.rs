@@ -29,7 +29,7 @@ fn snapshot(path: &Path) -> Result<(), Failed> {
         errors.extend(p.errors);
         for (i, item) in p.tree.items.iter().enumerate() {
             if let Item::Schemas(s) = item {
-                let b = oth_syntax::parse_bson(&s.body, s.body_offset);
+                let b = oth_syntax::parse_bson(&src[s.body.range()], s.body.start());
                 writeln!(out, "----- SCHEMAS (item {i})\n{:#?}", b.tree)?;
                 errors.extend(b.errors);
             }

@@ -77,7 +77,7 @@ pub fn classify(analysis: &Analysis, file: FileId) -> Vec<(usize, usize, u32)> {
                 Token::Path(_) => 9,
                 Token::ContentType(_) => 2,
                 Token::Arrow | Token::Star | Token::Pipe | Token::Question | Token::Eq => 11,
-                Token::SchemaBody(_) => continue,
+                Token::SchemaBody => continue,
                 t if t
                     .keyword_text()
                     .is_some_and(|k| k.starts_with(char::is_alphabetic)) =>
@@ -97,7 +97,7 @@ pub fn classify(analysis: &Analysis, file: FileId) -> Vec<(usize, usize, u32)> {
     let bodies: Vec<_> = main
         .tokens
         .iter()
-        .filter(|(_, t, _)| matches!(t, Token::SchemaBody(_)))
+        .filter(|(_, t, _)| matches!(t, Token::SchemaBody))
         .map(|&(start, _, end)| start..end)
         .collect();
     add(main);

@@ -180,9 +180,24 @@ struct Twice {
 impl Twice {
     const NONE: u32 = u32::MAX;
 
+    /// Declarations with at most this many members are searched pair by
+    /// pair: for the handful of members most have, comparing each with
+    /// those before it (most differ in length) costs less than sorting.
+    const PAIRWISE: usize = 16;
+
     fn find<T>(&mut self, members: &[T], name: impl for<'a> Fn(&'a T) -> Option<&'a str>) {
         self.first.clear();
         self.first.resize(members.len(), Self::NONE);
+        if members.len() <= Self::PAIRWISE {
+            for (i, m) in members.iter().enumerate() {
+                let Some(n) = name(m) else { continue };
+                // The first earlier member of the name is the first of all.
+                if let Some(j) = members[..i].iter().position(|e| name(e) == Some(n)) {
+                    self.first[i] = j as u32;
+                }
+            }
+            return;
+        }
         self.order.clear();
         self.order
             .extend((0..members.len() as u32).filter(|&i| name(&members[i as usize]).is_some()));

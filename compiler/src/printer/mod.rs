@@ -117,7 +117,7 @@ pub fn format_file(src: &str) -> Result<String, Unformattable> {
     let mut blocks = Vec::new();
     for item in &parsed.tree.items {
         if let Item::Schemas(s) = item {
-            let b = oth_syntax::parse_bson(&s.body, s.body_offset);
+            let b = oth_syntax::parse_bson(&src[s.body.range()], s.body.start());
             split(&b.errors, &mut dangling, &mut errors);
             blocks.push(b);
         }
@@ -346,9 +346,9 @@ impl Printer<'_> {
         self.doc(&s.doc);
         let export = if s.export.is_some() { "export " } else { "" };
         self.open(&format!("{export}schemas {}", s.content_type.ct.text));
-        self.last_end = Some(s.body_offset);
+        self.last_end = Some(s.body.start());
         self.bson_block(body);
-        self.close(s.body_offset + s.body.len());
+        self.close(s.body.end());
         self.end(s.span);
     }
 

@@ -46,9 +46,8 @@ pub struct Module {
     /// The normalized path (or `othismo:env`): a file is loaded once per key.
     pub key: PathBuf,
     pub origin: Origin,
-    /// The file's tree, except that each `schemas` item's `body` is empty:
-    /// `schemas` holds what the format parsed from it, and the text is in the
-    /// source map (`body_offset` and the item's span say where).
+    /// The file's tree; `schemas` holds what the format parsed from each
+    /// `schemas` item's body (whose text is in the source map).
     pub ast: ast::File,
     pub trivia: Vec<Trivia>,
     /// One per `schemas` item, in order.
@@ -267,20 +266,16 @@ impl Resolver<'_> {
             }
         };
         let file = self.sources.add(name, text);
-        let mut parsed = oth_syntax::parse_file(&self.sources.get(file).text);
+        let parsed = oth_syntax::parse_file(&self.sources.get(file).text);
         // The file's own syntax and its schema blocks' format errors, together.
         let mut found = Diagnostics::new();
         for e in &parsed.errors {
             found.syntax(file, e);
         }
         let mut schemas = Vec::new();
-        for (i, item) in parsed.tree.items.iter_mut().enumerate() {
+        for (i, item) in parsed.tree.items.iter().enumerate() {
             if let Item::Schemas(s) = item {
                 schemas.push(self.parse_schemas(file, i, s, &mut found));
-                // The format's block now holds what the body said; the text
-                // stays in the source map. A module keeps no second copy
-                // (a large schema's body is most of its file).
-                s.body = String::new();
             }
         }
         if origin == Origin::Wasm {
@@ -327,7 +322,12 @@ impl Resolver<'_> {
                 item,
                 parsed: Some(FormatBlock {
                     format: format.content_type(),
-                    block: format.parse_block(file, &s.body, s.body_offset, diags),
+                    block: format.parse_block(
+                        file,
+                        &self.sources.get(file).text[s.body.range()],
+                        s.body.start(),
+                        diags,
+                    ),
                 }),
             },
             None => {

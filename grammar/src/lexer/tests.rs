@@ -242,13 +242,14 @@ fn unexpected_characters_are_one_error_per_run() {
 fn schema_bodies_are_captured_raw() {
     let src =
         "schemas application/bson { message A { s: string } # } in a comment\n \"}\" } object B {}";
+    let lexed = lex(src, 0, Mode::Main);
+    let (start, body, end) = &lexed.tokens[3];
+    assert_eq!(*body, Token::SchemaBody);
+    assert_eq!(
+        &src[*start..*end],
+        " message A { s: string } # } in a comment\n \"}\" "
+    );
     let t = toks(src);
-    match &t[3] {
-        Token::SchemaBody(b) => {
-            assert_eq!(b, " message A { s: string } # } in a comment\n \"}\" ")
-        }
-        other => panic!("{other:?}"),
-    }
     assert_eq!(t[4], Token::RBrace);
     assert_eq!(t[5], Token::Object);
 }
@@ -361,4 +362,41 @@ fn brackets_past_the_limit_are_one_error_and_left_out() {
             _ => (d, max),
         });
     assert_eq!(depth_seen, (0, MAX_NESTING as i64));
+}
+
+#[test]
+fn the_word_scan_finds_what_a_byte_scan_finds() {
+    // Bytes next to the four sought (`!`/`$` around `"`, `"`/`$` around `#`,
+    // `z`/`|`/`~` around the braces), bytes with the high bit set, and zero:
+    // the cases a word-at-a-time test could confuse with a match.
+    let alphabet = b"ab\"#{}!$z|~\x00\x7f\x80\xa2\xfb\xff\n";
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for len in 0..80 {
+        for _ in 0..40 {
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    // Mostly filler, as in real text: a sought byte in five.
+                    let k = (seed >> 33) as usize;
+                    if k.is_multiple_of(5) {
+                        b"\"#{}"[k / 5 % 4]
+                    } else {
+                        alphabet[k / 5 % alphabet.len()]
+                    }
+                })
+                .collect();
+            for start in 0..=len {
+                let expected = (start..len)
+                    .find(|&i| matches!(bytes[i], b'"' | b'#' | b'{' | b'}'))
+                    .unwrap_or(len);
+                assert_eq!(
+                    next_brace_or_quote(&bytes, start),
+                    expected,
+                    "{bytes:?} from {start}"
+                );
+            }
+        }
+    }
 }
