@@ -116,8 +116,6 @@ fn names(analysis: &Analysis, file: FileId) -> HashMap<usize, u32> {
         Sym::Object(_) | Sym::Image(_) => 3,
     };
     let uses = analysis
-        .compiled
-        .checked
         .names
         .uses
         .iter()

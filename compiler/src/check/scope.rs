@@ -107,9 +107,11 @@ impl Scope {
         self.uses.borrow_mut().push(NameUse { at, sym });
     }
 
-    /// Every name the file resolved, taken out of the scope.
-    pub fn take_uses(&self) -> Vec<NameUse> {
-        self.uses.take()
+    /// Every name the file resolved, and every name in scope with what it
+    /// stands for, moved out.
+    pub fn into_names(self) -> (Vec<NameUse>, Vec<(String, Sym)>) {
+        let bindings = self.names.into_iter().map(|(n, b)| (n, b.sym)).collect();
+        (self.uses.into_inner(), bindings)
     }
 
     /// Names of the kinds `want` accepts, for "did you mean" help.

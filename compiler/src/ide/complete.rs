@@ -72,7 +72,7 @@ pub fn completions(analysis: &Analysis, file: FileId, offset: usize) -> Vec<Comp
     let Some(fix) = analysis.model_file(file) else {
         return Vec::new();
     };
-    let scope = &analysis.compiled.checked.names.in_scope[fix.index()];
+    let scope = &analysis.names.in_scope[fix.index()];
     let inside = m
         .ast
         .items

@@ -48,8 +48,6 @@ impl Analysis {
             ValueKind::Message(name, fields) => {
                 let at = FileSpan::new(file, name.span);
                 let named = self
-                    .compiled
-                    .checked
                     .names
                     .uses
                     .iter()

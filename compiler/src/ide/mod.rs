@@ -11,7 +11,7 @@ mod literals;
 mod outline;
 mod rename;
 
-use crate::check::{Compilation, Sym};
+use crate::check::{Compilation, NameIndex, Sym};
 use crate::model::{EntryId, FileIx, ImageId, Seg, TypeId};
 use crate::resolve::Origin;
 use crate::source::{FileId, FileSpan};
@@ -45,11 +45,14 @@ pub enum Target {
 /// A checked program, asked about places in its files.
 pub struct Analysis {
     pub compiled: Compilation,
+    /// The checker's names, sorted for finding by place.
+    pub names: NameIndex,
 }
 
 impl Analysis {
-    pub fn new(compiled: Compilation) -> Analysis {
-        Analysis { compiled }
+    pub fn new(mut compiled: Compilation) -> Analysis {
+        let names = NameIndex::new(std::mem::take(&mut compiled.checked.names));
+        Analysis { compiled, names }
     }
 
     /// The file loaded under `name` (the path it was loaded by).
@@ -99,8 +102,7 @@ impl Analysis {
         let inside =
             |s: &FileSpan| s.file == file && s.span.start() <= offset && offset <= s.span.end();
         // Uses first: they are the smallest spans.
-        let names = &self.compiled.checked.names;
-        if let Some(u) = names.uses.iter().find(|u| inside(&u.at)) {
+        if let Some(u) = self.names.uses.iter().find(|u| inside(&u.at)) {
             return Some((Target::Sym(u.sym), u.at));
         }
         self.occurrences()
@@ -182,9 +184,7 @@ impl Analysis {
         let mut out: Vec<FileSpan> = self.definition(target).into_iter().collect();
         match target {
             Target::Sym(sym) => out.extend(
-                self.compiled
-                    .checked
-                    .names
+                self.names
                     .uses
                     .iter()
                     .filter(|u| u.sym == sym)

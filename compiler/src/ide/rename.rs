@@ -75,7 +75,7 @@ fn collides(analysis: &Analysis, target: Target, old: &str, new: &str) -> Result
     match target {
         Target::Sym(sym) => {
             // Every file that knows the symbol by its old name.
-            for (fi, names) in analysis.compiled.checked.names.in_scope.iter().enumerate() {
+            for (fi, names) in analysis.names.in_scope.iter().enumerate() {
                 let knows = names.iter().any(|(n, s)| n == old && *s == sym);
                 if !knows {
                     continue;
