@@ -219,7 +219,13 @@ impl Scalar {
     }
 
     pub fn parse(s: &str) -> Option<Scalar> {
-        Scalar::ALL.into_iter().find(|x| x.as_str() == s)
+        // Every field type is asked about: the first byte rules out most
+        // candidates before their bytes are compared.
+        let first = *s.as_bytes().first()?;
+        Scalar::ALL.into_iter().find(|x| {
+            let name = x.as_str();
+            name.as_bytes()[0] == first && name == s
+        })
     }
 
     /// The inclusive range of an integer scalar.

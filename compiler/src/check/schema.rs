@@ -37,26 +37,29 @@ pub fn required_cycles(cx: &mut Cx) {
     let mut stack: Vec<usize> = Vec::new();
     let mut next = 0usize;
     let mut components: Vec<Vec<usize>> = Vec::new();
+    // The walk's frames: (node, where its edges start in `edges`, how many
+    // of them are visited). Frames come and go as a stack, so their edges
+    // do too: one buffer serves every node, with no list per node.
+    let mut work: Vec<(usize, usize, usize)> = Vec::new();
+    let mut edges: Vec<usize> = Vec::new();
+    let enter = |v: usize, work: &mut Vec<(usize, usize, usize)>, edges: &mut Vec<usize>| {
+        work.push((v, edges.len(), 0));
+        edges.extend(required_edges(cx.model, TypeId(v as u32)).map(|(_, t)| t.index()));
+    };
     for root in 0..n {
         if index[root] != usize::MAX {
             continue;
         }
-        // (node, edges of node, position in edges)
-        let mut work: Vec<(usize, Vec<usize>, usize)> = Vec::new();
-        let edges = |v: usize| {
-            required_edges(cx.model, TypeId(v as u32))
-                .map(|(_, t)| t.index())
-                .collect::<Vec<_>>()
-        };
         index[root] = next;
         low[root] = next;
         next += 1;
         stack.push(root);
         on_stack[root] = true;
-        work.push((root, edges(root), 0));
-        while let Some((v, es, pos)) = work.last_mut() {
-            let v = *v;
-            if let Some(&w) = es.get(*pos) {
+        enter(root, &mut work, &mut edges);
+        while let Some(&mut (v, from, ref mut pos)) = work.last_mut() {
+            // The top frame's edges are the buffer's tail.
+            if from + *pos < edges.len() {
+                let w = edges[from + *pos];
                 *pos += 1;
                 if index[w] == usize::MAX {
                     index[w] = next;
@@ -64,31 +67,39 @@ pub fn required_cycles(cx: &mut Cx) {
                     next += 1;
                     stack.push(w);
                     on_stack[w] = true;
-                    work.push((w, edges(w), 0));
+                    enter(w, &mut work, &mut edges);
                 } else if on_stack[w] {
                     low[v] = low[v].min(index[w]);
                 }
                 continue;
             }
             work.pop();
-            if let Some((parent, _, _)) = work.last() {
-                low[*parent] = low[*parent].min(low[v]);
+            edges.truncate(from);
+            if let Some(&(parent, _, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
             }
-            if low[v] == index[v] {
-                let mut comp = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    comp.push(w);
-                    if w == v {
-                        break;
-                    }
+            if low[v] != index[v] {
+                continue;
+            }
+            if stack.last() == Some(&v) {
+                // A component of one (nearly every type): a cycle only when
+                // the type needs itself.
+                stack.pop();
+                on_stack[v] = false;
+                if required_edges(cx.model, TypeId(v as u32)).any(|(_, t)| t.index() == v) {
+                    components.push(vec![v]);
                 }
-                let self_loop = comp.len() == 1
-                    && required_edges(cx.model, TypeId(v as u32)).any(|(_, t)| t.index() == v);
-                if comp.len() > 1 || self_loop {
-                    components.push(comp);
+                continue;
+            }
+            let mut comp = Vec::new();
+            while let Some(w) = stack.pop() {
+                on_stack[w] = false;
+                comp.push(w);
+                if w == v {
+                    break;
                 }
             }
+            components.push(comp);
         }
     }
     for comp in components {

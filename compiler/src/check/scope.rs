@@ -61,6 +61,12 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// Makes room for `n` more names at once (a large schema block binds
+    /// tens of thousands: no growing, and rehashing, on the way).
+    pub fn reserve(&mut self, n: usize) {
+        self.names.reserve(n);
+    }
+
     /// Adds a name; a second binding of one name is E0204 and is dropped.
     pub fn bind(
         &mut self,

@@ -26,18 +26,18 @@ pub struct BsonBlock {
 }
 
 impl SchemaBlock for BsonBlock {
-    fn declared(&self) -> Vec<DeclaredType> {
+    fn declared(&self) -> Vec<DeclaredType<'_>> {
         self.ast
             .decls
             .iter()
             .filter_map(|d| match d {
                 Decl::Message(m) => Some(DeclaredType {
-                    name: m.name.name.clone(),
+                    name: &m.name.name,
                     kind: TypeKind::Message,
                     span: m.name.span,
                 }),
                 Decl::Enum(e) => Some(DeclaredType {
-                    name: e.name.name.clone(),
+                    name: &e.name.name,
                     kind: TypeKind::Enum,
                     span: e.name.span,
                 }),
@@ -270,17 +270,24 @@ fn resolve_type(
     }
 }
 
+// The style tests read bytes: every byte of a character past ASCII fails
+// an ASCII test as the character does, and a schema has a name per field.
+
 fn is_pascal(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
+    s.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+        && s.bytes().all(|c| c.is_ascii_alphanumeric())
 }
 
 fn is_field_style(s: &str) -> bool {
-    let lower_start = s.starts_with(|c: char| c.is_ascii_lowercase());
-    let camel = s.chars().all(|c| c.is_ascii_alphanumeric());
-    let snake = s
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    lower_start && (camel || snake)
+    if !s.as_bytes().first().is_some_and(u8::is_ascii_lowercase) {
+        return false;
+    }
+    let (mut camel, mut snake) = (true, true);
+    for c in s.bytes() {
+        camel &= c.is_ascii_alphanumeric();
+        snake &= c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_';
+    }
+    camel || snake
 }
 
 fn type_name_style(

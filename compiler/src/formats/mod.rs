@@ -26,8 +26,8 @@ pub enum TypeKind {
 
 /// A type a block declares.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DeclaredType {
-    pub name: String,
+pub struct DeclaredType<'a> {
+    pub name: &'a str,
     pub kind: TypeKind,
     pub span: Span,
 }
@@ -92,7 +92,7 @@ pub struct LoweredType {
 /// A parsed schema block, in the format's own terms.
 pub trait SchemaBlock: std::fmt::Debug + Send + Sync {
     /// The types the block declares, in order.
-    fn declared(&self) -> Vec<DeclaredType>;
+    fn declared(&self) -> Vec<DeclaredType<'_>>;
 
     /// Lowers the declared types (one per `declared()` entry, in order),
     /// resolving the names their fields use and reporting the format's own

@@ -178,7 +178,7 @@ pub fn symbols(analysis: &Analysis, file: FileId) -> Vec<Symbol> {
                     .into_iter()
                     .map(|t| {
                         leaf(
-                            t.name,
+                            t.name.to_string(),
                             format!("{:?}", t.kind).to_lowercase(),
                             SymbolKind::Type,
                             t.span,

@@ -127,7 +127,7 @@ impl Module {
                         .unwrap_or_default()
                     {
                         out.push(Declared {
-                            name: t.name,
+                            name: t.name.to_string(),
                             kind: match t.kind {
                                 TypeKind::Message => DeclKind::Message,
                                 TypeKind::Enum => DeclKind::Enum,

@@ -141,11 +141,13 @@ impl Lowerer<'_> {
                         // no doubling (and copying) of the arenas on the way.
                         self.out.model.types.reserve(declared.len());
                         self.out.spans.types.reserve(declared.len());
+                        scope.reserve(declared.len());
+                        locals.reserve(declared.len());
                         for t in declared {
                             let id = TypeId(self.out.model.types.len() as u32);
                             let is_enum = t.kind == crate::formats::TypeKind::Enum;
                             self.out.model.types.push(TypeDef {
-                                name: t.name.clone(),
+                                name: t.name.to_string(),
                                 file: fix,
                                 format: parsed.format.to_string(),
                                 exported: all_exported || s.export.is_some(),
@@ -161,8 +163,8 @@ impl Lowerer<'_> {
                                 members: Vec::new(),
                             });
                             let sym = Sym::Type(id, is_enum);
-                            scope.bind(&t.name, sym, fs(file, t.span), false, self.diags);
-                            locals.entry(t.name).or_insert(sym);
+                            scope.bind(t.name, sym, fs(file, t.span), false, self.diags);
+                            locals.entry(t.name.to_string()).or_insert(sym);
                         }
                     }
                     Item::Object(o) => {
