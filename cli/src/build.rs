@@ -120,6 +120,7 @@ pub fn run(args: BuildArgs) -> u8 {
     if args.options.watch {
         return super::watch::watch(&args.files, &args.options.values);
     }
+    othc_driver::resident::expect_few_compilations();
     match build(&args.files, &args.options, None) {
         Ok(_) => EXIT_OK,
         Err(status) => status,

@@ -20,10 +20,12 @@
 //! [`Shared`] process listening on a Unix socket, and the commands it runs
 //! connect to it instead of starting their own.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// The script each resident process runs.
@@ -180,14 +182,42 @@ fn end(child: &mut Child) -> String {
     }
 }
 
+/// Set by [`expect_few_compilations`].
+static FEW: AtomicBool = AtomicBool::new(false);
+
+/// Says that this program compiles a few modules and ends (a command-line
+/// build): the processes it starts from now on keep binaryen at V8's
+/// baseline tier (`--liftoff-only`). V8 otherwise recompiles binaryen's hot
+/// functions with its optimizing compiler as they run, which pays off only
+/// over many modules: a cold release build of examples/hello took about a
+/// sixth less time without it, and a process that compiles module after
+/// module (tests, `--watch`'s shared one) gets slower per module past the
+/// third or so (book: dev/performance.md).
+pub fn expect_few_compilations() {
+    FEW.store(true, Ordering::Relaxed);
+}
+
+/// Node's arguments for a compiler process for `asc`; `listen` makes it
+/// answer on that socket (the shared process, which lives long), `few`
+/// is [`expect_few_compilations`].
+fn node_args(asc: &Path, listen: Option<&Path>, few: bool) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    if few && listen.is_none() {
+        args.push("--liftoff-only".into());
+    }
+    args.extend(["--input-type=module", "--eval", SCRIPT].map(OsString::from));
+    args.push(asc.into());
+    if let Some(socket) = listen {
+        args.extend(["--listen".into(), socket.into()]);
+    }
+    args
+}
+
 /// Starts a compiler process for `asc`; `listen` makes it answer on that
 /// socket instead of its stdin.
 fn spawn(asc: &Path, listen: Option<&Path>) -> Result<(Child, ChildStdin, ChildStdout), String> {
     let mut cmd = Command::new("node");
-    cmd.args(["--input-type=module", "--eval", SCRIPT]).arg(asc);
-    if let Some(socket) = listen {
-        cmd.arg("--listen").arg(socket);
-    }
+    cmd.args(node_args(asc, listen, FEW.load(Ordering::Relaxed)));
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -343,5 +373,25 @@ impl Drop for Shared {
         if let Some(dir) = self.socket.parent() {
             let _ = std::fs::remove_dir_all(dir);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_own_processes_of_a_short_program_stay_at_the_baseline_tier() {
+        let asc = Path::new("/c/asc.js");
+        let own = node_args(asc, None, true);
+        // A V8 flag is node's only before the code to run.
+        assert_eq!(own[0], "--liftoff-only");
+        assert_eq!(own[1..4], ["--input-type=module", "--eval", SCRIPT]);
+        assert_eq!(own[4], "/c/asc.js");
+        assert!(!node_args(asc, None, false).contains(&"--liftoff-only".into()));
+        // The watcher's shared process compiles for as long as one edits.
+        let shared = node_args(asc, Some(Path::new("/s/sock")), true);
+        assert!(!shared.contains(&"--liftoff-only".into()));
+        assert_eq!(shared[shared.len() - 2..], ["--listen", "/s/sock"]);
     }
 }
