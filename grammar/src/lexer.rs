@@ -92,8 +92,10 @@ pub struct TokenStream<'src> {
     src: &'src str,
     offset: usize,
     mode: Mode,
-    /// The next raw token, read ahead for `starts_item`.
-    peeked: Option<Spanned>,
+    /// The next raw token (`None` at the end), when it was read ahead for
+    /// `starts_item`: only after a word that may begin an item, inside a
+    /// block (most tokens are handed on without a look at the next).
+    peeked: Option<Option<Spanned>>,
     /// Tokens ready to hand out (synthetic closers, then the real token).
     ready: std::collections::VecDeque<Spanned>,
     stack: Vec<(Token, Span)>,
@@ -297,7 +299,7 @@ impl<'src> TokenStream<'src> {
     /// left out), to be handed out after them.
     fn advance(&mut self) -> Option<Spanned> {
         let current = match self.peeked.take() {
-            Some(t) => Some(t),
+            Some(t) => t,
             None => self.raw(),
         };
         let Some((s, tok, e)) = current else {
@@ -308,10 +310,15 @@ impl<'src> TokenStream<'src> {
             }
             return None;
         };
-        self.peeked = self.raw();
-        let next = self.peeked.as_ref().map(|(_, t, _)| t);
-        if !self.stack.is_empty() && starts_item(self.mode, &tok, next) {
-            self.close_above(0, s, Span::new(s, e), UnclosedBy::NewItem);
+        if !self.stack.is_empty()
+            && let Some(next_fits) = item_start(self.mode, &tok)
+        {
+            let next = self.raw();
+            let starts = next_fits(next.as_ref().map(|(_, t, _)| t));
+            self.peeked = Some(next);
+            if starts {
+                self.close_above(0, s, Span::new(s, e), UnclosedBy::NewItem);
+            }
         }
         match tok {
             Token::LBrace | Token::LBracket
@@ -463,25 +470,29 @@ fn next_brace_or_quote(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// True when `tok` (followed by `next`) can only begin a top-level item, so an
-/// enclosing block must have been left open.
-fn starts_item(mode: Mode, tok: &Token, next: Option<&Token>) -> bool {
-    match mode {
-        Mode::Main => match tok {
-            Token::Object | Token::Image => matches!(next, Some(Token::Ident(_))),
-            Token::Import => matches!(next, Some(Token::LBrace)),
-            Token::Schemas => matches!(next, Some(Token::ContentType(_))),
-            Token::Native => matches!(next, Some(Token::Object)),
-            Token::Export => matches!(
-                next,
+/// A test of the token after one that may begin a top-level item.
+type NextFits = fn(Option<&Token>) -> bool;
+
+/// What the token after `tok` must be for the two to begin a top-level
+/// item, when `tok` may begin one: if they do, an enclosing block must have
+/// been left open. `None` for every other token, which is handed on without
+/// reading the next.
+fn item_start(mode: Mode, tok: &Token) -> Option<NextFits> {
+    let fits: NextFits = match (mode, tok) {
+        (Mode::Main, Token::Object | Token::Image) => |n| matches!(n, Some(Token::Ident(_))),
+        (Mode::Main, Token::Import) => |n| matches!(n, Some(Token::LBrace)),
+        (Mode::Main, Token::Schemas) => |n| matches!(n, Some(Token::ContentType(_))),
+        (Mode::Main, Token::Native) => |n| matches!(n, Some(Token::Object)),
+        (Mode::Main, Token::Export) => |n| {
+            matches!(
+                n,
                 Some(Token::Object | Token::Image | Token::Schemas | Token::Native)
-            ),
-            _ => false,
+            )
         },
-        Mode::Bson => {
-            matches!(tok, Token::KwMessage | Token::KwEnum) && matches!(next, Some(Token::Ident(_)))
-        }
-    }
+        (Mode::Bson, Token::KwMessage | Token::KwEnum) => |n| matches!(n, Some(Token::Ident(_))),
+        _ => return None,
+    };
+    Some(fits)
 }
 
 fn closer_for(opener: &Token) -> Token {

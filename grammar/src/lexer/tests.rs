@@ -400,3 +400,44 @@ fn the_word_scan_finds_what_a_byte_scan_finds() {
         }
     }
 }
+
+#[test]
+fn every_item_start_closes_what_was_left_open() {
+    let closed_by_item = |src: &str, mode| {
+        lex(src, 0, mode).errors.iter().any(|e| {
+            matches!(
+                e,
+                SyntaxError::Unclosed {
+                    by: UnclosedBy::NewItem,
+                    ..
+                }
+            )
+        })
+    };
+    for (src, mode) in [
+        ("object A { object B {}", Mode::Main),
+        ("object A { image I {}", Mode::Main),
+        ("object A { import { X } from \"x.oth\"", Mode::Main),
+        ("object A { schemas application/bson { }", Mode::Main),
+        ("object A { native object N {}", Mode::Main),
+        ("object A { export object B {}", Mode::Main),
+        ("object A { export image I {}", Mode::Main),
+        ("object A { export schemas application/bson { }", Mode::Main),
+        ("object A { export native object N {}", Mode::Main),
+        ("message A { a: i32\nmessage B { b: i32 }", Mode::Bson),
+        ("message A { a: i32\nenum E { x }", Mode::Bson),
+    ] {
+        assert!(closed_by_item(src, mode), "{src:?} closes the open block");
+    }
+    // The same words where they begin no item: nothing is closed early.
+    for (src, mode) in [
+        ("object A { image: 1 }", Mode::Main),
+        ("object A { import: 1 }", Mode::Main),
+        ("object A { export: 1 }", Mode::Main),
+        ("object A { native: 1 }", Mode::Main),
+        ("message A { message: i32, enum: i32 }", Mode::Bson),
+        ("message A { object B: i32 }", Mode::Bson),
+    ] {
+        assert!(!closed_by_item(src, mode), "{src:?} closes nothing early");
+    }
+}
