@@ -5,8 +5,8 @@
 //! (E0701 with the compiler's output), the result is held against the host
 //! ABI (E0702), and its header and schemas are appended as custom sections.
 //! A module whose inputs are unchanged is taken from the cache; the others
-//! compile one after another in one resident compiler process. Progress
-//! goes to stderr.
+//! compile in resident compiler processes, side by side when
+//! `resident::at_once` says so. Progress goes to stderr.
 
 use std::path::{Path, PathBuf};
 
@@ -223,17 +223,13 @@ fn build_modules(
             }),
         }
     }
-    // One after another, in one resident compiler process: after its first
-    // module the compiler is warm, and a warm compile of the next module
-    // takes less than a cold one running beside it would (measured in
-    // book: dev/performance.md).
-    let results: Vec<(ObjectId, PathBuf, Compiled)> = jobs
-        .iter()
-        .map(|(o, ts, bindings)| {
+    // As many at once as the compiler processes allow (one after another
+    // when they tier up: see `resident::at_once`), the results in order.
+    let results: Vec<(ObjectId, PathBuf, Compiled)> =
+        crate::in_turns::in_turns(&jobs, crate::resident::at_once(), |(o, ts, bindings)| {
             let name = &model.object(*o).name;
             (*o, ts.clone(), compile_cached(name, ts, bindings, opts))
-        })
-        .collect();
+        });
     // What follows a build (bundling, running an image) does not compile.
     crate::resident::release_idle();
     let mut built = Vec::new();
@@ -399,7 +395,13 @@ fn compile_cached(
     let wasm = toolchain::compile(ts, &scratch, opts.profile).map_err(|e| e.output)?;
     if let Some(parent) = cached.parent() {
         let _ = std::fs::create_dir_all(parent);
-        let tmp = parent.join(format!(".{key}.{}", std::process::id()));
+        // Named for this process and thread: two objects of one
+        // implementation may be compiled at once, under one key.
+        let tmp = parent.join(format!(
+            ".{key}.{}.{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         if std::fs::write(&tmp, &wasm).is_ok() {
             let _ = std::fs::rename(&tmp, &cached);
         }

@@ -7,5 +7,6 @@
 
 pub mod build;
 pub mod build_errors;
+mod in_turns;
 pub mod resident;
 pub mod toolchain;

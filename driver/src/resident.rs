@@ -6,9 +6,10 @@
 //! compiled 2–3× faster (release) and 5–10× faster (`--debug`) when it was not the
 //! first in its process. So compilations go to resident compiler processes
 //! (`resident_compiler.mjs`, one request at a time each) kept in a pool of at
-//! most one per core: a build that compiles its modules one after another
-//! uses one process for all of them; tests that compile from several
-//! threads get one each, up to the number of cores.
+//! most one per core: a command-line build compiles its modules on as many
+//! threads as [`at_once`] says, each taking a process from the pool; tests
+//! that compile from several threads get one each, up to the number of
+//! cores.
 //!
 //! A process that stops (crashed, killed, or retired after the compiler
 //! threw) is dropped from the pool; the next compilation starts a fresh one.
@@ -195,6 +196,22 @@ static FEW: AtomicBool = AtomicBool::new(false);
 /// third or so (book: dev/performance.md).
 pub fn expect_few_compilations() {
     FEW.store(true, Ordering::Relaxed);
+}
+
+/// How many compilations a build runs at once. One per core when this
+/// program's own processes stay at the baseline tier: each then keeps to
+/// one core, and hello's two modules compiled side by side in two cold
+/// processes took 2.9–3.5 s against 3.5–4.4 s one after the other in one.
+/// Otherwise one: a process that tiers up keeps the other core busy with
+/// V8's optimizing compiler, and a second cold process beside it slowed
+/// both (5.0–6.5 s). A build that talks to the watcher's shared process
+/// sends one request at a time, since the process answers them in turn.
+pub fn at_once() -> usize {
+    if FEW.load(Ordering::Relaxed) && std::env::var_os(SOCKET_ENV).is_none() {
+        most()
+    } else {
+        1
+    }
 }
 
 /// Node's arguments for a compiler process for `asc`; `listen` makes it
