@@ -66,6 +66,9 @@ pub fn build(
         files: o.values.clone(),
         sets: o.set.clone(),
     };
+    // A command-line build compiles a few modules and ends (`--watch` runs
+    // this in a new program each time, which talks to its shared compiler).
+    othc_driver::resident::expect_few_compilations();
     let mut compiled = compile_and_report(files, &inputs, &o.report)?;
     if let Some(image) = to_run {
         runnable(&compiled, &files[0], image)?;
@@ -120,7 +123,6 @@ pub fn run(args: BuildArgs) -> u8 {
     if args.options.watch {
         return super::watch::watch(&args.files, &args.options.values);
     }
-    othc_driver::resident::expect_few_compilations();
     match build(&args.files, &args.options, None) {
         Ok(_) => EXIT_OK,
         Err(status) => status,

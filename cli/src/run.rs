@@ -60,7 +60,6 @@ pub fn run(args: RunArgs) -> u8 {
         args.file.clone()
     } else {
         let to_run = Some(args.image.as_deref());
-        othc_driver::resident::expect_few_compilations();
         let bundles = match build(std::slice::from_ref(&args.file), &args.options, to_run) {
             Ok(b) => b,
             Err(status) => return status,
