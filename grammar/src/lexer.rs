@@ -93,8 +93,8 @@ pub struct TokenStream<'src> {
     offset: usize,
     mode: Mode,
     /// The next raw token (`None` at the end), when it was read ahead for
-    /// `starts_item`: only after a word that may begin an item, inside a
-    /// block (most tokens are handed on without a look at the next).
+    /// [`item_start`]'s test: only after a word that may begin an item,
+    /// inside a block (most tokens are handed on without a look at the next).
     peeked: Option<Option<Spanned>>,
     /// Tokens ready to hand out (synthetic closers, then the real token).
     ready: std::collections::VecDeque<Spanned>,
