@@ -136,7 +136,9 @@ pub struct TypeDef {
     pub name: String,
     pub file: FileIx,
     /// The content type of the format that declares it: `application/bson`.
-    pub format: String,
+    /// Borrowed from the format when lowered (a large schema declares tens
+    /// of thousands of types, all of one format); owned when read back.
+    pub format: std::borrow::Cow<'static, str>,
     pub exported: bool,
     pub doc: Option<String>,
     pub kind: TypeKind,

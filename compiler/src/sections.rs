@@ -185,7 +185,7 @@ pub fn header_text(model: &Model, id: ObjectId) -> String {
 /// `header_types`.
 pub fn schemas_texts(model: &Model, id: ObjectId) -> Vec<(String, String)> {
     let types = header_types(model, id);
-    let mut formats: Vec<&str> = types.iter().map(|t| model.ty(*t).format.as_str()).collect();
+    let mut formats: Vec<&str> = types.iter().map(|t| &*model.ty(*t).format).collect();
     formats.sort_unstable();
     formats.dedup();
     formats

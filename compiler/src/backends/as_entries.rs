@@ -102,7 +102,7 @@ pub(super) fn request_kind(model: &Model, e: &EntryDef) -> Request {
                 .iter()
                 .map(|t| match t {
                     PayloadType::Content(c) => c.text.clone(),
-                    PayloadType::Message(id) => model.ty(*id).format.clone(),
+                    PayloadType::Message(id) => model.ty(*id).format.to_string(),
                     PayloadType::Unknown => "*/*".into(),
                 })
                 .collect(),

@@ -76,26 +76,37 @@ impl Scope {
         imported: bool,
         diags: &mut Diagnostics,
     ) {
-        if let Some(prev) = self.names.get(name) {
-            diags.report(NameError::DefinedTwice {
-                name: name.to_string(),
-                at,
-                first: prev.at,
-                imported,
-                first_imported: prev.imported,
-            });
-            return;
+        // One probe of the map per name (a large block binds tens of
+        // thousands): the key is made before knowing it is new, which only
+        // a name declared twice wastes.
+        match self.names.entry(name.to_string()) {
+            std::collections::hash_map::Entry::Occupied(prev) => {
+                let prev = prev.get();
+                diags.report(NameError::DefinedTwice {
+                    name: name.to_string(),
+                    at,
+                    first: prev.at,
+                    imported,
+                    first_imported: prev.imported,
+                });
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                self.type_names = Default::default();
+                slot.insert(Binding {
+                    sym,
+                    at,
+                    imported,
+                    used: Cell::new(false),
+                });
+            }
         }
-        self.type_names = Default::default();
-        self.names.insert(
-            name.to_string(),
-            Binding {
-                sym,
-                at,
-                imported,
-                used: Cell::new(false),
-            },
-        );
+    }
+
+    /// What the file itself declares as `name` (not an import), without
+    /// marking it used: what an import of the file can name.
+    pub fn declared(&self, name: &str) -> Option<Sym> {
+        let b = self.names.get(name)?;
+        (!b.imported).then_some(b.sym)
     }
 
     /// Looks up the name written at `at`, marks it used and records where.

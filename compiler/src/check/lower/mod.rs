@@ -8,8 +8,6 @@
 mod entries;
 mod images;
 
-use foldhash::HashMap;
-
 use oth_syntax::Span;
 use oth_syntax::ast::{self, ImagePart, Item, ObjectMember};
 
@@ -48,20 +46,16 @@ pub fn lower(front: &mut FrontEnd, formats: &Formats, diags: &mut Diagnostics) -
             image_src: Vec::new(),
             startup_types: Vec::new(),
         },
-        locals: Vec::new(),
         diags,
     };
     l.declare();
     l.import();
-    let Lowerer {
-        mut out, locals, ..
-    } = l;
+    let Lowerer { mut out, .. } = l;
     lower_types(front, &mut out, diags);
     let mut l = Lowerer {
         front,
         formats,
         out,
-        locals,
         diags,
     };
     l.lower_objects_and_images();
@@ -99,8 +93,6 @@ struct Lowerer<'a> {
     front: &'a FrontEnd,
     formats: &'a Formats,
     out: Lowered,
-    /// Per module: its own declarations (what an import of it can name).
-    locals: Vec<HashMap<String, Sym>>,
     diags: &'a mut Diagnostics,
 }
 
@@ -128,7 +120,6 @@ impl Lowerer<'_> {
             let fix = FileIx(mi as u32);
             let all_exported = m.origin != Origin::Source;
             let mut scope = Scope::default();
-            let mut locals = HashMap::default();
             let mut blocks = m.schemas.iter();
             for (ii, item) in m.ast.items.iter().enumerate() {
                 match item {
@@ -142,14 +133,13 @@ impl Lowerer<'_> {
                         self.out.model.types.reserve(declared.len());
                         self.out.spans.types.reserve(declared.len());
                         scope.reserve(declared.len());
-                        locals.reserve(declared.len());
                         for t in declared {
                             let id = TypeId(self.out.model.types.len() as u32);
                             let is_enum = t.kind == crate::formats::TypeKind::Enum;
                             self.out.model.types.push(TypeDef {
                                 name: t.name.to_string(),
                                 file: fix,
-                                format: parsed.format.to_string(),
+                                format: parsed.format.into(),
                                 exported: all_exported || s.export.is_some(),
                                 doc: None,
                                 kind: if is_enum {
@@ -164,7 +154,6 @@ impl Lowerer<'_> {
                             });
                             let sym = Sym::Type(id, is_enum);
                             scope.bind(t.name, sym, fs(file, t.span), false, self.diags);
-                            locals.entry(t.name.to_string()).or_insert(sym);
                         }
                     }
                     Item::Object(o) => {
@@ -185,7 +174,6 @@ impl Lowerer<'_> {
                         });
                         let sym = Sym::Object(id);
                         scope.bind(&o.name.name, sym, fs(file, o.name.span), false, self.diags);
-                        locals.entry(o.name.name.clone()).or_insert(sym);
                     }
                     Item::Image(i) => {
                         let id = ImageId(self.out.model.images.len() as u32);
@@ -211,13 +199,11 @@ impl Lowerer<'_> {
                         self.out.image_src.push((ModuleId(mi as u32), ii));
                         let sym = Sym::Image(id);
                         scope.bind(&i.name.name, sym, fs(file, i.name.span), false, self.diags);
-                        locals.entry(i.name.name.clone()).or_insert(sym);
                     }
                     Item::Import(_) | Item::Error(_) => {}
                 }
             }
             self.out.scopes.push(scope);
-            self.locals.push(locals);
         }
     }
 
@@ -233,7 +219,11 @@ impl Lowerer<'_> {
                     Sym::Image(i) => model.image(i).exported,
                 };
                 for n in &imp.names {
-                    let Some(&sym) = self.locals[target.0 as usize].get(&n.name.name) else {
+                    // Imports are bound after every file's declarations:
+                    // what the target declares is what an import of it can
+                    // name (not what it imports itself).
+                    let Some(sym) = self.out.scopes[target.0 as usize].declared(&n.name.name)
+                    else {
                         continue;
                     };
                     if !exported(sym, &self.out.model) {

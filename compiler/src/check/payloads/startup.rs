@@ -133,7 +133,7 @@ impl PayloadChecker<'_> {
             diags: self.diags,
         };
         format.encode_message(&mut cx, ty, v).map(|bytes| Encoded {
-            content_type: def.format.clone(),
+            content_type: def.format.to_string(),
             message: Some(def.name.clone()),
             bytes,
         })
