@@ -38,6 +38,12 @@ lalrpop_mod!(
 use lexer::Mode;
 use token::Token;
 
+/// The grammars' own error type: they never raise one (the token stream
+/// reports lexical errors beside the tokens, and recovery records parse
+/// errors), so none can exist. Uninhabited, it costs nothing to carry: the
+/// tokens the parser reads are `Result`s of it.
+pub enum NoError {}
+
 /// A tree and what was found while building it.
 #[derive(Debug)]
 pub struct Parsed<T> {
@@ -61,14 +67,14 @@ pub struct Parsed<T> {
 /// not reported.
 #[derive(Default)]
 pub struct Recovery {
-    errors: Vec<ParseError<usize, Token, SyntaxError>>,
+    errors: Vec<ParseError<usize, Token, NoError>>,
     completed: usize,
     /// Members completed at the last error, and whether its recovery dropped nothing.
     last: Option<(usize, bool)>,
 }
 
 impl Recovery {
-    fn error(&mut self, e: ErrorRecovery<usize, Token, SyntaxError>) {
+    fn error(&mut self, e: ErrorRecovery<usize, Token, NoError>) {
         let echo = matches!(self.last, Some((at, true)) if at == self.completed);
         self.last = Some((self.completed, e.dropped_tokens.is_empty()));
         if !echo {
@@ -131,14 +137,14 @@ pub fn parse_bson_whole(body: &str, offset: usize) -> Parsed<ast::bson::Block> {
 }
 
 /// What the grammars read: the balanced token stream.
-type Toks<'a> = &'a mut dyn Iterator<Item = Result<lexer::Spanned, SyntaxError>>;
+type Toks<'a> = &'a mut dyn Iterator<Item = Result<lexer::Spanned, NoError>>;
 
 fn run<T>(
     src: &str,
     offset: usize,
     mode: Mode,
     empty: T,
-    parse: impl FnOnce(&mut Recovery, Toks) -> Result<T, ParseError<usize, Token, SyntaxError>>,
+    parse: impl FnOnce(&mut Recovery, Toks) -> Result<T, ParseError<usize, Token, NoError>>,
     attach: impl FnOnce(&mut T, &mut docs::Docs),
 ) -> Parsed<T> {
     if offset + src.len() > span::MAX_SOURCE_BYTES {
@@ -199,7 +205,7 @@ fn run<T>(
     }
 }
 
-fn convert(e: ParseError<usize, Token, SyntaxError>, end: usize) -> SyntaxError {
+fn convert(e: ParseError<usize, Token, NoError>, end: usize) -> SyntaxError {
     match e {
         ParseError::InvalidToken { location } => SyntaxError::UnexpectedChar {
             span: Span::new(location, location + 1),
@@ -222,7 +228,7 @@ fn convert(e: ParseError<usize, Token, SyntaxError>, end: usize) -> SyntaxError 
             found: tok.describe(),
             expected: Vec::new(),
         },
-        ParseError::User { error } => error,
+        ParseError::User { error } => match error {},
     }
 }
 
