@@ -153,6 +153,9 @@ fn small_limits() -> Limits {
         payload: 1 << 16,
         queue: 1024,
         held_mib: 4,
+        // A fuzzed module that traps stays stopped: one run, one outcome.
+        restarts: 0,
+        ..Limits::default()
     }
 }
 

@@ -126,24 +126,9 @@ impl Runtime<'_> {
             Event::Answer { to, ticket, .. } | Event::Error { to, ticket, .. } => {
                 self.abandoned(*to, *ticket)
             }
-            Event::Cancel { .. } => false,
+            Event::Cancel { .. } | Event::Restart { .. } => false,
         };
         if dropped {
-            // The last answer to a cancelled ticket: nothing more will come.
-            if let Event::Answer {
-                to: Sender::Instance(c),
-                ticket,
-                done: true,
-                ..
-            }
-            | Event::Error {
-                to: Sender::Instance(c),
-                ticket,
-                ..
-            } = &e
-            {
-                self.actors[*c].dropped.remove(ticket);
-            }
             return;
         }
         self.trace(&e);
@@ -243,14 +228,18 @@ impl Runtime<'_> {
                 desc,
             } => match to {
                 Sender::Operator(n) => {
+                    // The image is not configured as written: it stops
+                    // before it serves anything (listeners close at once).
                     let s = &self.json.startup[n];
                     let _ = writeln!(
                         self.io.err,
-                        "error: startup request {} {} failed: {errno} {code}: {desc}",
+                        "error: startup request {} {} failed: {errno} {code}: {desc}\n\
+                         the image stops: it is not configured as its startup requests say",
                         s.verb.as_str(),
                         othc::bundle::tree_path(&s.target, &s.path)
                     );
                     self.failed = true;
+                    self.fatal = true;
                 }
                 Sender::Instance(a) => {
                     if let Body::Wasm(w) = &mut self.actors[a].body {
@@ -270,7 +259,11 @@ impl Runtime<'_> {
                     }
                     Body::Console(_) | Body::Files(_) | Body::Http(_) | Body::Clock => {}
                 }
+                // It has been told: from now on an answer to the request is
+                // one to a request it is not serving.
+                self.actors[to].cancelled.remove(&id);
             }
+            Event::Restart { to } => self.restart(to),
         }
     }
 
@@ -369,7 +362,7 @@ impl Runtime<'_> {
                     self.route(a, req, aim);
                 }
                 Call::Cancel { ticket } => {
-                    self.actors[a].dropped.insert(ticket);
+                    self.drop_ticket(a, ticket);
                     self.withdraw(Sender::Instance(a), Some(ticket));
                 }
                 Call::Answer { id, done, payload } => {
@@ -526,7 +519,12 @@ impl Runtime<'_> {
         self.queue
             .retain(|e| !matches!(e, Event::Serve { req, .. } if req.from == me));
         self.actors[a].queued = 0;
-        self.actors[a].dropped.clear();
+        self.forget_all_of(a);
+        if self.supervised(a) {
+            // Next, before anything else: what is queued for it goes to the
+            // fresh instance (after its startup requests), not to a gap.
+            self.queue.push_front(Event::Restart { to: a });
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
+use wasmtime::{Caller, Engine, Instance, InstancePre, Linker, Memory, Store, TypedFunc};
 
 use crate::Payload;
 use crate::limits::Limits;
@@ -411,11 +411,10 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
 }
 
 impl Wasm {
-    /// An instance of `module` (compiled once, however many instances).
+    /// An instance of a module, linked once however many instances it
+    /// has (or however often one is restarted).
     pub fn new(
-        engine: &Engine,
-        linker: &Linker<Host>,
-        module: &Module,
+        pre: &InstancePre<Host>,
         view: Vec<Link>,
         limits: &Limits,
     ) -> wasmtime::Result<Wasm> {
@@ -433,11 +432,11 @@ impl Wasm {
             memory: None,
             last_content_type: None,
         };
-        let mut store = Store::new(engine, host);
+        let mut store = Store::new(pre.module().engine(), host);
         store.limiter(|h| h);
         store.epoch_deadline_trap();
         store.set_epoch_deadline(limits.deadline_ticks());
-        let instance: Instance = linker.instantiate(&mut store, module)?;
+        let instance: Instance = pre.instantiate(&mut store)?;
         let memory = instance
             .get_memory(&mut store, "memory")
             .ok_or_else(|| wasmtime::Error::msg("the module exports no memory"))?;

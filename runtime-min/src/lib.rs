@@ -30,6 +30,7 @@ mod load;
 pub mod natives;
 mod outside;
 pub mod route;
+mod supervise;
 mod ticker;
 mod trace;
 pub mod view;
@@ -140,10 +141,13 @@ struct Actor {
     header: Rc<Header>,
     /// Requests it is serving, by request id.
     serving: IdMap<Serving>,
-    /// Request ids whose callers cancelled: late answers are dropped.
+    /// Request ids whose callers cancelled: a late answer is dropped, not
+    /// held against it, until the cancel has been delivered to it (an id is
+    /// forgotten once its `othismo_cancel` call returns).
     cancelled: IdSet,
-    /// Tickets of its own requests it cancelled: their answers are dropped
-    /// (and the ticket forgotten once the last of them comes).
+    /// Tickets of its own requests it cancelled: their answers are dropped.
+    /// A ticket is forgotten once every delivery queued before its cancel
+    /// has been taken (`Runtime::forget`): nothing newer can carry it.
     dropped: IdSet,
     /// Bytes of its requests waiting in the queue (`held_cost` each): with
     /// its cancelled tickets, what the host holds for it between calls.
@@ -156,6 +160,9 @@ struct Actor {
     /// not their outcome (`route::Passed`).
     passed: Option<route::Passed>,
     reached: Option<route::Reached>,
+    /// How to make a fresh instance of it (a module's instances; natives
+    /// are never stopped), and when it was restarted lately.
+    supervised: Option<supervise::Supervised>,
 }
 
 enum Event {
@@ -180,6 +187,11 @@ enum Event {
     Cancel {
         to: usize,
         id: i32,
+    },
+    /// Instance `to` was stopped: a fresh one takes its place
+    /// (`supervise`), after what was queued before.
+    Restart {
+        to: usize,
     },
 }
 
@@ -206,10 +218,19 @@ pub struct Io<'a> {
 
 pub struct Runtime<'a> {
     actors: Vec<Actor>,
-    /// Each startup request's receiver and path, in order.
-    startup: Vec<(usize, Vec<Seg>)>,
+    /// Each startup request's receiver and path, in order (sent again to a
+    /// restarted instance).
+    startup: Vec<(usize, Arc<[Seg]>)>,
     json: ImageJson,
     queue: VecDeque<Event>,
+    /// Deliveries taken from the queue so far: with the queue's length,
+    /// the place of each one in it.
+    taken: u64,
+    /// Dropped tickets to forget, each once `taken` reaches its mark.
+    forget: VecDeque<supervise::Forget>,
+    /// Why the run must end now (a startup request failed, an instance
+    /// stopped past its restarts): it serves nothing more.
+    fatal: bool,
     io: Io<'a>,
     inbox: Inbox,
     /// A console line that came while nobody watched.
@@ -238,32 +259,22 @@ impl<'a> Runtime<'a> {
                 self.after_call(a, result);
             }
         }
-        // The operator's startup requests go first: they configure the
-        // image, and what the instances asked for while starting waits
-        // behind them (an object cannot otherwise wait for its config).
-        let held = std::mem::take(&mut self.queue);
-        let startup = std::mem::take(&mut self.startup);
-        for (n, (to, path)) in startup.into_iter().enumerate() {
-            let s = &self.json.startup[n];
-            let payload = s.payload.as_ref().map(|p| Payload {
-                content_type: p.content_type.as_str().into(),
-                data: p.bytes(),
-            });
-            let req = Serving {
-                from: Sender::Operator(n),
-                ticket: n as i32 + 1,
-                verb: s.verb.wire(),
-                flags: abi::OPERATOR,
-                payload,
-                stream: false,
-                forwarded: Vec::new(),
-            };
-            self.deliver_checked(to, req, path.into(), false);
-        }
-        self.queue.extend(held);
+        self.configure(None);
         loop {
             while let Some(e) = self.queue.pop_front() {
+                self.taken += 1;
                 self.process(e);
+                self.forget_dropped();
+                if self.fatal {
+                    break;
+                }
+            }
+            if self.fatal {
+                // Nothing more is served: listeners close at once.
+                for (_, h) in self.https() {
+                    h.stop();
+                }
+                break;
             }
             if !self.wake() {
                 break;

@@ -9,6 +9,8 @@ pub const DEFAULT_TIME_MS: u64 = 1000;
 pub const DEFAULT_PAYLOAD: usize = 16 << 20;
 pub const DEFAULT_QUEUE: usize = 65536;
 pub const DEFAULT_HELD_MIB: u64 = 64;
+pub const DEFAULT_RESTARTS: u32 = 5;
+pub const DEFAULT_RESTART_PERIOD_S: u64 = 10;
 
 /// The limits of a run.
 #[derive(Clone, Debug, clap::Args)]
@@ -37,6 +39,18 @@ pub struct Limits {
     /// requests still waiting in the queue; an instance past it is stopped
     #[arg(long = "max-held", value_name = "MIB", default_value_t = DEFAULT_HELD_MIB)]
     pub held_mib: u64,
+
+    /// Restarts of one instance allowed within `--restart-period`: an
+    /// instance stopped by a trap or a limit is replaced by a fresh one of
+    /// its module (its startup requests sent again); one stopped more often
+    /// than this stays stopped and the run ends with status 1. 0: never
+    /// restart (a stopped instance stays stopped, the rest runs on)
+    #[arg(long = "max-restarts", value_name = "N", default_value_t = DEFAULT_RESTARTS)]
+    pub restarts: u32,
+
+    /// The window, in seconds, in which `--max-restarts` are counted
+    #[arg(long = "restart-period", value_name = "SECONDS", default_value_t = DEFAULT_RESTART_PERIOD_S)]
+    pub restart_period_s: u64,
 }
 
 impl Default for Limits {
@@ -47,6 +61,8 @@ impl Default for Limits {
             payload: DEFAULT_PAYLOAD,
             queue: DEFAULT_QUEUE,
             held_mib: DEFAULT_HELD_MIB,
+            restarts: DEFAULT_RESTARTS,
+            restart_period_s: DEFAULT_RESTART_PERIOD_S,
         }
     }
 }
@@ -64,6 +80,8 @@ impl Limits {
             format!("--max-payload={}", self.payload),
             format!("--max-queue={}", self.queue),
             format!("--max-held={}", self.held_mib),
+            format!("--max-restarts={}", self.restarts),
+            format!("--restart-period={}", self.restart_period_s),
         ]
     }
 
@@ -73,6 +91,11 @@ impl Limits {
 
     pub fn held_bytes(&self) -> usize {
         usize::try_from(self.held_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
+    }
+
+    /// The window restarts are counted in.
+    pub fn restart_period(&self) -> Duration {
+        Duration::from_secs(self.restart_period_s)
     }
 
     /// The execution deadline per delivery, in ticks of [`TICK`].
@@ -101,6 +124,8 @@ mod tests {
             payload: 5,
             queue: 6,
             held_mib: 7,
+            restarts: 8,
+            restart_period_s: 9,
         };
         let args = std::iter::once("x".to_string()).chain(l.to_args());
         let back = Cli::parse_from(args).limits;

@@ -11,6 +11,7 @@ use crate::host::{self, Wasm};
 use crate::natives::console::Console;
 use crate::natives::files::Files;
 use crate::outside::Inbox;
+use crate::supervise::Supervised;
 use crate::ticker::Ticker;
 use crate::view::Link;
 use crate::{Actor, Body, Header, IdMap, IdSet, Io, Limits, LoadError, Runtime};
@@ -74,7 +75,8 @@ impl<'a> Runtime<'a> {
             .collect();
         // Each module is compiled and its header read once, however many
         // instances it has.
-        let mut compiled: HashMap<&str, (wasmtime::Module, (Rc<Header>, String))> = HashMap::new();
+        type Linked = Rc<wasmtime::InstancePre<host::Host>>;
+        let mut compiled: HashMap<&str, (Linked, (Rc<Header>, String))> = HashMap::new();
         let mut actors = Vec::new();
         for inst in &json.instances {
             let view = inst
@@ -82,6 +84,7 @@ impl<'a> Runtime<'a> {
                 .iter()
                 .map(|l| parse_link(l, &index))
                 .collect::<Result<Vec<_>, _>>()?;
+            let mut supervised = None;
             let (body, header) = match (&inst.native, &inst.module) {
                 (Some(n), _) => {
                     let body = match n.as_str() {
@@ -126,9 +129,12 @@ impl<'a> Runtime<'a> {
                         let header = ((h.model, h.object), digest);
                         let module = crate::code::module(&engine, bytes, m, code, &mut *io.err)
                             .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-                        compiled.insert(m, (module, (Rc::new(header.0), header.1)));
+                        let pre = linker
+                            .instantiate_pre(&module)
+                            .map_err(|e| LoadError(format!("`{m}`: {e:#}")))?;
+                        compiled.insert(m, (Rc::new(pre), (Rc::new(header.0), header.1)));
                     }
-                    let (module, (header, digest)) = &compiled[m.as_str()];
+                    let (pre, (header, digest)) = &compiled[m.as_str()];
                     // The module must be the object the image was checked
                     // with: a module swapped in (its hash updated) is not.
                     if header.1.name != inst.object {
@@ -143,9 +149,10 @@ impl<'a> Runtime<'a> {
                             inst.name
                         )));
                     }
-                    let wasm = Wasm::new(&engine, &linker, module, view, &limits).map_err(|e| {
+                    let wasm = Wasm::new(pre, view.clone(), &limits).map_err(|e| {
                         LoadError(format!("instance `{}` (`{m}`): {e:#}", inst.name))
                     })?;
+                    supervised = Some(Supervised::new(Rc::clone(pre), view));
                     (Body::Wasm(Box::new(wasm)), Rc::clone(header))
                 }
                 (None, None) => {
@@ -164,6 +171,7 @@ impl<'a> Runtime<'a> {
                 dead: false,
                 passed: None,
                 reached: None,
+                supervised,
             });
         }
         // Each startup request's receiver and path, checked now: a bundle
@@ -184,7 +192,7 @@ impl<'a> Runtime<'a> {
                         s.path
                     ))
                 })?;
-                Ok((to, path))
+                Ok((to, path.into()))
             })
             .collect::<Result<Vec<_>, LoadError>>()?;
         let mut io = io;
@@ -194,6 +202,9 @@ impl<'a> Runtime<'a> {
             startup,
             json,
             queue: VecDeque::new(),
+            taken: 0,
+            forget: VecDeque::new(),
+            fatal: false,
             io,
             inbox: Inbox::new(input),
             pending_line: None,

@@ -56,6 +56,8 @@ impl Runtime<'_> {
                 desc,
             } => format!("{}:{ticket} <- error {errno} {code}: {desc}", self.who(*to)),
             Event::Cancel { to, id } => format!("{} request {id} cancelled", self.actors[*to].name),
+            // `supervise` says what came of it (`note`).
+            Event::Restart { .. } => return,
         };
         if let Some(t) = self.io.trace.as_mut() {
             let _ = writeln!(t, "{line}");
@@ -64,6 +66,13 @@ impl Runtime<'_> {
 }
 
 impl Runtime<'_> {
+    /// A line of `--trace` about no delivery (a restart).
+    pub(crate) fn note(&mut self, line: std::fmt::Arguments<'_>) {
+        if let Some(t) = self.io.trace.as_mut() {
+            let _ = writeln!(t, "{line}");
+        }
+    }
+
     /// A request an Http instance took from a client, for `--trace`.
     pub(crate) fn trace_http(&mut self, actor: usize, r: &Incoming) {
         let name = &self.actors[actor].name;

@@ -12,7 +12,7 @@ fn memory_and_tables_are_limited_per_instance_not_per_memory() {
     let file = common::root().join("fixtures/run/memories/Memories.oth");
     let limits = othismo_runtime::Limits {
         memory_mib: 64,
-        ..Default::default()
+        ..common::limits()
     };
     let memories: String = (0..9).map(|_| "(memory 1000)\n").collect();
     let wat = format!(";; object ManyMemories\n{memories};; object ManyTables\n;; object Caller\n");
@@ -36,9 +36,12 @@ fn memory_and_tables_are_limited_per_instance_not_per_memory() {
 
 /// What the host holds for an instance is bounded (`--max-held`): in one
 /// call, 500 requests of 4 MiB each (they took 2 GB), a flood of requests
-/// without payloads, a flood of cancels; across calls, tickets cancelled
-/// and never answered. Each instance is stopped naming the limit; the
-/// others run on. A cancel of a ticket never issued is a misuse.
+/// without payloads, a flood of cancels. Each instance is stopped naming
+/// the limit; the others run on. Across calls, tickets cancelled and never
+/// answered cost nothing: they are forgotten once nothing queued can carry
+/// them (they used to pile up until the canceller was stopped, 16 bytes a
+/// ticket, so an HTTP server cancelling for clients that left died in
+/// time). A cancel of a ticket never issued is a misuse.
 #[test]
 fn what_the_host_holds_for_an_instance_is_bounded() {
     let prelude = common::prelude();
@@ -85,7 +88,7 @@ fn what_the_host_holds_for_an_instance_is_bounded() {
     let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
     let limits = othismo_runtime::Limits {
         held_mib: 1,
-        ..Default::default()
+        ..common::limits()
     };
     let lines: Vec<String> = (0..100).map(|n| format!("line {n}")).collect();
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
@@ -99,14 +102,14 @@ fn what_the_host_holds_for_an_instance_is_bounded() {
             ran.err
         );
     }
-    assert!(
-        ran.err.contains(
-            "error: instance `slow` stopped: the host held more than 1 MiB for it (`--max-held`)"
-        ),
-        "{}",
-        ran.err
-    );
-    assert!(!ran.err.contains("`sink` stopped") && !ran.err.contains("`hoarder` stopped"));
+    // 100 lines of 2,000 cancels each: 3.2 MB of tickets if they were kept.
+    for name in ["slow", "sink", "hoarder"] {
+        assert!(
+            !ran.err.contains(&format!("`{name}` stopped")),
+            "{}",
+            ran.err
+        );
+    }
     assert_eq!(ran.status, 1);
     // A cancel of a ticket it was never given.
     let wat = wat.replace(
@@ -114,7 +117,7 @@ fn what_the_host_holds_for_an_instance_is_bounded() {
         "(call $cancel (i32.const 99))",
     );
     let b = common::wat_bundle(&file, &wat, &prelude, &[]).unwrap();
-    let ran = common::run_with(&b, &[], othismo_runtime::Limits::default());
+    let ran = common::run_with(&b, &[], common::limits());
     assert!(
         ran.err.contains(
             "error: instance `cancels` stopped: it misused the host call `cancel`: ticket 99 was never issued"

@@ -5,7 +5,7 @@
 
 mod common;
 
-use othismo_runtime::{Limits, code};
+use othismo_runtime::code;
 
 const WAT: &str = r#"
 ;; object Wrap
@@ -28,7 +28,7 @@ const WAT: &str = r#"
 "#;
 
 fn run(bundle: &[u8], code: Option<&std::path::Path>) -> (i32, String) {
-    let r = common::run_with_code(bundle, &[], Limits::default(), code);
+    let r = common::run_with_code(bundle, &[], common::limits(), code);
     (r.status, r.err)
 }
 

@@ -24,8 +24,13 @@ fn directives<'s>(src: &'s str, name: &str) -> Vec<&'s str> {
         .collect()
 }
 
+/// The default limits, with what the fixture's `# limit:` lines say. An
+/// instance that stops stays stopped unless the fixture allows restarts.
 fn limits(src: &str) -> Result<Limits, Failed> {
-    let mut l = Limits::default();
+    let mut l = Limits {
+        restarts: 0,
+        ..Limits::default()
+    };
     for d in directives(src, "limit") {
         let (k, v) = d.split_once('=').ok_or("`# limit: NAME=N`")?;
         let n: u64 = v.trim().parse()?;
@@ -34,6 +39,7 @@ fn limits(src: &str) -> Result<Limits, Failed> {
             "time" => l.time_ms = n,
             "payload" => l.payload = n as usize,
             "queue" => l.queue = n as usize,
+            "restarts" => l.restarts = n as u32,
             other => return Err(format!("no limit `{other}`").into()),
         }
     }

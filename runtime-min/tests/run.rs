@@ -268,7 +268,7 @@ fn an_input_line_over_the_payload_limit_is_refused_not_delivered() {
     let long = "x".repeat(5000);
     let limits = othismo_runtime::Limits {
         payload: 1000,
-        ..Default::default()
+        ..common::limits()
     };
     let ran = common::run_with(&b, &["Ada", &long, "Grace"], limits);
     assert_eq!(
@@ -308,7 +308,7 @@ fn a_forward_loop_answers_the_caller_and_stops_no_one() {
 "#;
     let file = common::root().join("fixtures/run/forward_loop/Loop.oth");
     let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
-    let ran = common::run_with(&b, &[], othismo_runtime::Limits::default());
+    let ran = common::run_with(&b, &[], common::limits());
     assert!(
         ran.trace.contains(
             "caller:1 <- error 1 not_found: forwarded more than 32 times, round ping → pong → ping → pong → …"
@@ -359,7 +359,7 @@ fn host_abi_misuse_stops_the_instance_and_says_why() {
 "#;
     let file = common::root().join("fixtures/run/misuse/Misuse.oth");
     let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
-    let ran = common::run_with(&b, &[], othismo_runtime::Limits::default());
+    let ran = common::run_with(&b, &[], common::limits());
     for (name, says) in [
         (
             "far",
@@ -432,7 +432,7 @@ fn a_broken_allocator_is_named() {
 "#;
     let file = common::root().join("fixtures/run/misuse/Misuse.oth");
     let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
-    let ran = common::run_with(&b, &[], othismo_runtime::Limits::default());
+    let ran = common::run_with(&b, &[], common::limits());
     for (name, ptr) in [("far", "-1"), ("bad", "65535")] {
         assert!(
             ran.err.contains(&format!(

@@ -3,11 +3,8 @@
 
 import { takeBuffer, takeString } from "./abi"
 import { Payload, Status } from "./payload"
-import { pending, Request } from "./request"
+import { pending, Request, serving } from "./request"
 import { theServer } from "./server"
-
-/** Requests being served, by id, so a cancel can reach them. */
-const serving = new Map<i32, Request>()
 
 function payloadOf(typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): Payload | null {
   if (typeLen == 0 && dataLen == 0) return null
@@ -39,7 +36,6 @@ export function othismo_serve(
   }
   serving.set(id, req)
   s.serve(req)
-  if (req.finished) serving.delete(id)
 }
 
 export function othismo_answer(ticket: i32, done: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): void {
@@ -62,8 +58,7 @@ export function othismo_error(ticket: i32, errno: i32, codePtr: usize, codeLen: 
 export function othismo_cancel(id: i32): void {
   if (!serving.has(id)) return
   const req = serving.get(id)
-  serving.delete(id)
-  req.finished = true
+  req.finish()
   const s = theServer()
   if (s != null) s.cancelled(req)
 }

@@ -5,6 +5,13 @@ import { hostAnswer, hostCancel, hostFail, hostForward, hostRequest, utf8, FLAG_
 import { Payload, Status } from "./payload"
 import { Answers } from "./callbacks"
 
+/**
+ * Requests this object is serving and has not finished, by id, so a cancel
+ * can reach them. A request leaves it when it finishes (its last answer, an
+ * error, a forward, or its caller's cancel): nothing stays behind per request.
+ */
+export const serving = new Map<i32, Request>()
+
 /** A request this object is serving. Answer it once, or several times for a stream. */
 export class Request {
   /** Set once the last answer (or an error) has gone. */
@@ -18,6 +25,12 @@ export class Request {
     public payload: Payload | null,
   ) {}
 
+  /** No more answers: forgotten by the table of requests being served. */
+  finish(): void {
+    this.finished = true
+    serving.delete(this.id)
+  }
+
   /** Whether the operator (the image's startup requests) sent it. */
   get isOperator(): bool {
     return (this.flags & FLAG_OPERATOR) != 0
@@ -26,7 +39,7 @@ export class Request {
   /** Answers with a payload; `done` (the default) makes it the last answer. */
   answer(payload: Payload | null, done: bool = true): void {
     if (this.finished) return
-    if (done) this.finished = true
+    if (done) this.finish()
     if (payload == null) {
       hostAnswer(this.id, done ? 1 : 0, 0, 0, 0, 0)
       return
@@ -55,7 +68,7 @@ export class Request {
   /** Fails the request: its last answer is this error. */
   fail(status: Status, description: string = ""): void {
     if (this.finished) return
-    this.finished = true
+    this.finish()
     const code = utf8(status.code)
     const desc = utf8(description)
     hostFail(this.id, status.errno, changetype<usize>(code), code.byteLength, changetype<usize>(desc), desc.byteLength)
@@ -64,7 +77,7 @@ export class Request {
   /** Hands the request to a path in this object's view; its answers go straight to the caller. */
   forward(path: string): void {
     if (this.finished) return
-    this.finished = true
+    this.finish()
     const p = utf8(path)
     hostForward(this.id, changetype<usize>(p), p.byteLength)
   }

@@ -104,6 +104,16 @@ pub struct Ran {
     pub trace: String,
 }
 
+/// The default limits, but an instance that stops stays stopped: these
+/// tests look at one stop and what it does to the rest (supervision has
+/// its own, in `supervise.rs` and `fixtures/run/rules/restart.oth`).
+pub fn limits() -> Limits {
+    Limits {
+        restarts: 0,
+        ..Limits::default()
+    }
+}
+
 pub fn run_with(bundle: &[u8], input: &[&str], limits: Limits) -> Ran {
     run_with_code(bundle, input, limits, None)
 }
@@ -130,13 +140,13 @@ pub fn run_with_code(bundle: &[u8], input: &[&str], limits: Limits, code: Option
 }
 
 pub fn run(bundle: &[u8], input: &[&str]) -> (i32, String, String) {
-    let r = run_with(bundle, input, Limits::default());
+    let r = run_with(bundle, input, limits());
     (r.status, r.out, r.err)
 }
 
 /// Why `bundle` does not load; `None` when it does.
 pub fn load_error(bundle: &[u8]) -> Option<LoadError> {
-    load_error_with(bundle, Limits::default())
+    load_error_with(bundle, limits())
 }
 
 /// Why `bundle` does not load under `limits`; `None` when it does.

@@ -61,8 +61,17 @@ pub(crate) struct Http {
     turn: usize,
     waiting: VecDeque<Incoming>,
     /// Exchanges handed out and not finished: not yet responded to, or
-    /// streaming (`true`).
-    exchanges: HashMap<u64, (UnboundedSender<Part>, bool)>,
+    /// streaming.
+    exchanges: HashMap<u64, Exchange>,
+}
+
+/// An exchange handed out: where its response goes, whether it streams,
+/// and the watcher it went to (should that one stop, its client is
+/// answered at once rather than left waiting).
+struct Exchange {
+    parts: UnboundedSender<Part>,
+    streaming: bool,
+    watcher: Sender,
 }
 
 /// What the event loop passes a request to the Http object with.
@@ -196,10 +205,10 @@ impl Http {
     }
 
     fn respond(&mut self, id: Option<u64>, payload: Option<&Payload>) -> Reply {
-        let Some((parts, streaming)) = id.and_then(|id| self.exchanges.get(&id)) else {
+        let Some(ex) = id.and_then(|id| self.exchanges.get_mut(&id)) else {
             return Self::unknown(id);
         };
-        if *streaming {
+        if ex.streaming {
             return Reply::error(
                 errno::EXISTS,
                 "this exchange has its response: write the rest of the body to its `body`",
@@ -211,12 +220,12 @@ impl Http {
         };
         let streamed = matches!(part, Part::Head { streamed: true, .. });
         let id = id.expect("found by id");
-        if parts.send(part).is_err() {
+        if ex.parts.send(part).is_err() {
             self.exchanges.remove(&id);
             return Self::unknown(Some(id));
         }
         if streamed {
-            self.exchanges.insert(id, (parts.clone(), true));
+            ex.streaming = true;
         } else {
             self.exchanges.remove(&id);
         }
@@ -224,17 +233,17 @@ impl Http {
     }
 
     fn body_part(&mut self, id: Option<u64>, payload: Option<&Payload>) -> Reply {
-        let Some((parts, streaming)) = id.and_then(|id| self.exchanges.get(&id)) else {
+        let Some(ex) = id.and_then(|id| self.exchanges.get(&id)) else {
             return Self::unknown(id);
         };
-        if !*streaming {
+        if !ex.streaming {
             return Reply::error(
                 errno::INVALID,
                 "no streamed response yet: write an HttpResponse with `streamed: true` first",
             );
         }
         let data = payload.map(|p| p.data.clone()).unwrap_or_default();
-        if parts.send(Part::Chunk(data)).is_err() {
+        if ex.parts.send(Part::Chunk(data)).is_err() {
             self.exchanges.remove(&id.expect("found by id"));
             return Self::unknown(id);
         }
@@ -242,11 +251,11 @@ impl Http {
     }
 
     fn end(&mut self, id: Option<u64>) -> Reply {
-        let Some((parts, streaming)) = id.and_then(|id| self.exchanges.remove(&id)) else {
+        let Some(ex) = id.and_then(|id| self.exchanges.remove(&id)) else {
             return Self::unknown(id);
         };
-        if !streaming {
-            let _ = parts.send(answer(
+        if !ex.streaming {
+            let _ = ex.parts.send(answer(
                 StatusCode::BAD_GATEWAY,
                 "the site ended the exchange without a response",
             ));
@@ -286,7 +295,14 @@ impl Http {
             self.turn %= self.watchers.len();
             let (to, ticket) = self.watchers[self.turn];
             self.turn += 1;
-            self.exchanges.insert(inc.id, (inc.parts, false));
+            self.exchanges.insert(
+                inc.id,
+                Exchange {
+                    parts: inc.parts,
+                    streaming: false,
+                    watcher: to,
+                },
+            );
             out.push((to, ticket, p));
         }
         out
@@ -312,10 +328,27 @@ impl Http {
         }
     }
 
-    /// Ends the watches of `from` (one ticket, or all).
+    /// Ends the watches of `from` (one ticket, or all). All of them: `from`
+    /// has stopped, and the exchanges handed to it are answered now (503
+    /// if it had not responded; a streamed body just ends).
     pub fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
         self.watchers
             .retain(|(s, k)| !(*s == from && ticket.is_none_or(|t| *k == t)));
+        if ticket.is_some() {
+            return;
+        }
+        self.exchanges.retain(|_, ex| {
+            if ex.watcher != from {
+                return true;
+            }
+            if !ex.streaming {
+                let _ = ex.parts.send(answer(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the object serving this request has stopped",
+                ));
+            }
+            false
+        });
     }
 }
 

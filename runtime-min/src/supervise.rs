@@ -1,0 +1,217 @@
+//! Supervision, as an OTP supervisor does it (book: reference/running.md):
+//! an instance stopped by a trap or a limit is replaced by a fresh instance
+//! of its module, made from the module's `InstancePre` and the view the
+//! image gave it; it starts, and the image's startup requests to it are
+//! sent again before anything else reaches it. One stopped more than
+//! `--max-restarts` times within `--restart-period` stays stopped and the
+//! run ends (status 1). What the old instance was serving and asking for
+//! was ended when it stopped (`Runtime::kill`): its callers got
+//! `unavailable`, its requests were cancelled.
+//!
+//! Also here: the startup requests themselves (sent at the start and
+//! again on each restart), and forgetting dropped tickets, which is what
+//! keeps the host's tables from growing with cancels.
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::time::Instant;
+
+use wasmtime::InstancePre;
+
+use crate::abi;
+use crate::host::{Host, Wasm};
+use crate::view::Link;
+use crate::{Body, Event, Payload, Runtime, Sender, Serving};
+
+/// How to make a fresh instance of a module's instance.
+pub(crate) struct Supervised {
+    /// The module, linked once (shared by its instances).
+    pub pre: Rc<InstancePre<Host>>,
+    /// Its view as the image gave it.
+    pub links: Vec<Link>,
+    /// When it was restarted, within the restart period.
+    restarts: VecDeque<Instant>,
+}
+
+impl Supervised {
+    pub fn new(pre: Rc<InstancePre<Host>>, links: Vec<Link>) -> Supervised {
+        Supervised {
+            pre,
+            links,
+            restarts: VecDeque::new(),
+        }
+    }
+}
+
+/// A dropped ticket of `actor`, to forget once delivery `mark` is taken:
+/// every delivery queued before the cancel has been then, and nothing
+/// queued after it can carry the ticket (its servers were told, its
+/// watches withdrawn).
+pub(crate) struct Forget {
+    mark: u64,
+    actor: usize,
+    ticket: i32,
+}
+
+impl Runtime<'_> {
+    /// The operator's startup requests (those to instance `only`, or all),
+    /// ahead of everything queued: they configure an instance, and what it
+    /// asked for while starting waits behind them (an object cannot
+    /// otherwise wait for its config).
+    pub(crate) fn configure(&mut self, only: Option<usize>) {
+        let held = std::mem::take(&mut self.queue);
+        for n in 0..self.startup.len() {
+            let (to, path) = self.startup[n].clone();
+            if only.is_some_and(|a| a != to) {
+                continue;
+            }
+            let s = &self.json.startup[n];
+            let payload = s.payload.as_ref().map(|p| Payload {
+                content_type: p.content_type.as_str().into(),
+                data: p.bytes(),
+            });
+            let req = Serving {
+                from: Sender::Operator(n),
+                ticket: n as i32 + 1,
+                verb: s.verb.wire(),
+                flags: abi::OPERATOR,
+                payload,
+                stream: false,
+                forwarded: Vec::new(),
+            };
+            self.deliver_checked(to, req, path, false);
+        }
+        self.queue.extend(held);
+        // What was queued moved back: no ticket is forgotten before it.
+        let last = self.taken + self.queue.len() as u64;
+        for f in &mut self.forget {
+            f.mark = f.mark.max(last);
+        }
+    }
+
+    /// Instance `a` cancelled `ticket`: answers still on their way to it
+    /// are dropped, and the ticket forgotten once they have all been taken.
+    pub(crate) fn drop_ticket(&mut self, a: usize, ticket: i32) {
+        if self.actors[a].dropped.insert(ticket) {
+            self.forget.push_back(Forget {
+                mark: self.taken + self.queue.len() as u64,
+                actor: a,
+                ticket,
+            });
+        }
+    }
+
+    /// Forgets the dropped tickets whose mark has been reached.
+    pub(crate) fn forget_dropped(&mut self) {
+        while let Some(f) = self.forget.front()
+            && f.mark <= self.taken
+        {
+            self.actors[f.actor].dropped.remove(&f.ticket);
+            self.forget.pop_front();
+        }
+    }
+
+    /// Instance `a` was stopped: its tickets are forgotten now (a fresh
+    /// instance numbers its own from 1).
+    pub(crate) fn forget_all_of(&mut self, a: usize) {
+        self.forget.retain(|f| f.actor != a);
+        self.actors[a].dropped.clear();
+    }
+
+    /// Whether instance `a` is to be replaced when it stops.
+    pub(crate) fn supervised(&self, a: usize) -> bool {
+        self.limits.restarts > 0 && self.actors[a].supervised.is_some()
+    }
+
+    /// Replaces stopped instance `a` with a fresh one of its module, or,
+    /// past the restart intensity, leaves it stopped and ends the run.
+    pub(crate) fn restart(&mut self, a: usize) {
+        let now = Instant::now();
+        let (max, period) = (self.limits.restarts, self.limits.restart_period());
+        let actor = &mut self.actors[a];
+        let Some(sup) = actor.supervised.as_mut() else {
+            return;
+        };
+        while sup
+            .restarts
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > period)
+        {
+            sup.restarts.pop_front();
+        }
+        if sup.restarts.len() >= max as usize {
+            let name = actor.name.clone();
+            let period = self.limits.restart_period_s;
+            self.note(format_args!(
+                "{name} stays stopped: restarted {max} time(s) within {period} s"
+            ));
+            let actor = &self.actors[a];
+            let _ = writeln!(
+                self.io.err,
+                "error: instance `{}` stopped again after {max} restart(s) within {} s \
+                 (`--max-restarts`, `--restart-period`): it stays stopped, and the run ends",
+                actor.name, self.limits.restart_period_s
+            );
+            self.fatal = true;
+            return;
+        }
+        sup.restarts.push_back(now);
+        let count = sup.restarts.len();
+        self.queue.retain(|e| !Self::for_old_tickets(e, a));
+        let actor = &mut self.actors[a];
+        let sup = actor.supervised.as_mut().expect("supervised");
+        let fresh = Wasm::new(&sup.pre, sup.links.clone(), &self.limits);
+        let wasm = match fresh {
+            Ok(w) => w,
+            Err(e) => {
+                let _ = writeln!(
+                    self.io.err,
+                    "error: instance `{}` could not be restarted: {e:#}; the run ends",
+                    actor.name
+                );
+                self.fatal = true;
+                return;
+            }
+        };
+        actor.body = Body::Wasm(Box::new(wasm));
+        actor.serving.clear();
+        actor.cancelled.clear();
+        actor.dropped.clear();
+        actor.queued = 0;
+        actor.next_id = 0;
+        actor.passed = None;
+        actor.reached = None;
+        actor.dead = false;
+        let _ = writeln!(
+            self.io.err,
+            "instance `{}` restarted ({count} of at most {max} within {} s)",
+            actor.name, self.limits.restart_period_s
+        );
+        let name = actor.name.clone();
+        self.note(format_args!("{name} restarted ({count} of {max})"));
+        // Its start, then its startup requests, ahead of what was queued.
+        let held = std::mem::take(&mut self.queue);
+        if let Body::Wasm(w) = &mut self.actors[a].body {
+            let result = w.start();
+            self.after_call(a, result);
+        }
+        self.configure(Some(a));
+        let started = std::mem::replace(&mut self.queue, held);
+        for e in started.into_iter().rev() {
+            self.queue.push_front(e);
+        }
+        let last = self.taken + self.queue.len() as u64;
+        for f in &mut self.forget {
+            f.mark = f.mark.max(last);
+        }
+    }
+
+    /// Whether the event is on its way to instance `a`'s tickets (which a
+    /// fresh instance does not have).
+    pub(crate) fn for_old_tickets(e: &Event, a: usize) -> bool {
+        matches!(e,
+            Event::Answer { to: Sender::Instance(x), .. }
+            | Event::Error { to: Sender::Instance(x), .. } if *x == a)
+            || matches!(e, Event::Cancel { to, .. } if *to == a)
+    }
+}
