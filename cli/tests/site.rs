@@ -174,3 +174,77 @@ fn the_site_renders_in_chromium() {
     assert!(heading > 100, "the heading's colour: {heading} pixels");
     drop(run);
 }
+
+/// `othc run` of the site with `args`, from `cwd`, to its end (at most
+/// 60 s: a run that goes on serving fails the test); its exit status and
+/// stderr.
+fn run_to_end(cwd: &std::path::Path, args: &[&str]) -> (i32, String) {
+    let image = web::root().join("examples/site/Site.oth");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .current_dir(cwd)
+        .arg("run")
+        .arg(&image)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("othc runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            use std::io::Read;
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            return (s.code().unwrap_or(-1), err);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the misconfigured site is still running after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A site its startup requests cannot configure stops at once, listeners
+/// closed, status 1: run where its files' folder does not exist (it used
+/// to listen on and answer every page 404), or on an address already
+/// taken.
+#[test]
+fn a_misconfigured_site_stops_at_once() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let elsewhere = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "site_elsewhere");
+    let (status, err) = run_to_end(
+        &elsewhere,
+        &["--set", r#"listen=HttpConfig { listen: "127.0.0.1:0" }"#],
+    );
+    assert_eq!(status, 1, "{err}");
+    assert!(
+        err.contains("error: startup request write /public failed: 1 not_found")
+            && err.contains("the image stops"),
+        "{err}"
+    );
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap();
+    let (status, err) = run_to_end(
+        &web::root(),
+        &[
+            "--set",
+            &format!(r#"listen=HttpConfig {{ listen: "{addr}" }}"#),
+        ],
+    );
+    assert_eq!(status, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: startup request write /web failed: 10 unavailable: cannot listen on {addr}"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("listening on"), "{err}");
+}

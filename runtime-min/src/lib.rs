@@ -29,6 +29,7 @@ pub mod limits;
 mod load;
 pub mod natives;
 mod outside;
+mod report;
 pub mod route;
 mod supervise;
 mod ticker;
@@ -390,6 +391,10 @@ impl<'a> Runtime<'a> {
                 if let Body::Http(h) = &mut self.actors[actor].body {
                     h.closed();
                 }
+                false
+            }
+            Outside::Report => {
+                self.report();
                 false
             }
             Outside::Stop(signal) => {

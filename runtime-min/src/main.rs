@@ -21,9 +21,13 @@ Console input comes from stdin, a line at a time, whenever the image is idle; co
 output goes to stdout; reports go to stderr. `othc run IMAGE.oth` builds and runs in one \
 step. An image with an `Http` listener runs until SIGINT (Ctrl-C) or SIGTERM, which \
 stop accepting connections and let the requests in flight finish for at most 5 s.\n\n\
+An instance stopped by a trap or a limit is replaced by a fresh one of its module, its \
+startup requests sent again (at most --max-restarts times within --restart-period; past that \
+the run ends). A startup request that fails ends the run at once, listeners closed. SIGUSR1 \
+to a listening image prints what the runtime holds on stderr.\n\n\
 Exit status: 0 the image went idle and its input ended, or a listening image was stopped \
 by a signal; 1 an instance was stopped \
-(a trap or a limit) or a startup request failed; 2 the bundle could not be loaded."
+(a trap or a limit; restarted or not) or a startup request failed; 2 the bundle could not be loaded."
 )]
 struct Args {
     /// The bundle to run

@@ -30,6 +30,8 @@ pub(crate) enum Outside {
     HttpStopped { actor: usize },
     /// SIGINT or SIGTERM (by name).
     Stop(&'static str),
+    /// SIGUSR1: a report of what the runtime holds, on stderr.
+    Report,
 }
 
 /// The channel from outside, and what feeds it.
@@ -118,7 +120,7 @@ impl Inbox {
     }
 
     /// From now on SIGINT and SIGTERM stop the run gracefully (`Stop`)
-    /// instead of killing the process: done when something starts
+    /// instead of killing the process, and SIGUSR1 asks for a report: done when something starts
     /// listening, so a run without a listener keeps the default behaviour.
     pub fn watch_signals(&mut self) {
         if self.watching_signals {
@@ -139,19 +141,21 @@ impl Inbox {
                     return;
                 };
                 rt.block_on(async move {
-                    let (Ok(mut int), Ok(mut term)) = (
+                    let (Ok(mut int), Ok(mut term), Ok(mut usr1)) = (
                         signal(SignalKind::interrupt()),
                         signal(SignalKind::terminate()),
+                        signal(SignalKind::user_defined1()),
                     ) else {
                         return;
                     };
                     let _ = ready_tx.send(());
                     loop {
-                        let name = tokio::select! {
-                            _ = int.recv() => "SIGINT",
-                            _ = term.recv() => "SIGTERM",
+                        let msg = tokio::select! {
+                            _ = int.recv() => Outside::Stop("SIGINT"),
+                            _ = term.recv() => Outside::Stop("SIGTERM"),
+                            _ = usr1.recv() => Outside::Report,
                         };
-                        if tx.send(Outside::Stop(name)).is_err() {
+                        if tx.send(msg).is_err() {
                             return;
                         }
                     }

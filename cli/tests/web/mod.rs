@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod load;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -110,6 +112,12 @@ impl Running {
     /// Waits for a stdout line containing `text`.
     pub fn wait_out(&mut self, text: &str) {
         self.lines.wait_for(true, text);
+    }
+
+    /// Waits for a stderr line containing `text` (those before it are
+    /// read past) and returns it.
+    pub fn wait_err(&mut self, text: &str) -> String {
+        self.lines.wait_for(false, text)
     }
 
     /// What the image printed on stderr so far.

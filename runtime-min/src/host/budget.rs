@@ -10,6 +10,11 @@ use super::{Call, Carried, Host};
 const MAX_TABLE_ELEMENTS: usize = 1 << 20;
 
 impl Host {
+    /// Bytes of all its memories (which never shrink: a high-water mark).
+    pub fn memory_used(&self) -> usize {
+        self.memory_used
+    }
+
     /// Records what the instance asked for, counting what the host holds
     /// for it: a module that asks for more in one call than `--max-held`
     /// (a flood of requests, payload copies or cancels) is stopped there,

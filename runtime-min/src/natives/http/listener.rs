@@ -106,6 +106,11 @@ async fn accept(
                     if shared.connections.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
                         continue;
                     }
+                    // A streamed body goes out part by part: Nagle's
+                    // algorithm would hold each small part back until the
+                    // client's delayed ACK (40 ms a part), as nginx's
+                    // `tcp_nodelay on` avoids.
+                    let _ = stream.set_nodelay(true);
                     shared.connections.fetch_add(1, Ordering::Relaxed);
                     conns.spawn(connection(stream, shared.clone(), stopped.clone()));
                 }

@@ -136,6 +136,16 @@ impl Http {
         self.listening.as_ref().is_some_and(|l| !l.closed)
     }
 
+    /// Its tables' sizes, for a report: exchanges handed out and not
+    /// finished, requests waiting for a watcher, watchers.
+    pub fn tables(&self) -> (usize, usize, usize) {
+        (
+            self.exchanges.len(),
+            self.waiting.len(),
+            self.watchers.len(),
+        )
+    }
+
     /// Exchanges handed out and not finished, and requests waiting.
     pub fn in_flight(&self) -> usize {
         self.exchanges.len() + self.waiting.len()

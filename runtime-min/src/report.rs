@@ -1,0 +1,46 @@
+//! What the runtime holds, on demand (SIGUSR1 to a listening image): a line
+//! per instance and one for the host, on stderr, each `report: ` then
+//! `name=value` words. Every number here is one that must not grow with the
+//! requests served: an instance's memory (a high-water mark: a module's
+//! memory never shrinks), the requests it is serving, the request ids and
+//! tickets the host remembers for it, the bytes of its requests waiting;
+//! the queue, the dropped tickets still to forget, and each Http
+//! instance's exchanges, waiting requests and watchers. The soak test
+//! reads it before and after a few hundred thousand requests.
+
+use crate::{Body, Runtime};
+
+impl Runtime<'_> {
+    pub(crate) fn report(&mut self) {
+        for a in &self.actors {
+            let memory = match &a.body {
+                Body::Wasm(w) => w.host().memory_used(),
+                _ => 0,
+            };
+            let http = match &a.body {
+                Body::Http(h) => {
+                    let (exchanges, waiting, watchers) = h.tables();
+                    format!(" exchanges={exchanges} waiting={waiting} watchers={watchers}")
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                self.io.err,
+                "report: instance={} memory={memory} serving={} cancelled={} dropped={} queued={} stopped={}{http}",
+                a.name,
+                a.serving.len(),
+                a.cancelled.len(),
+                a.dropped.len(),
+                a.queued,
+                a.dead,
+            );
+        }
+        let _ = writeln!(
+            self.io.err,
+            "report: host queue={} forget={} taken={}",
+            self.queue.len(),
+            self.forget.len(),
+            self.taken
+        );
+    }
+}
