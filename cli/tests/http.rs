@@ -213,6 +213,20 @@ fn malformed_and_hostile_http_never_stops_the_image() {
     let second = got.find("HTTP/1.1 404").expect("the second answered");
     assert!(first < second, "{got}");
 
+    // Paths whose bytes are not UTF-8, over and over: each is a 400 from
+    // HttpServer, which is never stopped for one (six stops in ten seconds
+    // would end the run).
+    for n in 0..20 {
+        let target = ["/%ed%a0%80", "/%ff/x", "/%c0%af"][n % 3];
+        let got = raw(
+            &addr,
+            format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
+            wait,
+        );
+        assert!(got.starts_with("HTTP/1.1 400"), "{target}: {got:?}");
+    }
+    assert!(!run.stderr().contains("stopped"), "{}", run.stderr());
+
     // Through all of it (and with the slow client still there), the image
     // serves as before.
     let ok = curl(&[], &format!("{}/odd", run.base));

@@ -61,9 +61,41 @@ function hexValue(c: i32): i32 {
   return -1
 }
 
-/** A percent-encoded path decoded (as UTF-8); null when malformed. */
+/** The length of the UTF-8 sequence at `at` if it is a well-formed one
+ * (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF), else 0. */
+function utf8Length(b: Uint8Array, at: i32, n: i32): i32 {
+  const c = <i32>b[at]
+  if (c < 0x80) return 1
+  let len = 0
+  let lo = 0x80
+  let hi = 0xbf
+  if (c >= 0xc2 && c <= 0xdf) len = 2
+  else if (c == 0xe0) { len = 3; lo = 0xa0 }
+  else if (c == 0xed) { len = 3; hi = 0x9f }
+  else if (c >= 0xe1 && c <= 0xef) len = 3
+  else if (c == 0xf0) { len = 4; lo = 0x90 }
+  else if (c == 0xf4) { len = 4; hi = 0x8f }
+  else if (c >= 0xf1 && c <= 0xf3) len = 4
+  else return 0
+  if (at + len > n) return 0
+  const second = <i32>b[at + 1]
+  if (second < lo || second > hi) return 0
+  for (let i = 2; i < len; i++) {
+    const k = <i32>b[at + i]
+    if (k < 0x80 || k > 0xbf) return 0
+  }
+  return len
+}
+
+/**
+ * A request target's path, percent-decoded (RFC 3986) and read as strict
+ * UTF-8; null when it is not one. Refused, never repaired: a `%` without
+ * two hex digits after it, bytes that are not UTF-8 (overlong forms and
+ * surrogates included), an encoded `/` (it would make one path of two
+ * spellings) and NUL. So one path has one spelling, and what reaches the
+ * host is always text.
+ */
 export function percentDecoded(s: string): string | null {
-  if (s.indexOf("%") < 0) return s
   const raw = Uint8Array.wrap(String.UTF8.encode(s, false))
   const out = new Uint8Array(raw.length)
   let n = 0
@@ -77,8 +109,15 @@ export function percentDecoded(s: string): string | null {
     const hi = hexValue(<i32>raw[i + 1])
     const lo = hexValue(<i32>raw[i + 2])
     if (hi < 0 || lo < 0) return null
-    out[n++] = <u8>((hi << 4) | lo)
+    const b = (hi << 4) | lo
+    if (b == 0x2f || b == 0) return null
+    out[n++] = <u8>b
     i += 2
+  }
+  for (let i = 0; i < n; ) {
+    const len = utf8Length(out, i, n)
+    if (len == 0) return null
+    i += len
   }
   return String.UTF8.decode(out.slice(0, n).buffer, false)
 }
