@@ -160,7 +160,8 @@ fn the_site_holds_nothing_per_request() {
         // A module's memory is a high-water mark: after warm-up it stays.
         let grew = number(&after, name, "memory") - number(&before, name, "memory");
         assert!(grew <= 1 << 20, "{name}'s memory grew by {grew} bytes");
-        for table in ["serving", "cancelled", "dropped", "queued"] {
+        assert_eq!(words["busy"], "false", "{name} is still out on a worker");
+        for table in ["serving", "cancelled", "dropped", "queued", "mailbox"] {
             assert_eq!(
                 number(&after, name, table),
                 0,

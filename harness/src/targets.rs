@@ -155,6 +155,8 @@ fn small_limits() -> Limits {
         held_mib: 4,
         // A fuzzed module that traps stays stopped: one run, one outcome.
         restarts: 0,
+        // One run, one order: a failure found is a failure replayed.
+        workers: Some(1),
         ..Limits::default()
     }
 }

@@ -12,6 +12,7 @@ use othc::namespace::path::push_text;
 use crate::abi::{self, errno};
 use crate::host::{Call, Carried};
 use crate::natives::{self, Reply};
+use crate::workers::Delivery;
 use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, route, view};
 
 impl Runtime<'_> {
@@ -69,10 +70,7 @@ impl Runtime<'_> {
             name: &actor.name,
             model: &actor.header.0,
             object: &actor.header.1,
-            exposed: match &actor.body {
-                Body::Wasm(w) => &w.host().exposed,
-                _ => &[],
-            },
+            exposed: &actor.exposed,
             dead: actor.dead,
             reached: actor.reached.as_ref(),
         }
@@ -87,7 +85,7 @@ impl Runtime<'_> {
     }
 
     /// What a native object answered, on its way to the caller.
-    fn reply(&mut self, req: &Serving, replies: Vec<Reply>) {
+    pub(crate) fn reply(&mut self, req: &Serving, replies: Vec<Reply>) {
         for r in replies {
             match r {
                 Reply::Answer { payload, .. }
@@ -113,12 +111,20 @@ impl Runtime<'_> {
         }
     }
 
-    pub(crate) fn process(&mut self, e: Event) {
+    /// Delivers an event taken from the queue or from a mailbox: to a
+    /// busy instance it waits in its mailbox (`workers`).
+    pub(crate) fn deliver(&mut self, e: Event) {
         if let Event::Serve { req, .. } = &e
             && let Sender::Instance(x) = req.from
         {
             let q = &mut self.actors[x].queued;
             *q = q.saturating_sub(held_cost(req));
+        }
+        if let Some(to) = receiver(&e)
+            && self.actors[to].busy
+        {
+            self.actors[to].mailbox.push_back(e);
+            return;
         }
         // What the caller gave up on (cancelled, or stopped) is not delivered.
         let dropped = match &e {
@@ -143,7 +149,6 @@ impl Runtime<'_> {
                         format!("`{name}` has stopped"),
                     );
                 }
-                let limit = self.limits.payload;
                 let actor = &mut self.actors[to];
                 match &mut actor.body {
                     Body::Console(console) => {
@@ -157,16 +162,7 @@ impl Runtime<'_> {
                             self.reply(&req, replies);
                         }
                     }
-                    Body::Files(files) => {
-                        let replies = files.serve(natives::files::Request {
-                            verb: req.verb,
-                            operator: req.flags & abi::OPERATOR != 0,
-                            path: &path,
-                            payload: req.payload.as_ref(),
-                            limit,
-                        });
-                        self.reply(&req, replies);
-                    }
+                    Body::Files(_) => self.serve_files(to, req, path),
                     Body::Clock => {
                         let r = natives::clock::serve(&path);
                         self.reply(&req, vec![r]);
@@ -195,17 +191,25 @@ impl Runtime<'_> {
                             None => self.hand_out_http(to),
                         }
                     }
-                    Body::Wasm(w) => {
+                    Body::Wasm(_) => {
                         actor.next_id += 1;
                         let id = actor.next_id;
                         let mut served = std::mem::take(&mut self.spare_path);
                         served.clear();
                         push_text(&mut served, &path);
-                        let result = w.serve(id, req.verb, req.flags, &served, &req.payload);
-                        self.spare_path = served;
+                        let mut req = req;
+                        let d = Delivery::Serve {
+                            id,
+                            verb: req.verb,
+                            flags: req.flags,
+                            path: served,
+                            // Lent to the call, and put back after it.
+                            payload: req.payload.take(),
+                        };
                         actor.serving.insert(id, req);
-                        self.after_call(to, result);
+                        self.call(to, d);
                     }
+                    Body::Away => unreachable!("a busy instance's deliveries wait"),
                 }
             }
             Event::Answer {
@@ -215,9 +219,15 @@ impl Runtime<'_> {
                 payload,
             } => {
                 let Sender::Instance(a) = to else { return };
-                if let Body::Wasm(w) = &mut self.actors[a].body {
-                    let result = w.answer(ticket, done, &payload);
-                    self.after_call(a, result);
+                if let Body::Wasm(_) = &self.actors[a].body {
+                    self.call(
+                        a,
+                        Delivery::Answer {
+                            ticket,
+                            done,
+                            payload,
+                        },
+                    );
                 }
             }
             Event::Error {
@@ -242,9 +252,14 @@ impl Runtime<'_> {
                     self.fatal = true;
                 }
                 Sender::Instance(a) => {
-                    if let Body::Wasm(w) = &mut self.actors[a].body {
-                        let result = w.error(ticket, errno, &code, &desc);
-                        self.after_call(a, result);
+                    if let Body::Wasm(_) = &self.actors[a].body {
+                        let d = Delivery::Error {
+                            ticket,
+                            errno,
+                            code,
+                            desc,
+                        };
+                        self.call(a, d);
                     }
                 }
             },
@@ -252,16 +267,9 @@ impl Runtime<'_> {
                 if self.actors[to].dead {
                     return;
                 }
-                match &mut self.actors[to].body {
-                    Body::Wasm(w) => {
-                        let result = w.cancel(id);
-                        self.after_call(to, result);
-                    }
-                    Body::Console(_) | Body::Files(_) | Body::Http(_) | Body::Clock => {}
+                if let Body::Wasm(_) = &self.actors[to].body {
+                    self.call(to, Delivery::Cancel { id });
                 }
-                // It has been told: from now on an answer to the request is
-                // one to a request it is not serving.
-                self.actors[to].cancelled.remove(&id);
             }
             Event::Restart { to } => self.restart(to),
         }
@@ -284,6 +292,18 @@ impl Runtime<'_> {
                 actor.cancelled.insert(id);
                 self.queue.push_back(Event::Cancel { to: t, id });
             }
+            // What waits in a mailbox is out of the queue, where dropped
+            // tickets are looked for: it goes now (requests it made, and
+            // answers on their way back to it).
+            if !actor.mailbox.is_empty() {
+                actor.mailbox.retain(|e| match e {
+                    Event::Serve { req, .. } => !mine(req),
+                    Event::Answer { to, ticket: k, .. } | Event::Error { to, ticket: k, .. } => {
+                        !(*to == from && ticket.is_none_or(|t| *k == t))
+                    }
+                    Event::Cancel { .. } | Event::Restart { .. } => true,
+                });
+            }
             match &mut actor.body {
                 Body::Console(console) => console.withdraw(from, ticket),
                 Body::Http(http) => http.withdraw(from, ticket),
@@ -300,8 +320,12 @@ impl Runtime<'_> {
             return self.kill(a, &why);
         }
         let mut calls = std::mem::take(&mut self.spare_calls);
-        if let Body::Wasm(w) = &mut self.actors[a].body {
+        let actor = &mut self.actors[a];
+        if let Body::Wasm(w) = &mut actor.body {
             w.swap_calls(&mut calls);
+            if w.host().exposed != actor.exposed {
+                actor.exposed = w.host().exposed.clone();
+            }
         }
         self.act_on(a, &mut calls);
         calls.clear();
@@ -520,11 +544,30 @@ impl Runtime<'_> {
             .retain(|e| !matches!(e, Event::Serve { req, .. } if req.from == me));
         self.actors[a].queued = 0;
         self.forget_all_of(a);
+        // Requests waiting in its mailbox go back to the queue's front (to a
+        // fresh instance, or to be refused); what was for its tickets, not.
+        let parked = std::mem::take(&mut self.actors[a].mailbox);
+        for e in parked.into_iter().rev() {
+            if !Self::for_old_tickets(&e, a) {
+                self.queue.push_front(e);
+            }
+        }
         if self.supervised(a) {
             // Next, before anything else: what is queued for it goes to the
             // fresh instance (after its startup requests), not to a gap.
             self.queue.push_front(Event::Restart { to: a });
         }
+    }
+}
+
+/// The instance an event is delivered to, if it is one.
+fn receiver(e: &Event) -> Option<usize> {
+    match e {
+        Event::Serve { to, .. } | Event::Cancel { to, .. } | Event::Restart { to } => Some(*to),
+        Event::Answer { to, .. } | Event::Error { to, .. } => match to {
+            Sender::Instance(a) => Some(*a),
+            Sender::Operator(_) => None,
+        },
     }
 }
 

@@ -35,6 +35,7 @@ mod supervise;
 mod ticker;
 mod trace;
 pub mod view;
+mod workers;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -132,6 +133,8 @@ enum Body {
     Files(Files),
     Http(Box<Http>),
     Clock,
+    /// Out on a worker (`workers`): back when the call returns.
+    Away,
 }
 
 struct Actor {
@@ -164,6 +167,13 @@ struct Actor {
     /// How to make a fresh instance of it (a module's instances; natives
     /// are never stopped), and when it was restarted lately.
     supervised: Option<supervise::Supervised>,
+    /// Out on a worker; what reaches it meanwhile waits in `mailbox`, in
+    /// order.
+    busy: bool,
+    mailbox: VecDeque<Event>,
+    /// What it exposes, as of its last call (routing reads it while the
+    /// instance itself may be out on a worker).
+    exposed: Vec<view::Link>,
 }
 
 enum Event {
@@ -229,6 +239,10 @@ pub struct Runtime<'a> {
     taken: u64,
     /// Dropped tickets to forget, each once `taken` reaches its mark.
     forget: VecDeque<supervise::Forget>,
+    /// The worker threads (none with `--workers 1`: every call is made
+    /// on this thread), and how many calls are out on them.
+    pool: Option<workers::Pool>,
+    in_flight: usize,
     /// Why the run must end now (a startup request failed, an instance
     /// stopped past its restarts): it serves nothing more.
     fatal: bool,
@@ -261,10 +275,17 @@ impl<'a> Runtime<'a> {
             }
         }
         self.configure(None);
+        // The starts and the startup requests' order are settled: from here
+        // on, calls go to the workers if there are several.
+        // This thread is one of them.
+        let workers = self.limits.workers();
+        if workers > 1 {
+            self.pool = workers::Pool::start(workers - 1, &self.inbox.sender());
+        }
         loop {
             while let Some(e) = self.queue.pop_front() {
                 self.taken += 1;
-                self.process(e);
+                self.deliver(e);
                 self.forget_dropped();
                 if self.fatal {
                     break;
@@ -276,6 +297,15 @@ impl<'a> Runtime<'a> {
                     h.stop();
                 }
                 break;
+            }
+            if self.in_flight > 0 {
+                // Calls are out on the workers: wait for one, and take in
+                // what comes from outside meanwhile (a console line waits
+                // for the image to be idle, as ever).
+                if let Some(o) = self.inbox.next(None) {
+                    self.outside(o);
+                }
+                continue;
             }
             if !self.wake() {
                 break;
@@ -392,6 +422,10 @@ impl<'a> Runtime<'a> {
                     h.closed();
                 }
                 false
+            }
+            Outside::Finished(f) => {
+                self.finish(*f);
+                !self.queue.is_empty()
             }
             Outside::Report => {
                 self.report();

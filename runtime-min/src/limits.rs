@@ -48,6 +48,13 @@ pub struct Limits {
     #[arg(long = "max-restarts", value_name = "N", default_value_t = DEFAULT_RESTARTS)]
     pub restarts: u32,
 
+    /// Threads that run instances in parallel (default: one per core). Each
+    /// instance runs on one at a time, never re-entered, its deliveries in
+    /// order; with 1 every call is made on the event loop's thread and a
+    /// run is deterministic
+    #[arg(long = "workers", value_name = "N")]
+    pub workers: Option<usize>,
+
     /// The window, in seconds, in which `--max-restarts` are counted
     #[arg(long = "restart-period", value_name = "SECONDS", default_value_t = DEFAULT_RESTART_PERIOD_S)]
     pub restart_period_s: u64,
@@ -63,6 +70,7 @@ impl Default for Limits {
             held_mib: DEFAULT_HELD_MIB,
             restarts: DEFAULT_RESTARTS,
             restart_period_s: DEFAULT_RESTART_PERIOD_S,
+            workers: None,
         }
     }
 }
@@ -74,7 +82,7 @@ impl Limits {
     /// The command-line flags that give these limits (to pass them on to
     /// `othismo-run` elsewhere, as `othc run --on` does).
     pub fn to_args(&self) -> Vec<String> {
-        vec![
+        let mut args = vec![
             format!("--max-memory={}", self.memory_mib),
             format!("--max-time={}", self.time_ms),
             format!("--max-payload={}", self.payload),
@@ -82,7 +90,19 @@ impl Limits {
             format!("--max-held={}", self.held_mib),
             format!("--max-restarts={}", self.restarts),
             format!("--restart-period={}", self.restart_period_s),
-        ]
+        ];
+        if let Some(n) = self.workers {
+            args.push(format!("--workers={n}"));
+        }
+        args
+    }
+
+    /// The worker threads to run: as asked, else one per core.
+    pub fn workers(&self) -> usize {
+        self.workers
+            .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+            .unwrap_or(1)
+            .max(1)
     }
 
     pub fn memory_bytes(&self) -> usize {
@@ -126,6 +146,7 @@ mod tests {
             held_mib: 7,
             restarts: 8,
             restart_period_s: 9,
+            workers: Some(10),
         };
         let args = std::iter::once("x".to_string()).chain(l.to_args());
         let back = Cli::parse_from(args).limits;

@@ -172,6 +172,9 @@ impl<'a> Runtime<'a> {
                 passed: None,
                 reached: None,
                 supervised,
+                busy: false,
+                mailbox: VecDeque::new(),
+                exposed: Vec::new(),
             });
         }
         // Each startup request's receiver and path, checked now: a bundle
@@ -205,6 +208,8 @@ impl<'a> Runtime<'a> {
             taken: 0,
             forget: VecDeque::new(),
             fatal: false,
+            pool: None,
+            in_flight: 0,
             io,
             inbox: Inbox::new(input),
             pending_line: None,

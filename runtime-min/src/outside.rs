@@ -32,6 +32,8 @@ pub(crate) enum Outside {
     Stop(&'static str),
     /// SIGUSR1: a report of what the runtime holds, on stderr.
     Report,
+    /// A worker's call has returned.
+    Finished(Box<crate::workers::Finished>),
 }
 
 /// The channel from outside, and what feeds it.

@@ -3,7 +3,8 @@
 //! `name=value` words. Every number here is one that must not grow with the
 //! requests served: an instance's memory (a high-water mark: a module's
 //! memory never shrinks), the requests it is serving, the request ids and
-//! tickets the host remembers for it, the bytes of its requests waiting;
+//! tickets the host remembers for it, the bytes of its requests waiting,
+//! the deliveries waiting in its mailbox while it is out on a worker;
 //! the queue, the dropped tickets still to forget, and each Http
 //! instance's exchanges, waiting requests and watchers. The soak test
 //! reads it before and after a few hundred thousand requests.
@@ -13,9 +14,12 @@ use crate::{Body, Runtime};
 impl Runtime<'_> {
     pub(crate) fn report(&mut self) {
         for a in &self.actors {
+            // An instance out on a worker is not looked at: its memory is
+            // left out, and `busy` says why.
             let memory = match &a.body {
-                Body::Wasm(w) => w.host().memory_used(),
-                _ => 0,
+                Body::Wasm(w) => format!(" memory={}", w.host().memory_used()),
+                Body::Away => String::new(),
+                _ => " memory=0".to_string(),
             };
             let http = match &a.body {
                 Body::Http(h) => {
@@ -26,12 +30,14 @@ impl Runtime<'_> {
             };
             let _ = writeln!(
                 self.io.err,
-                "report: instance={} memory={memory} serving={} cancelled={} dropped={} queued={} stopped={}{http}",
+                "report: instance={}{memory} serving={} cancelled={} dropped={} queued={} mailbox={} busy={} stopped={}{http}",
                 a.name,
                 a.serving.len(),
                 a.cancelled.len(),
                 a.dropped.len(),
                 a.queued,
+                a.mailbox.len(),
+                a.busy,
                 a.dead,
             );
         }

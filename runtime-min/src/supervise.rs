@@ -181,6 +181,7 @@ impl Runtime<'_> {
         actor.next_id = 0;
         actor.passed = None;
         actor.reached = None;
+        actor.exposed.clear();
         actor.dead = false;
         let _ = writeln!(
             self.io.err,

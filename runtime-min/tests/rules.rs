@@ -25,10 +25,12 @@ fn directives<'s>(src: &'s str, name: &str) -> Vec<&'s str> {
 }
 
 /// The default limits, with what the fixture's `# limit:` lines say. An
-/// instance that stops stays stopped unless the fixture allows restarts.
+/// instance that stops stays stopped unless the fixture allows restarts;
+/// one worker, so the trace is the same every run.
 fn limits(src: &str) -> Result<Limits, Failed> {
     let mut l = Limits {
         restarts: 0,
+        workers: Some(1),
         ..Limits::default()
     };
     for d in directives(src, "limit") {

@@ -30,6 +30,9 @@ pub struct Files {
     /// The canonical directory served, once configured.
     root: Option<PathBuf>,
     readonly: bool,
+    /// Its disk has been slow (a request took over a millisecond): with
+    /// several workers, its work always goes to one (`workers`).
+    pub slow: bool,
 }
 
 /// What to do with a request, decided before touching the disk.

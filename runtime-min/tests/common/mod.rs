@@ -104,12 +104,14 @@ pub struct Ran {
     pub trace: String,
 }
 
-/// The default limits, but an instance that stops stays stopped: these
-/// tests look at one stop and what it does to the rest (supervision has
-/// its own, in `supervise.rs` and `fixtures/run/rules/restart.oth`).
+/// The default limits, but an instance that stops stays stopped (these
+/// tests look at one stop and what it does to the rest; supervision has
+/// its own, `fixtures/run/rules/restart.oth`), and one worker, so that a
+/// run's order (its trace) is the same every time.
 pub fn limits() -> Limits {
     Limits {
         restarts: 0,
+        workers: Some(1),
         ..Limits::default()
     }
 }

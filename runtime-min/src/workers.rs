@@ -1,0 +1,357 @@
+//! Every core (`--workers N`, book: reference/running.md): the calls into
+//! instances, and the `Files` object's disk work, run on worker threads,
+//! while the event loop keeps everything else (routing, every rule and
+//! limit, the tables of requests) on its own thread, as with one worker.
+//!
+//! An instance out on a worker is *busy*: what reaches it meanwhile waits
+//! in its mailbox, in the order it came, and is delivered when the call
+//! returns. So an instance is single-threaded and never re-entered,
+//! deliveries to one instance keep the queue's order, and one sender's
+//! requests to one receiver arrive in the order it sent them (it sends in
+//! order; the queue and the mailbox are first in, first out). Between
+//! instances there is no order: with several workers a run is no longer
+//! deterministic, which is why tests that compare traces use one worker
+//! (then every call is made on the loop's thread, as before).
+//!
+//! What the workers finish comes back on the channel everything from
+//! outside comes on (`Outside::Finished`), so the loop waits on one thing.
+
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use othc::model::Seg;
+
+use crate::host::Wasm;
+use crate::natives::files::Files;
+use crate::natives::{self, Reply};
+use crate::outside::Outside;
+use crate::{Body, Payload, Runtime, Serving, abi};
+
+/// A `Files` request that takes longer than this on the loop's thread
+/// marks its disk slow.
+const SLOW_DISK: Duration = Duration::from_millis(1);
+
+/// One call into an instance, with what it carries.
+pub(crate) enum Delivery {
+    Serve {
+        id: i32,
+        verb: i32,
+        flags: i32,
+        path: String,
+        payload: Option<Payload>,
+    },
+    Answer {
+        ticket: i32,
+        done: bool,
+        payload: Option<Payload>,
+    },
+    Error {
+        ticket: i32,
+        errno: i32,
+        code: String,
+        desc: String,
+    },
+    Cancel {
+        id: i32,
+    },
+}
+
+impl Delivery {
+    fn run(&self, w: &mut Wasm) -> wasmtime::Result<()> {
+        match self {
+            Delivery::Serve {
+                id,
+                verb,
+                flags,
+                path,
+                payload,
+            } => w.serve(*id, *verb, *flags, path, payload),
+            Delivery::Answer {
+                ticket,
+                done,
+                payload,
+            } => w.answer(*ticket, *done, payload),
+            Delivery::Error {
+                ticket,
+                errno,
+                code,
+                desc,
+            } => w.error(*ticket, *errno, code, desc),
+            Delivery::Cancel { id } => w.cancel(*id),
+        }
+    }
+}
+
+/// Work for a worker.
+enum Job {
+    Wasm {
+        a: usize,
+        body: Box<Wasm>,
+        delivery: Delivery,
+    },
+    Files {
+        a: usize,
+        files: Files,
+        req: Serving,
+        path: Arc<[Seg]>,
+        limit: usize,
+    },
+}
+
+/// Work a worker did, on its way back to the loop.
+pub(crate) enum Finished {
+    Wasm {
+        a: usize,
+        body: Box<Wasm>,
+        result: wasmtime::Result<()>,
+        delivery: Delivery,
+    },
+    Files {
+        a: usize,
+        files: Files,
+        req: Serving,
+        replies: Vec<Reply>,
+    },
+}
+
+/// The worker threads, taking jobs from one channel.
+pub(crate) struct Pool {
+    jobs: Sender<Job>,
+    threads: usize,
+}
+
+impl Pool {
+    /// `n` threads; what they finish goes to `done`. Fewer if the system
+    /// has no more threads to give (at least one, or none at all: `None`).
+    pub fn start(n: usize, done: &Sender<Outside>) -> Option<Pool> {
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        let mut started = 0;
+        for i in 0..n {
+            let (rx, done) = (rx.clone(), done.clone());
+            let spawned = std::thread::Builder::new()
+                .name(format!("worker {i}"))
+                .spawn(move || work(&rx, &done));
+            if spawned.is_ok() {
+                started += 1;
+            }
+        }
+        (started > 0).then_some(Pool {
+            jobs,
+            threads: started,
+        })
+    }
+}
+
+fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
+    loop {
+        // The lock is held only while waiting for the next job.
+        let job = match jobs.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok(job) = job else { return };
+        let finished = match job {
+            Job::Wasm {
+                a,
+                mut body,
+                delivery,
+            } => Finished::Wasm {
+                a,
+                result: delivery.run(&mut body),
+                body,
+                delivery,
+            },
+            Job::Files {
+                a,
+                mut files,
+                req,
+                path,
+                limit,
+            } => Finished::Files {
+                a,
+                replies: serve_files(&mut files, &req, &path, limit),
+                files,
+                req,
+            },
+        };
+        if done.send(Outside::Finished(Box::new(finished))).is_err() {
+            return;
+        }
+    }
+}
+
+fn serve_files(files: &mut Files, req: &Serving, path: &[Seg], limit: usize) -> Vec<Reply> {
+    files.serve(natives::files::Request {
+        verb: req.verb,
+        operator: req.flags & abi::OPERATOR != 0,
+        path,
+        payload: req.payload.as_ref(),
+        limit,
+    })
+}
+
+impl Runtime<'_> {
+    /// Whether the next call goes to a worker: one is free, and this
+    /// thread has other deliveries to make meanwhile. Otherwise handing it
+    /// over would only add two thread switches to the call.
+    fn offload(&self) -> bool {
+        self.pool
+            .as_ref()
+            .is_some_and(|p| self.in_flight < p.threads && !self.queue.is_empty())
+    }
+
+    /// Makes call `d` into instance `a`: on a worker, or here.
+    pub(crate) fn call(&mut self, a: usize, d: Delivery) {
+        if self.offload()
+            && let Some(pool) = &self.pool
+        {
+            let Body::Wasm(body) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
+                unreachable!("a call into an instance that is not a module's");
+            };
+            self.actors[a].busy = true;
+            self.in_flight += 1;
+            let job = Job::Wasm {
+                a,
+                body,
+                delivery: d,
+            };
+            if let Err(mpsc::SendError(job)) = pool.jobs.send(job) {
+                // No worker is left: the call is made here.
+                let Job::Wasm { a, body, delivery } = job else {
+                    unreachable!()
+                };
+                self.pool = None;
+                let mut body = body;
+                let result = delivery.run(&mut body);
+                self.finish(Finished::Wasm {
+                    a,
+                    body,
+                    result,
+                    delivery,
+                });
+            }
+            return;
+        }
+        let Body::Wasm(w) = &mut self.actors[a].body else {
+            return;
+        };
+        let result = d.run(w);
+        self.called(a, result, d);
+    }
+
+    /// What the `Files` instance `a` does for `req`: its disk work on a
+    /// worker (a slow disk stalls nobody else), or here with one.
+    pub(crate) fn serve_files(&mut self, a: usize, req: Serving, path: Arc<[Seg]>) {
+        let limit = self.limits.payload;
+        // A fast disk's work is done here (handing it over costs more than
+        // a stat); a disk seen to be slow has a worker do it whenever one
+        // is free, so it stalls nobody else.
+        let slow = matches!(&self.actors[a].body, Body::Files(f) if f.slow);
+        if let Some(pool) = &self.pool
+            && self.in_flight < pool.threads
+            && (slow || !self.queue.is_empty())
+        {
+            let Body::Files(files) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
+                unreachable!("a Files request to another kind of object");
+            };
+            self.actors[a].busy = true;
+            self.in_flight += 1;
+            let job = Job::Files {
+                a,
+                files,
+                req,
+                path,
+                limit,
+            };
+            if let Err(mpsc::SendError(job)) = pool.jobs.send(job) {
+                let Job::Files {
+                    a,
+                    mut files,
+                    req,
+                    path,
+                    limit,
+                } = job
+                else {
+                    unreachable!()
+                };
+                self.pool = None;
+                let replies = serve_files(&mut files, &req, &path, limit);
+                self.finish(Finished::Files {
+                    a,
+                    files,
+                    req,
+                    replies,
+                });
+            }
+            return;
+        }
+        let Body::Files(files) = &mut self.actors[a].body else {
+            return;
+        };
+        let began = Instant::now();
+        let replies = serve_files(files, &req, &path, limit);
+        files.slow |= began.elapsed() > SLOW_DISK;
+        self.reply(&req, replies);
+    }
+
+    /// A call into `a` has returned: the payload of a request goes back to
+    /// where it is kept (a forward sends it on), then what it asked for
+    /// is done.
+    fn called(&mut self, a: usize, result: wasmtime::Result<()>, d: Delivery) {
+        match d {
+            Delivery::Serve {
+                id, path, payload, ..
+            } => {
+                self.spare_path = path;
+                if let Some(s) = self.actors[a].serving.get_mut(&id) {
+                    s.payload = payload;
+                }
+                self.after_call(a, result);
+            }
+            Delivery::Cancel { id } => {
+                self.after_call(a, result);
+                // It has been told: from now on an answer to the request is
+                // one to a request it is not serving.
+                self.actors[a].cancelled.remove(&id);
+            }
+            Delivery::Answer { .. } | Delivery::Error { .. } => self.after_call(a, result),
+        }
+    }
+
+    /// A worker's work is back: the instance takes its body again, what it
+    /// did is acted on, and its mailbox is delivered.
+    pub(crate) fn finish(&mut self, f: Finished) {
+        self.in_flight -= 1;
+        let a = match f {
+            Finished::Wasm {
+                a,
+                body,
+                result,
+                delivery,
+            } => {
+                self.actors[a].body = Body::Wasm(body);
+                self.actors[a].busy = false;
+                self.called(a, result, delivery);
+                a
+            }
+            Finished::Files {
+                a,
+                files,
+                req,
+                replies,
+            } => {
+                self.actors[a].body = Body::Files(files);
+                self.actors[a].busy = false;
+                self.reply(&req, replies);
+                a
+            }
+        };
+        while !self.actors[a].busy
+            && let Some(e) = self.actors[a].mailbox.pop_front()
+        {
+            self.deliver(e);
+        }
+    }
+}
