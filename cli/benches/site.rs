@@ -2,13 +2,20 @@
 //! the same run.
 //!
 //! `cargo bench -p othc-cli --bench site` builds examples/site (release
-//! modules), runs it with `othc run` on a free port, starts Debian's nginx
-//! on another with `root examples/site/public`, and loads each with `wrk`
-//! (bounded: a few seconds per file and server, 8 connections, one
-//! thread) for three small files. It prints requests/s and p99 latency for
-//! both and the ratios. nginx and wrk are installed with apt-get if
-//! missing. Numbers, not assertions: the book's dev/performance.md records
-//! them.
+//! modules), runs it with `othc run` on a free port (its default workers:
+//! one per core), starts Debian's nginx on another with `root
+//! examples/site/public` and as many worker processes, and loads each with
+//! `wrk` (bounded: a few seconds per file and server, one thread) for three
+//! small files at 8 and at 64 connections. It prints requests/s and p99
+//! latency for both and the ratios.
+//!
+//! `-- --soak SECONDS` then keeps 64 connections on the site for that long
+//! (the issue's figure is 600), in slices of 10 s, and prints each slice's
+//! requests/s, error answers and the process's resident memory, and at the
+//! end the memory's change after the first minute (warm-up).
+//!
+//! nginx and wrk are installed with apt-get if missing. Numbers, not
+//! assertions: the book's dev/performance.md records them.
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -45,12 +52,13 @@ fn start_nginx(work: &Path) -> (Guard, String) {
     std::fs::write(
         &conf,
         format!(
-            "daemon off;\nworker_processes 1;\npid {pid};\nerror_log {log} warn;\n\
+            "daemon off;\nworker_processes {workers};\npid {pid};\nerror_log {log} warn;\n\
              events {{ worker_connections 1024; }}\n\
              http {{\n  include /etc/nginx/mime.types;\n  access_log off;\n\
              client_body_temp_path {tmp};\n  proxy_temp_path {tmp};\n  fastcgi_temp_path {tmp};\n\
              uwsgi_temp_path {tmp};\n  scgi_temp_path {tmp};\n\
              server {{ listen 127.0.0.1:{port}; root {root}; }}\n}}\n",
+            workers = cores(),
             pid = work.join("nginx.pid").display(),
             log = work.join("nginx.log").display(),
             tmp = work.display(),
@@ -77,10 +85,14 @@ fn start_nginx(work: &Path) -> (Guard, String) {
     (Guard(child), base)
 }
 
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// requests/s and p99 latency in ms, as wrk reports them.
-fn load(url: &str) -> (f64, f64) {
+fn load(url: &str, connections: u32) -> (f64, f64) {
     let o = Command::new("wrk")
-        .args(["-t1", "-c8", "-d4s", "--latency", url])
+        .args(["-t1", &format!("-c{connections}"), "-d4s", "--latency", url])
         .output()
         .expect("wrk runs");
     let out = String::from_utf8_lossy(&o.stdout);
@@ -127,18 +139,81 @@ fn main() {
     let running = web::start(&bundle, &[]);
     let site = running.base.clone();
     let (_nginx, nginx) = start_nginx(&work);
-    println!("examples/site beside nginx, same files, wrk -t1 -c8 -d4s on loopback");
     println!(
-        "{:<14} {:>12} {:>12} {:>8} {:>10} {:>10} {:>8}",
-        "file", "site req/s", "nginx req/s", "ratio", "site p99", "nginx p99", "ratio"
+        "examples/site ({n} workers) beside nginx ({n} worker processes), same files, wrk -t1 -d4s on loopback",
+        n = cores()
     );
-    for file in ["/", "/style.css", "/logo.png"] {
-        let (s_rps, s_p99) = load(&format!("{site}{file}"));
-        let (n_rps, n_p99) = load(&format!("{nginx}{file}"));
+    println!(
+        "{:<14} {:>5} {:>12} {:>12} {:>8} {:>10} {:>10} {:>8}",
+        "file", "conns", "site req/s", "nginx req/s", "site/ng", "site p99", "nginx p99", "site/ng"
+    );
+    for connections in [8, 64] {
+        for file in ["/", "/style.css", "/logo.png"] {
+            let (s_rps, s_p99) = load(&format!("{site}{file}"), connections);
+            let (n_rps, n_p99) = load(&format!("{nginx}{file}"), connections);
+            println!(
+                "{file:<14} {connections:>5} {s_rps:>12.0} {n_rps:>12.0} {:>7.2}x {s_p99:>8.2}ms {n_p99:>8.2}ms {:>7.1}x",
+                s_rps / n_rps,
+                s_p99 / n_p99
+            );
+        }
+    }
+    let soak = std::env::args()
+        .skip_while(|a| a != "--soak")
+        .nth(1)
+        .map(|v| v.parse::<u64>().expect("--soak SECONDS"));
+    if let Some(seconds) = soak {
+        soak_site(&site, running.child.id(), seconds);
+    }
+}
+
+/// The process's resident memory, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// 64 connections on the site for `seconds`, a line per 10 s slice.
+fn soak_site(site: &str, pid: u32, seconds: u64) {
+    println!("\nsoak: wrk -t1 -c64 on {site}/style.css for {seconds} s, in 10 s slices");
+    println!(
+        "{:>6} {:>12} {:>8} {:>10}",
+        "at s", "req/s", "errors", "RSS KiB"
+    );
+    let mut after_warmup = None;
+    let mut last = 0;
+    for slice in 0..seconds.div_ceil(10) {
+        let o = Command::new("wrk")
+            .args(["-t1", "-c64", "-d10s", &format!("{site}/style.css")])
+            .output()
+            .expect("wrk runs");
+        let out = String::from_utf8_lossy(&o.stdout);
+        let rps: f64 = out
+            .lines()
+            .find_map(|l| l.strip_prefix("Requests/sec:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0.0);
+        let errors: u64 = out
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("Non-2xx or 3xx responses:"))
+            .filter_map(|v| v.trim().parse::<u64>().ok())
+            .sum();
+        last = rss_kib(pid);
+        println!("{:>6} {rps:>12.0} {errors:>8} {last:>10}", (slice + 1) * 10);
+        if slice == 5 {
+            after_warmup = Some(last);
+        }
+    }
+    if let Some(w) = after_warmup {
         println!(
-            "{file:<14} {s_rps:>12.0} {n_rps:>12.0} {:>7.1}x {s_p99:>8.2}ms {n_p99:>8.2}ms {:>7.1}x",
-            n_rps / s_rps,
-            s_p99 / n_p99
+            "RSS after the first minute {w} KiB, at the end {last} KiB: {:+.1}%",
+            (last as f64 - w as f64) * 100.0 / w as f64
         );
     }
 }

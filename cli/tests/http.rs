@@ -213,6 +213,50 @@ fn malformed_and_hostile_http_never_stops_the_image() {
     let second = got.find("HTTP/1.1 404").expect("the second answered");
     assert!(first < second, "{got}");
 
+    // RFC 9112's Host rule: an HTTP/1.1 request has exactly one (HTTP/1.0
+    // may have none).
+    for (head, want) in [
+        ("GET /odd HTTP/1.1\r\n", "HTTP/1.1 400"),
+        (
+            "GET /odd HTTP/1.1\r\nHost: a\r\nHost: b\r\n",
+            "HTTP/1.1 400",
+        ),
+        ("GET /odd HTTP/1.0\r\n", "HTTP/1.0 200"),
+    ] {
+        let got = raw(
+            &addr,
+            format!("{head}Connection: close\r\n\r\n").as_bytes(),
+            wait,
+        );
+        assert!(got.starts_with(want), "{head:?}: {got:?}");
+    }
+    // A declared length over maxBody is refused at once (it waited for the
+    // body's timeout, 408), and a body whose chunks do not parse is a 400
+    // (it was a 413).
+    let began = std::time::Instant::now();
+    let got = raw(
+        &addr,
+        b"PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000000000\r\n\r\nabc",
+        wait,
+    );
+    assert!(
+        got.starts_with("HTTP/1.1 413"),
+        "a terabyte declared: {got:?}"
+    );
+    assert!(
+        began.elapsed() < wait,
+        "the 413 came only when the client gave up"
+    );
+    let got = raw(
+        &addr,
+        b"PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+        wait,
+    );
+    assert!(
+        got.starts_with("HTTP/1.1 400"),
+        "a malformed chunk: {got:?}"
+    );
+
     // Paths whose bytes are not UTF-8, over and over: each is a 400 from
     // HttpServer, which is never stopped for one (six stops in ten seconds
     // would end the run).

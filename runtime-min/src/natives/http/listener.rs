@@ -224,15 +224,39 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
             gone,
         );
     }
+    // RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host.
+    if head.version == hyper::Version::HTTP_11
+        && head.headers.get_all(hyper::header::HOST).iter().count() != 1
+    {
+        return respond(
+            answer(
+                StatusCode::BAD_REQUEST,
+                "an HTTP/1.1 request has exactly one Host header",
+            ),
+            None,
+            gone,
+        );
+    }
+    let too_large = || {
+        answer(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!("the body is over {} bytes", shared.max_body),
+        )
+    };
+    // A length declared over the limit is refused before any of it is read.
+    if body.size_hint().lower() > shared.max_body as u64 {
+        return respond(too_large(), None, gone);
+    }
     let limited = http_body_util::Limited::new(body, shared.max_body);
     let body = match tokio::time::timeout(shared.timeout, limited.collect()).await {
         Ok(Ok(b)) => b.to_bytes().to_vec(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+            return respond(too_large(), None, gone);
+        }
         Ok(Err(_)) => {
+            // Framing hyper could not read: a bad chunk size, say.
             return respond(
-                answer(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    &format!("the body is over {} bytes", shared.max_body),
-                ),
+                answer(StatusCode::BAD_REQUEST, "the body is malformed"),
                 None,
                 gone,
             );
