@@ -48,10 +48,11 @@ pub struct Limits {
     #[arg(long = "max-restarts", value_name = "N", default_value_t = DEFAULT_RESTARTS)]
     pub restarts: u32,
 
-    /// Threads that run instances in parallel (default: one per core). Each
-    /// instance runs on one at a time, never re-entered, its deliveries in
-    /// order; with 1 every call is made on the event loop's thread and a
-    /// run is deterministic
+    /// Threads that run instances in parallel, the event loop's among them
+    /// (default: one per core but one, which an Http listener's thread
+    /// uses; at least 1). Each instance runs on one at a time, never
+    /// re-entered, its deliveries in order; with 1 every call is made on
+    /// the event loop's thread and a run is deterministic
     #[arg(long = "workers", value_name = "N")]
     pub workers: Option<usize>,
 
@@ -97,10 +98,18 @@ impl Limits {
         args
     }
 
-    /// The worker threads to run: as asked, else one per core.
+    /// The threads to run instances on: as asked, else one per core but
+    /// one. The spared core is the Http listener's (hyper parses and writes
+    /// on a thread of its own): on two cores, a second thread for calls
+    /// ran the site example at 16,000-26,000 requests/s against
+    /// 24,000-29,000 with one (dev/performance.md).
     pub fn workers(&self) -> usize {
         self.workers
-            .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+            .or_else(|| {
+                std::thread::available_parallelism()
+                    .ok()
+                    .map(|n| usize::from(n) - 1)
+            })
             .unwrap_or(1)
             .max(1)
     }

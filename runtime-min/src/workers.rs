@@ -28,9 +28,14 @@ use crate::natives::{self, Reply};
 use crate::outside::Outside;
 use crate::{Body, Payload, Runtime, Serving, abi};
 
-/// A `Files` request that takes longer than this on the loop's thread
-/// marks its disk slow.
-const SLOW_DISK: Duration = Duration::from_millis(1);
+/// A `Files` request that took longer than this marks its disk slow until
+/// one takes less: its next request goes to a worker if one is free. A
+/// seek on a spinning disk or a network file system's round trip is about
+/// this; a preempted thread on a busy machine is less (at 1 ms, a fast
+/// disk's requests kept going to the workers under load, two thread
+/// switches each). Not for good: a disk marked slow for good after one
+/// preempted request halved the site's requests/s within minutes.
+const SLOW_DISK: Duration = Duration::from_millis(10);
 
 /// One call into an instance, with what it carries.
 pub(crate) enum Delivery {
@@ -169,12 +174,17 @@ fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
                 req,
                 path,
                 limit,
-            } => Finished::Files {
-                a,
-                replies: serve_files(&mut files, &req, &path, limit),
-                files,
-                req,
-            },
+            } => {
+                let began = Instant::now();
+                let replies = serve_files(&mut files, &req, &path, limit);
+                files.slow = began.elapsed() > SLOW_DISK;
+                Finished::Files {
+                    a,
+                    replies,
+                    files,
+                    req,
+                }
+            }
         };
         if done.send(Outside::Finished(Box::new(finished))).is_err() {
             return;
@@ -292,7 +302,7 @@ impl Runtime<'_> {
         };
         let began = Instant::now();
         let replies = serve_files(files, &req, &path, limit);
-        files.slow |= began.elapsed() > SLOW_DISK;
+        files.slow = began.elapsed() > SLOW_DISK;
         self.reply(&req, replies);
     }
 

@@ -30,8 +30,8 @@ pub struct Files {
     /// The canonical directory served, once configured.
     root: Option<PathBuf>,
     readonly: bool,
-    /// Its disk has been slow (a request took over a millisecond): with
-    /// several workers, its work always goes to one (`workers`).
+    /// Its last request took over 10 ms: with several workers, its
+    /// next one goes to a worker if one is free (`workers`).
     pub slow: bool,
 }
 
