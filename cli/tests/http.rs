@@ -352,3 +352,38 @@ fn sigint_lets_a_request_in_flight_finish_for_a_bounded_time() {
     assert!(started.elapsed() >= Duration::from_secs(5), "it waited");
     drop(sse);
 }
+
+/// Supervision seen from outside: an object that traps answers its request
+/// `503 unavailable`, is restarted (its console watch made again), and the
+/// site serves on; one that keeps trapping (a sixth stop within ten
+/// seconds) ends the run with status 1, rather than leave a process that
+/// looks alive and no longer serves.
+#[test]
+fn a_crashing_object_is_restarted_and_then_given_up_on() {
+    let Some(mut run) = start() else { return };
+    let crash = curl(&[], &format!("{}/crash", run.base));
+    assert_eq!(crash.status, 503, "{}", crash.text());
+    assert_eq!(crash.header("othismo-error"), Some("unavailable"));
+    let ok = curl(&[], &format!("{}/odd", run.base));
+    assert_eq!((ok.status, ok.text().as_str()), (200, "odd bytes"));
+    run.wait_err("instance `probe` restarted (1 of at most 5 within 10 s)");
+    // Its start ran again: it watches the console again.
+    run.line("after");
+    run.wait_out("events: sent after to 0");
+    for _ in 0..5 {
+        let _ = std::process::Command::new("curl")
+            .args(["-s", "--max-time", "5"])
+            .arg(format!("{}/crash", run.base))
+            .output();
+    }
+    run.wait_err("error: instance `probe` stopped again after 5 restart(s) within 10 s");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = run.child.try_wait().unwrap() {
+            break s.code();
+        }
+        assert!(std::time::Instant::now() < deadline, "still running");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status, Some(1));
+}
