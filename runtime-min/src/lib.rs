@@ -2,8 +2,11 @@
 //!
 //! Every instance of a compiled object is a wasmtime instance speaking the
 //! host ABI (`host.rs`); `Console`, `Files` and `Clock` are native
-//! (`natives/`). One FIFO queue carries every delivery, so a run is
-//! deterministic and no module is re-entered. Every request is checked on
+//! (`natives/`). One FIFO queue carries every delivery and no module is
+//! re-entered; with one worker a run is deterministic, with more the calls
+//! into different instances run at once on worker threads (`workers`),
+//! each instance's deliveries still in order. A stopped instance is
+//! replaced by a fresh one (`supervise`). Every request is checked on
 //! its way (book: reference/running.md), as `route` decides: a malformed path (`invalid`), the sender's needs
 //! (`forbidden`), its view (`not_found`), read-only links (`read_only`),
 //! the receiver's serves (`not_found`, `not_supported`), the operator rule
@@ -19,7 +22,9 @@
 //! pure decisions over headers and views), `deliver` (the event loop's
 //! work), `host` (the wasmtime side of the host ABI), `view` (an instance's
 //! links and its `bind`/`unmount`/`expose`), `outside` (what wakes an idle
-//! image), `trace`, `natives/`.
+//! image), `workers` (calls on other threads), `supervise` (restarts, the
+//! startup requests, forgetting tickets), `report` (SIGUSR1), `trace`,
+//! `natives/`.
 
 pub mod abi;
 pub mod code;
