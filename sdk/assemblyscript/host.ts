@@ -3,7 +3,7 @@
 
 import { takeBuffer, takeString } from "./abi"
 import { Payload, Status } from "./payload"
-import { pending, Request, serving } from "./request"
+import { finish, pending, Request, serving } from "./request"
 import { theServer } from "./server"
 
 function payloadOf(typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): Payload | null {
@@ -58,7 +58,7 @@ export function othismo_error(ticket: i32, errno: i32, codePtr: usize, codeLen: 
 export function othismo_cancel(id: i32): void {
   if (!serving.has(id)) return
   const req = serving.get(id)
-  req.finish()
+  finish(req)
   const s = theServer()
   if (s != null) s.cancelled(req)
 }

@@ -12,6 +12,13 @@ import { Answers } from "./callbacks"
  */
 export const serving = new Map<i32, Request>()
 
+/** No more answers for `req`: it is finished, and forgotten by the table
+ * of requests being served. (Not on `Request`: only the SDK calls it.) */
+export function finish(req: Request): void {
+  req.finished = true
+  serving.delete(req.id)
+}
+
 /** A request this object is serving. Answer it once, or several times for a stream. */
 export class Request {
   /** Set once the last answer (or an error) has gone. */
@@ -25,12 +32,6 @@ export class Request {
     public payload: Payload | null,
   ) {}
 
-  /** No more answers: forgotten by the table of requests being served. */
-  finish(): void {
-    this.finished = true
-    serving.delete(this.id)
-  }
-
   /** Whether the operator (the image's startup requests) sent it. */
   get isOperator(): bool {
     return (this.flags & FLAG_OPERATOR) != 0
@@ -39,7 +40,7 @@ export class Request {
   /** Answers with a payload; `done` (the default) makes it the last answer. */
   answer(payload: Payload | null, done: bool = true): void {
     if (this.finished) return
-    if (done) this.finish()
+    if (done) finish(this)
     if (payload == null) {
       hostAnswer(this.id, done ? 1 : 0, 0, 0, 0, 0)
       return
@@ -68,7 +69,7 @@ export class Request {
   /** Fails the request: its last answer is this error. */
   fail(status: Status, description: string = ""): void {
     if (this.finished) return
-    this.finish()
+    finish(this)
     const code = utf8(status.code)
     const desc = utf8(description)
     hostFail(this.id, status.errno, changetype<usize>(code), code.byteLength, changetype<usize>(desc), desc.byteLength)
@@ -77,7 +78,7 @@ export class Request {
   /** Hands the request to a path in this object's view; its answers go straight to the caller. */
   forward(path: string): void {
     if (this.finished) return
-    this.finish()
+    finish(this)
     const p = utf8(path)
     hostForward(this.id, changetype<usize>(p), p.byteLength)
   }
