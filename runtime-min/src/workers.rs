@@ -157,7 +157,16 @@ fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
             Err(_) => return,
         };
         let Ok(job) = job else { return };
-        let finished = match job {
+        if done.send(Outside::Finished(Box::new(job.run()))).is_err() {
+            return;
+        }
+    }
+}
+
+impl Job {
+    /// Does the work, wherever it is.
+    fn run(self) -> Finished {
+        match self {
             Job::Wasm {
                 a,
                 mut body,
@@ -175,9 +184,7 @@ fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
                 path,
                 limit,
             } => {
-                let began = Instant::now();
-                let replies = serve_files(&mut files, &req, &path, limit);
-                files.slow = began.elapsed() > SLOW_DISK;
+                let replies = timed_files(&mut files, &req, &path, limit);
                 Finished::Files {
                     a,
                     replies,
@@ -185,11 +192,16 @@ fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
                     req,
                 }
             }
-        };
-        if done.send(Outside::Finished(Box::new(finished))).is_err() {
-            return;
         }
     }
+}
+
+/// A `Files` request served, its disk marked slow or not by its time.
+fn timed_files(files: &mut Files, req: &Serving, path: &[Seg], limit: usize) -> Vec<Reply> {
+    let began = Instant::now();
+    let replies = serve_files(files, req, path, limit);
+    files.slow = began.elapsed() > SLOW_DISK;
+    replies
 }
 
 fn serve_files(files: &mut Files, req: &Serving, path: &[Seg], limit: usize) -> Vec<Reply> {
@@ -214,35 +226,12 @@ impl Runtime<'_> {
 
     /// Makes call `d` into instance `a`: on a worker, or here.
     pub(crate) fn call(&mut self, a: usize, d: Delivery) {
-        if self.offload()
-            && let Some(pool) = &self.pool
-        {
+        if self.offload() {
             let Body::Wasm(body) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a call into an instance that is not a module's");
             };
-            self.actors[a].busy = true;
-            self.in_flight += 1;
-            let job = Job::Wasm {
-                a,
-                body,
-                delivery: d,
-            };
-            if let Err(mpsc::SendError(job)) = pool.jobs.send(job) {
-                // No worker is left: the call is made here.
-                let Job::Wasm { a, body, delivery } = job else {
-                    unreachable!()
-                };
-                self.pool = None;
-                let mut body = body;
-                let result = delivery.run(&mut body);
-                self.finish(Finished::Wasm {
-                    a,
-                    body,
-                    result,
-                    delivery,
-                });
-            }
-            return;
+            let delivery = d;
+            return self.dispatch(a, Job::Wasm { a, body, delivery });
         }
         let Body::Wasm(w) = &mut self.actors[a].body else {
             return;
@@ -251,23 +240,21 @@ impl Runtime<'_> {
         self.called(a, result, d);
     }
 
-    /// What the `Files` instance `a` does for `req`: its disk work on a
-    /// worker (a slow disk stalls nobody else), or here with one.
+    /// What the `Files` instance `a` does for `req`: on a worker, or here.
+    /// A fast disk's work is done here (handing it over costs more than a
+    /// stat); a disk seen to be slow has a worker do it whenever one is
+    /// free, so it stalls nobody else.
     pub(crate) fn serve_files(&mut self, a: usize, req: Serving, path: Arc<[Seg]>) {
         let limit = self.limits.payload;
-        // A fast disk's work is done here (handing it over costs more than
-        // a stat); a disk seen to be slow has a worker do it whenever one
-        // is free, so it stalls nobody else.
         let slow = matches!(&self.actors[a].body, Body::Files(f) if f.slow);
-        if let Some(pool) = &self.pool
-            && self.in_flight < pool.threads
-            && (slow || !self.queue.is_empty())
-        {
+        let free = self
+            .pool
+            .as_ref()
+            .is_some_and(|p| self.in_flight < p.threads);
+        if free && (slow || !self.queue.is_empty()) {
             let Body::Files(files) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a Files request to another kind of object");
             };
-            self.actors[a].busy = true;
-            self.in_flight += 1;
             let job = Job::Files {
                 a,
                 files,
@@ -275,35 +262,28 @@ impl Runtime<'_> {
                 path,
                 limit,
             };
-            if let Err(mpsc::SendError(job)) = pool.jobs.send(job) {
-                let Job::Files {
-                    a,
-                    mut files,
-                    req,
-                    path,
-                    limit,
-                } = job
-                else {
-                    unreachable!()
-                };
-                self.pool = None;
-                let replies = serve_files(&mut files, &req, &path, limit);
-                self.finish(Finished::Files {
-                    a,
-                    files,
-                    req,
-                    replies,
-                });
-            }
-            return;
+            return self.dispatch(a, job);
         }
         let Body::Files(files) = &mut self.actors[a].body else {
             return;
         };
-        let began = Instant::now();
-        let replies = serve_files(files, &req, &path, limit);
-        files.slow = began.elapsed() > SLOW_DISK;
+        let replies = timed_files(files, &req, &path, limit);
         self.reply(&req, replies);
+    }
+
+    /// Hands `job` (instance `a`'s, its body taken) to the workers: `a` is
+    /// busy until it is back. With no worker left, it is done here.
+    fn dispatch(&mut self, a: usize, job: Job) {
+        self.actors[a].busy = true;
+        self.in_flight += 1;
+        let sent = match &self.pool {
+            Some(pool) => pool.jobs.send(job).map_err(|mpsc::SendError(job)| job),
+            None => Err(job),
+        };
+        if let Err(job) = sent {
+            self.pool = None;
+            self.finish(job.run());
+        }
     }
 
     /// A call into `a` has returned: the payload of a request goes back to
