@@ -149,6 +149,7 @@ impl Runtime<'_> {
                         format!("`{name}` has stopped"),
                     );
                 }
+                let offload = self.offload();
                 let actor = &mut self.actors[to];
                 match &mut actor.body {
                     Body::Console(console) => {
@@ -191,6 +192,20 @@ impl Runtime<'_> {
                             None => self.hand_out_http(to),
                         }
                     }
+                    // Made here: the payload is read where it is kept, and
+                    // the request is kept once the call has returned (the
+                    // round trip's path, measured by instruction counts).
+                    Body::Wasm(w) if !offload => {
+                        actor.next_id += 1;
+                        let id = actor.next_id;
+                        let mut served = std::mem::take(&mut self.spare_path);
+                        served.clear();
+                        push_text(&mut served, &path);
+                        let result = w.serve(id, req.verb, req.flags, &served, &req.payload);
+                        self.spare_path = served;
+                        actor.serving.insert(id, req);
+                        self.after_call(to, result);
+                    }
                     Body::Wasm(_) => {
                         actor.next_id += 1;
                         let id = actor.next_id;
@@ -219,15 +234,22 @@ impl Runtime<'_> {
                 payload,
             } => {
                 let Sender::Instance(a) = to else { return };
-                if let Body::Wasm(_) = &self.actors[a].body {
-                    self.call(
-                        a,
-                        Delivery::Answer {
+                let offload = self.offload();
+                match &mut self.actors[a].body {
+                    // Made here, the payload passed where it lies.
+                    Body::Wasm(w) if !offload => {
+                        let result = w.answer(ticket, done, &payload);
+                        self.after_call(a, result);
+                    }
+                    Body::Wasm(_) => {
+                        let d = Delivery::Answer {
                             ticket,
                             done,
                             payload,
-                        },
-                    );
+                        };
+                        self.call(a, d);
+                    }
+                    _ => {}
                 }
             }
             Event::Error {

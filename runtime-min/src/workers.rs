@@ -218,7 +218,7 @@ impl Runtime<'_> {
     /// Whether the next call goes to a worker: one is free, and this
     /// thread has other deliveries to make meanwhile. Otherwise handing it
     /// over would only add two thread switches to the call.
-    fn offload(&self) -> bool {
+    pub(crate) fn offload(&self) -> bool {
         self.pool
             .as_ref()
             .is_some_and(|p| self.in_flight < p.threads && !self.queue.is_empty())
