@@ -19,6 +19,17 @@ const SITE = "/site"
 /** The query words that make a GET a list or a stat (HttpServerConfig). */
 let listWord = "list"
 let statWord = "stat"
+/** The Cache-Control of successful responses, if configured. */
+let cacheControl: string | null = null
+
+/** Whether `s` can be an HTTP header value: visible ASCII, spaces and tabs. */
+function headerValueOk(s: string): bool {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if ((c < 32 && c != 9) || c >= 127) return false
+  }
+  return true
+}
 
 class HttpServer extends HttpServerServer {
   start(): void {
@@ -28,8 +39,14 @@ class HttpServer extends HttpServerServer {
   write(req: Request, config: HttpServerConfig): void {
     const list = config.list
     const stat = config.stat
+    const cache = config.cacheControl
+    if (cache != null && !headerValueOk(cache)) {
+      req.fail(Status.Invalid, "cacheControl is not an HTTP header value: " + cache)
+      return
+    }
     if (list != null) listWord = list
     if (stat != null) statWord = stat
+    if (cache != null) cacheControl = cache
     req.end()
   }
 }
@@ -247,6 +264,8 @@ class Exchange extends Answers {
     if (!this.started) {
       const res = new HttpResponse()
       res.status = b == null && done ? 204 : (this.created ? 201 : 200)
+      const cache = cacheControl
+      if (cache != null) res.headers.push(header("cache-control", cache))
       if (b != null) {
         res.headers.push(header("content-type", b.contentType))
         res.body = b.data
