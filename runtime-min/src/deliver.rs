@@ -192,37 +192,34 @@ impl Runtime<'_> {
                             None => self.hand_out_http(to),
                         }
                     }
-                    // Made here: the payload is read where it is kept, and
-                    // the request is kept once the call has returned (the
-                    // round trip's path, measured by instruction counts).
-                    Body::Wasm(w) if !offload => {
+                    Body::Wasm(w) => {
                         actor.next_id += 1;
                         let id = actor.next_id;
                         let mut served = std::mem::take(&mut self.spare_path);
                         served.clear();
                         push_text(&mut served, &path);
-                        let result = w.serve(id, req.verb, req.flags, &served, &req.payload);
-                        self.spare_path = served;
-                        actor.serving.insert(id, req);
-                        self.after_call(to, result);
-                    }
-                    Body::Wasm(_) => {
-                        actor.next_id += 1;
-                        let id = actor.next_id;
-                        let mut served = std::mem::take(&mut self.spare_path);
-                        served.clear();
-                        push_text(&mut served, &path);
-                        let mut req = req;
-                        let d = Delivery::Serve {
-                            id,
-                            verb: req.verb,
-                            flags: req.flags,
-                            path: served,
-                            // Lent to the call, and put back after it.
-                            payload: req.payload.take(),
-                        };
-                        actor.serving.insert(id, req);
-                        self.call(to, d);
+                        if !offload {
+                            // Made here: the payload is read where it is
+                            // kept, and the request kept once the call has
+                            // returned (the round trip's path, measured by
+                            // instruction counts).
+                            let result = w.serve(id, req.verb, req.flags, &served, &req.payload);
+                            self.spare_path = served;
+                            actor.serving.insert(id, req);
+                            self.after_call(to, result);
+                        } else {
+                            let mut req = req;
+                            let d = Delivery::Serve {
+                                id,
+                                verb: req.verb,
+                                flags: req.flags,
+                                path: served,
+                                // Lent to the call, and put back after it.
+                                payload: req.payload.take(),
+                            };
+                            actor.serving.insert(id, req);
+                            self.call(to, d);
+                        }
                     }
                     Body::Away => unreachable!("a busy instance's deliveries wait"),
                 }

@@ -82,11 +82,7 @@ impl Runtime<'_> {
             self.deliver_checked(to, req, path, false);
         }
         self.queue.extend(held);
-        // What was queued moved back: no ticket is forgotten before it.
-        let last = self.taken + self.queue.len() as u64;
-        for f in &mut self.forget {
-            f.mark = f.mark.max(last);
-        }
+        self.forget_after_queue();
     }
 
     /// Instance `a` cancelled `ticket`: answers still on their way to it
@@ -94,10 +90,24 @@ impl Runtime<'_> {
     pub(crate) fn drop_ticket(&mut self, a: usize, ticket: i32) {
         if self.actors[a].dropped.insert(ticket) {
             self.forget.push_back(Forget {
-                mark: self.taken + self.queue.len() as u64,
+                mark: self.queue_end(),
                 actor: a,
                 ticket,
             });
+        }
+    }
+
+    /// The number the last delivery queued now will have when taken.
+    fn queue_end(&self) -> u64 {
+        self.taken + self.queue.len() as u64
+    }
+
+    /// The queue was reordered (what was queued moved back): no dropped
+    /// ticket is forgotten before all of it has been taken.
+    fn forget_after_queue(&mut self) {
+        let end = self.queue_end();
+        for f in &mut self.forget {
+            f.mark = f.mark.max(end);
         }
     }
 
@@ -201,10 +211,7 @@ impl Runtime<'_> {
         for e in started.into_iter().rev() {
             self.queue.push_front(e);
         }
-        let last = self.taken + self.queue.len() as u64;
-        for f in &mut self.forget {
-            f.mark = f.mark.max(last);
-        }
+        self.forget_after_queue();
     }
 
     /// Whether the event is on its way to instance `a`'s tickets (which a
