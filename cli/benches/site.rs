@@ -7,7 +7,9 @@
 //! examples/site/public` and as many worker processes, and loads each with
 //! `wrk` (bounded: a few seconds per file and server, one thread) for three
 //! small files at 8 and at 64 connections. It prints requests/s and p99
-//! latency for both and the ratios.
+//! latency for both and the ratios. Then the same for big files: a 1 MiB and
+//! a 100 MiB file (made in a scratch directory, served by a second site and
+//! a second nginx), in MiB/s.
 //!
 //! `-- --soak SECONDS` then keeps 64 connections on the site for that long
 //! (the issue's figure is 600), in slices of 10 s, and prints each slice's
@@ -17,77 +19,14 @@
 //! nginx and wrk are installed with apt-get if missing. Numbers, not
 //! assertions: the book's dev/performance.md records them.
 
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
 #[path = "../tests/web/mod.rs"]
 mod web;
 
+use web::nginx::{self, cores};
 use web::root;
-
-/// Kills the process when dropped.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start_nginx(work: &Path) -> (Guard, String) {
-    let port = free_port();
-    let public = root().join("examples/site/public").canonicalize().unwrap();
-    let conf = work.join("nginx.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "daemon off;\nworker_processes {workers};\npid {pid};\nerror_log {log} warn;\n\
-             events {{ worker_connections 1024; }}\n\
-             http {{\n  include /etc/nginx/mime.types;\n  access_log off;\n\
-             client_body_temp_path {tmp};\n  proxy_temp_path {tmp};\n  fastcgi_temp_path {tmp};\n\
-             uwsgi_temp_path {tmp};\n  scgi_temp_path {tmp};\n\
-             server {{ listen 127.0.0.1:{port}; root {root}; }}\n}}\n",
-            workers = cores(),
-            pid = work.join("nginx.pid").display(),
-            log = work.join("nginx.log").display(),
-            tmp = work.display(),
-            root = public.display(),
-        ),
-    )
-    .unwrap();
-    let child = Command::new("nginx")
-        .arg("-c")
-        .arg(&conf)
-        .arg("-e")
-        .arg(work.join("nginx.log"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("nginx runs");
-    let base = format!("http://127.0.0.1:{port}");
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Guard(child), base)
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
-}
 
 /// requests/s and p99 latency in ms, as wrk reports them.
 fn load(url: &str, connections: u32) -> (f64, f64) {
@@ -138,7 +77,8 @@ fn main() {
     let bundle = web::build_as("examples/site/Site.oth", "bench_site_build", "--release");
     let running = web::start(&bundle, &[]);
     let site = running.base.clone();
-    let (_nginx, nginx) = start_nginx(&work);
+    let ng = nginx::start(&work, &root().join("examples/site/public"));
+    let nginx_base = ng.base.clone();
     println!(
         "examples/site ({n} workers) beside nginx ({n} worker processes), same files, wrk -t1 -d4s on loopback",
         n = cores()
@@ -150,7 +90,7 @@ fn main() {
     for connections in [8, 64] {
         for file in ["/", "/style.css", "/logo.png"] {
             let (s_rps, s_p99) = load(&format!("{site}{file}"), connections);
-            let (n_rps, n_p99) = load(&format!("{nginx}{file}"), connections);
+            let (n_rps, n_p99) = load(&format!("{nginx_base}{file}"), connections);
             println!(
                 "{file:<14} {connections:>5} {s_rps:>12.0} {n_rps:>12.0} {:>7.2}x {s_p99:>8.2}ms {n_p99:>8.2}ms {:>7.1}x",
                 s_rps / n_rps,
@@ -158,6 +98,7 @@ fn main() {
             );
         }
     }
+    big_files(&work);
     let soak = std::env::args()
         .skip_while(|a| a != "--soak")
         .nth(1)
@@ -167,16 +108,36 @@ fn main() {
     }
 }
 
-/// The process's resident memory, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
+/// A 1 MiB and a 100 MiB file, through a site and nginx serving them from
+/// one scratch directory: MiB/s at 8 connections, and the ratio.
+fn big_files(work: &Path) {
+    let dir = work.join("big");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sizes = [("/one.bin", 1u64 << 20), ("/hundred.bin", 100 << 20)];
+    for (name, size) in sizes {
+        std::fs::write(dir.join(&name[1..]), web::pattern(size)).unwrap();
+    }
+    let bundle = web::build_site_serving(&dir, "bench_site_big", "--release");
+    let running = web::start(&bundle, &[]);
+    let ng = nginx::start(&work.join("nginx-big"), &dir);
+    let nginx_base = &ng.base;
+    println!("\nbig files, wrk -t1 -c8 -d4s");
+    println!(
+        "{:<14} {:>12} {:>12} {:>8} {:>10} {:>10} {:>8}",
+        "file", "site MiB/s", "nginx MiB/s", "site/ng", "site p99", "nginx p99", "site/ng"
+    );
+    for (file, size) in sizes {
+        let (s_rps, s_p99) = load(&format!("{}{file}", running.base), 8);
+        let (n_rps, n_p99) = load(&format!("{nginx_base}{file}"), 8);
+        let mib = |rps: f64| rps * size as f64 / (1 << 20) as f64;
+        println!(
+            "{file:<14} {:>12.0} {:>12.0} {:>7.2}x {s_p99:>8.1}ms {n_p99:>8.1}ms {:>7.1}x",
+            mib(s_rps),
+            mib(n_rps),
+            s_rps / n_rps,
+            s_p99 / n_p99
+        );
+    }
 }
 
 /// 64 connections on the site for `seconds`, a line per 10 s slice.
@@ -204,7 +165,7 @@ fn soak_site(site: &str, pid: u32, seconds: u64) {
             .filter_map(|l| l.trim().strip_prefix("Non-2xx or 3xx responses:"))
             .filter_map(|v| v.trim().parse::<u64>().ok())
             .sum();
-        last = rss_kib(pid);
+        last = web::rss_kib(pid);
         println!("{:>6} {rps:>12.0} {errors:>8} {last:>10}", (slice + 1) * 10);
         if slice == 5 {
             after_warmup = Some(last);

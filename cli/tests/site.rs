@@ -172,6 +172,21 @@ fn the_site_renders_in_chromium() {
     );
     assert!(logo >= 64 * 64 * 9 / 10, "the image: {logo} pixels");
     assert!(heading > 100, "the heading's colour: {heading} pixels");
+
+    // A directory named without its slash: redirected to the slash form,
+    // so the page's relative stylesheet and image resolve under it (the
+    // page records in its DOM that both took effect).
+    let about = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("{}/about", run.base))
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&about.stdout);
+    assert!(
+        dom.contains(r#"data-image="loaded""#) && dom.contains(r#"data-style="rgb(203, 75, 22)""#),
+        "the page at /about, its stylesheet and image:\n{dom}"
+    );
     drop(run);
 }
 

@@ -58,16 +58,6 @@ fn number(r: &HashMap<String, Words>, who: &str, what: &str) -> u64 {
         .unwrap_or_else(|_| panic!("{who} {what}: {:?}", r[who]))
 }
 
-/// The process's resident memory, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
-}
-
 /// The site's kinds of page, taken in turn: files (each a stat, then a
 /// forward to the files), the index, a streamed listing, a 404, a listing
 /// as JSON lines.
@@ -119,7 +109,7 @@ fn the_site_holds_nothing_per_request() {
     leave_mid_request(&addr, 200);
     std::thread::sleep(Duration::from_millis(500));
     let before = report(&mut run);
-    let rss_before = rss_kib(pid);
+    let rss_before = web::rss_kib(pid);
 
     let leaving = {
         let addr = addr.clone();
@@ -130,7 +120,7 @@ fn the_site_holds_nothing_per_request() {
     let at64 = load::drive(&addr, &PATHS, 64, requests / 10);
     std::thread::sleep(Duration::from_millis(500));
     let after = report(&mut run);
-    let rss_after = rss_kib(pid);
+    let rss_after = web::rss_kib(pid);
     eprintln!(
         "8 connections: {at8:?} ({:.0}/s)\n64 connections: {at64:?} ({:.0}/s)\n\
          RSS {rss_before} KiB -> {rss_after} KiB\nbefore: {before:?}\nafter: {after:?}",

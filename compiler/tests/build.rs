@@ -420,7 +420,7 @@ fn a_bind_over_its_own_source_resolves_as_the_checker_says() {
 
 object Reader {
   needs /data {
-    /  read -> */*
+    /  read -> */**
   }
 }
 

@@ -1,6 +1,6 @@
 // Librarian: lists the shelf when it starts, then, for each title typed at
 // the console, looks it up (stat) and reads it out.
-import { OnStat, OnText, Status, StatRecord, run } from "othismo"
+import { OnStat, OnText, Payload, Status, StatRecord, run } from "othismo"
 import { BooksClient, LibrarianServer, cons } from "./Librarian.oth"
 
 // A pattern need (`/books/**`) gets a client class, made with its mount point.
@@ -54,11 +54,20 @@ class OnFound extends OnStat {
   }
 }
 
+/** A book's parts, joined: a character may span two of them. */
 class OnPages extends OnText {
+  pages: ArrayBuffer = new ArrayBuffer(0)
+
   constructor(public title: string) { super() }
 
-  text(pages: string, done: bool): void {
-    cons.write(pages.trimEnd(), null)
+  deliver(payload: Payload | null, done: bool): void {
+    if (payload != null) {
+      const joined = new ArrayBuffer(this.pages.byteLength + payload.data.byteLength)
+      memory.copy(changetype<usize>(joined), changetype<usize>(this.pages), <usize>this.pages.byteLength)
+      memory.copy(changetype<usize>(joined) + <usize>this.pages.byteLength, changetype<usize>(payload.data), <usize>payload.data.byteLength)
+      this.pages = joined
+    }
+    if (done) cons.write(String.UTF8.decode(this.pages, false).trimEnd(), null)
   }
 
   error(status: Status, description: string): void {

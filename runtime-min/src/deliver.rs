@@ -16,7 +16,7 @@ use crate::workers::Delivery;
 use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, route, view};
 
 impl Runtime<'_> {
-    fn fail_to(&mut self, to: Sender, ticket: i32, errno: i32, desc: String) {
+    pub(crate) fn fail_to(&mut self, to: Sender, ticket: i32, errno: i32, desc: String) {
         self.queue.push_back(Event::Error {
             to,
             ticket,
@@ -87,28 +87,39 @@ impl Runtime<'_> {
     /// What a native object answered, on its way to the caller.
     pub(crate) fn reply(&mut self, req: &Serving, replies: Vec<Reply>) {
         for r in replies {
-            match r {
-                Reply::Answer { payload, .. }
-                    if payload
-                        .as_ref()
-                        .is_some_and(|p| p.data.len() > self.limits.payload) =>
-                {
-                    return self.fail_to(
-                        req.from,
-                        req.ticket,
-                        errno::TOO_LARGE,
-                        "the answer is over the payload limit".into(),
-                    );
-                }
-                Reply::Answer { done, payload } => self.queue.push_back(Event::Answer {
-                    to: req.from,
-                    ticket: req.ticket,
-                    done,
-                    payload,
-                }),
-                Reply::Error { errno, desc } => self.fail_to(req.from, req.ticket, errno, desc),
+            if !self.reply_to(req.from, req.ticket, r) {
+                return;
             }
         }
+    }
+
+    /// One answer of a native object to `ticket` of `to`; false if it
+    /// ended the request (an answer over the payload limit is an error).
+    pub(crate) fn reply_to(&mut self, to: Sender, ticket: i32, r: Reply) -> bool {
+        match r {
+            Reply::Answer { payload, .. }
+                if payload
+                    .as_ref()
+                    .is_some_and(|p| p.data.len() > self.limits.payload) =>
+            {
+                self.fail_to(
+                    to,
+                    ticket,
+                    errno::TOO_LARGE,
+                    "the answer is over the payload limit".into(),
+                );
+                return false;
+            }
+            Reply::Answer { done, payload } => self.queue.push_back(Event::Answer {
+                to,
+                ticket,
+                done,
+                payload,
+            }),
+            Reply::Error { errno, desc } => self.fail_to(to, ticket, errno, desc),
+            Reply::Paced(rest) => self.pace(to, ticket, rest),
+        }
+        true
     }
 
     /// Delivers an event taken from the queue or from a mailbox: to a
@@ -188,9 +199,11 @@ impl Runtime<'_> {
                         }
                         match r {
                             Some(r) => self.reply(&req, vec![r]),
-                            // A new watcher: requests waiting go to it.
+                            // A new watcher: requests waiting go to it (or
+                            // a write held back: answered later).
                             None => self.hand_out_http(to),
                         }
+                        self.http_due(to);
                     }
                     Body::Wasm(w) => {
                         actor.next_id += 1;
@@ -231,6 +244,9 @@ impl Runtime<'_> {
                 payload,
             } => {
                 let Sender::Instance(a) = to else { return };
+                if !self.actors[a].paced.is_empty() {
+                    self.pace_delivery(a, ticket, done);
+                }
                 let offload = self.offload();
                 match &mut self.actors[a].body {
                     // Made here, the payload passed where it lies.
@@ -271,6 +287,9 @@ impl Runtime<'_> {
                     self.fatal = true;
                 }
                 Sender::Instance(a) => {
+                    if !self.actors[a].paced.is_empty() {
+                        self.pace_delivery(a, ticket, true);
+                    }
                     if let Body::Wasm(_) = &self.actors[a].body {
                         let d = Delivery::Error {
                             ticket,
@@ -349,6 +368,7 @@ impl Runtime<'_> {
         self.act_on(a, &mut calls);
         calls.clear();
         self.spare_calls = calls;
+        self.pace_returned(a);
         if self.queue.len() > self.limits.queue {
             let why = format!(
                 "its requests filled the queue past {} deliveries (`--max-queue`)",
@@ -393,6 +413,9 @@ impl Runtime<'_> {
                         Carried::Some(p) => Some(p),
                         Carried::None => None,
                     };
+                    if self.actors[a].pacing.is_some() {
+                        self.pace_request(a, ticket);
+                    }
                     let req = Serving {
                         from,
                         ticket,
@@ -405,6 +428,9 @@ impl Runtime<'_> {
                     self.route(a, req, aim);
                 }
                 Call::Cancel { ticket } => {
+                    if !self.actors[a].paced.is_empty() {
+                        self.settled(a, ticket);
+                    }
                     self.drop_ticket(a, ticket);
                     self.withdraw(Sender::Instance(a), Some(ticket));
                 }
@@ -544,6 +570,8 @@ impl Runtime<'_> {
             return;
         }
         actor.dead = true;
+        actor.paced.clear();
+        actor.pacing = None;
         let name = actor.name.clone();
         let serving: Vec<Serving> = actor.serving.drain().map(|(_, s)| s).collect();
         let _ = writeln!(self.io.err, "error: instance `{name}` stopped: {why}");

@@ -23,7 +23,8 @@
 //! work), `host` (the wasmtime side of the host ABI), `view` (an instance's
 //! links and its `bind`/`unmount`/`expose`), `outside` (what wakes an idle
 //! image), `workers` (calls on other threads), `supervise` (restarts, the
-//! startup requests, forgetting tickets), `report` (SIGUSR1), `trace`,
+//! startup requests, forgetting tickets), `pace` (big files read as their
+//! reader takes them), `report` (SIGUSR1), `trace`,
 //! `natives/`.
 
 pub mod abi;
@@ -34,6 +35,7 @@ pub mod limits;
 mod load;
 pub mod natives;
 mod outside;
+mod pace;
 mod report;
 pub mod route;
 mod supervise;
@@ -179,6 +181,10 @@ struct Actor {
     /// What it exposes, as of its last call (routing reads it while the
     /// instance itself may be out on a worker).
     exposed: Vec<view::Link>,
+    /// Streams it reads at its own pace (`pace`), by ticket, and the one
+    /// whose part is being delivered to it now.
+    paced: IdMap<pace::Pace>,
+    pacing: Option<i32>,
 }
 
 enum Event {
@@ -420,7 +426,15 @@ impl<'a> Runtime<'a> {
                 if let Body::Http(h) = &mut self.actors[actor].body {
                     h.gone(id);
                 }
-                false
+                self.http_due(actor);
+                !self.queue.is_empty()
+            }
+            Outside::HttpDrained { actor, id } => {
+                if let Body::Http(h) = &mut self.actors[actor].body {
+                    h.drained(id);
+                }
+                self.http_due(actor);
+                !self.queue.is_empty()
             }
             Outside::HttpStopped { actor } => {
                 if let Body::Http(h) = &mut self.actors[actor].body {
@@ -470,6 +484,17 @@ impl<'a> Runtime<'a> {
                 done: false,
                 payload: Some(payload),
             });
+        }
+    }
+
+    /// Answers an Http instance held back (`natives::http::Flow`) and now
+    /// gives.
+    pub(crate) fn http_due(&mut self, actor: usize) {
+        let Body::Http(h) = &mut self.actors[actor].body else {
+            return;
+        };
+        for (to, ticket, r) in h.take_due() {
+            self.reply_to(to, ticket, r);
         }
     }
 

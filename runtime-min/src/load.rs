@@ -175,6 +175,8 @@ impl<'a> Runtime<'a> {
                 busy: false,
                 mailbox: VecDeque::new(),
                 exposed: Vec::new(),
+                paced: IdMap::default(),
+                pacing: None,
             });
         }
         // Each startup request's receiver and path, checked now: a bundle

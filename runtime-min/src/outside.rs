@@ -25,6 +25,9 @@ pub(crate) enum Outside {
     /// The client side of an exchange is over: answered, timed out or
     /// gone. Its id is not used again.
     HttpGone { actor: usize, id: u64 },
+    /// The connection of an exchange has taken enough of its body that
+    /// writes held back can be answered (`natives::http::Flow`).
+    HttpDrained { actor: usize, id: u64 },
     /// Http instance `actor` has stopped listening and every connection it
     /// had is closed.
     HttpStopped { actor: usize },

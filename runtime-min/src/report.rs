@@ -4,7 +4,8 @@
 //! requests served: an instance's memory (a high-water mark: a module's
 //! memory never shrinks), the requests it is serving, the request ids and
 //! tickets the host remembers for it, the bytes of its requests waiting,
-//! the deliveries waiting in its mailbox while it is out on a worker;
+//! the deliveries waiting in its mailbox while it is out on a worker, the
+//! files it is reading a part at a time;
 //! the queue, the dropped tickets still to forget, and each Http
 //! instance's exchanges, waiting requests and watchers. The soak test
 //! reads it before and after a few hundred thousand requests.
@@ -30,13 +31,14 @@ impl Runtime<'_> {
             };
             let _ = writeln!(
                 self.io.err,
-                "report: instance={}{memory} serving={} cancelled={} dropped={} queued={} mailbox={} busy={} stopped={}{http}",
+                "report: instance={}{memory} serving={} cancelled={} dropped={} queued={} mailbox={} paced={} busy={} stopped={}{http}",
                 a.name,
                 a.serving.len(),
                 a.cancelled.len(),
                 a.dropped.len(),
                 a.queued,
                 a.mailbox.len(),
+                a.paced.len(),
                 a.busy,
                 a.dead,
             );

@@ -54,6 +54,7 @@ fn limits(src: &str) -> Result<Limits, Failed> {
 /// outside/secret.txt
 /// dir/a.txt            "alpha"
 /// dir/sub/b.txt        "beta"
+/// dir/big.bin          600 KiB: a file read in three parts
 /// dir/empty/
 /// dir/in -> a.txt      a link that stays inside
 /// dir/out -> ../outside/secret.txt
@@ -67,6 +68,7 @@ fn sandbox(at: &Path) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir.join("empty"))?;
     std::fs::write(dir.join("a.txt"), "alpha")?;
     std::fs::write(dir.join("sub/b.txt"), "beta")?;
+    std::fs::write(dir.join("big.bin"), vec![b'x'; 600 * 1024])?;
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink("a.txt", dir.join("in"))?;

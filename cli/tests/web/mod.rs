@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod load;
+pub mod nginx;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,6 +39,11 @@ pub fn build(image: &str, out: &str) -> PathBuf {
 
 /// [`build`] with the profile flag given (`--debug` or `--release`).
 pub fn build_as(image: &str, out: &str, profile: &str) -> PathBuf {
+    build_with(image, out, profile, &[])
+}
+
+/// [`build_as`] with slot values of its own (`--set` each).
+pub fn build_with(image: &str, out: &str, profile: &str, sets: &[&str]) -> PathBuf {
     let out = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), out);
     eprintln!("building {image} {profile} (the first build compiles its objects with asc)");
     let o = Command::new(env!("CARGO_BIN_EXE_othc"))
@@ -48,6 +54,7 @@ pub fn build_as(image: &str, out: &str, profile: &str) -> PathBuf {
             "--set",
             r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#,
         ])
+        .args(sets.iter().flat_map(|s| ["--set", s]))
         .output()
         .expect("othc runs");
     assert!(
@@ -214,4 +221,34 @@ pub fn curl(args: &[&str], url: &str) -> Fetched {
         headers,
         body: raw[split + 4..].to_vec(),
     }
+}
+
+/// examples/site built to serve `dir` (read-only) instead of its own
+/// files.
+pub fn build_site_serving(dir: &Path, out: &str, profile: &str) -> PathBuf {
+    let files = format!(
+        r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
+        dir.display()
+    );
+    build_with("examples/site/Site.oth", out, profile, &[&files])
+}
+
+/// A process's resident memory, in KiB (0 once it has gone).
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// `size` bytes that differ with their position (a part served out of
+/// place shows), for big files.
+pub fn pattern(size: u64) -> Vec<u8> {
+    (0..size)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect()
 }

@@ -12,7 +12,7 @@
 //! itself, never what it points at.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -41,7 +41,7 @@ pub struct Request<'a> {
     pub operator: bool,
     pub path: &'a [Seg],
     pub payload: Option<&'a Payload>,
-    /// The payload limit: a file longer than this is not read.
+    /// The payload limit: no part of a file read is longer.
     pub limit: usize,
 }
 
@@ -105,6 +105,57 @@ fn refuse_outside() -> Reply {
     )
 }
 
+/// The most bytes of a file in one answer to a read: a bigger file is a
+/// stream of parts this long (or the payload limit, if that is less).
+pub const PART: usize = 256 * 1024;
+
+/// The rest of a file being read, a part at a time.
+#[derive(Debug)]
+pub struct Chunks {
+    file: fs::File,
+    /// Bytes still to send: the file's length when it was opened, less
+    /// what has been sent.
+    left: u64,
+    content_type: &'static str,
+    part: usize,
+    shown: String,
+}
+
+/// A stream being read is itself and no other.
+impl PartialEq for Chunks {
+    fn eq(&self, other: &Chunks) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Chunks {
+    /// The next part: the last one is `done`. A file that ends before
+    /// its length when opened (cut short meanwhile) ends the stream with
+    /// an error, so a reader never takes a short file for a whole one.
+    pub fn next_part(&mut self) -> Reply {
+        let want = self.left.min(self.part as u64) as usize;
+        let mut data = Vec::with_capacity(want);
+        match (&mut self.file).take(want as u64).read_to_end(&mut data) {
+            Err(e) => return Reply::io(&e, &self.shown),
+            Ok(n) if n < want => {
+                return Reply::error(
+                    errno::IO_ERROR,
+                    format!("{} was cut short while it was read", self.shown),
+                );
+            }
+            Ok(_) => {}
+        }
+        self.left -= want as u64;
+        Reply::Answer {
+            done: self.left == 0,
+            payload: Some(Payload {
+                content_type: self.content_type.into(),
+                data,
+            }),
+        }
+    }
+}
+
 impl Files {
     pub fn serve(&mut self, r: Request<'_>) -> Vec<Reply> {
         if r.path.is_empty() && r.verb == abi::WRITE && r.operator {
@@ -131,7 +182,7 @@ impl Files {
         }
         let shown = &othc::namespace::path::text(r.path);
         let result = match r.verb {
-            abi::READ => self.read(&root, &p, r.limit, shown),
+            abi::READ => return Self::read(&root, &p, r.limit, shown).unwrap_or_else(|e| vec![e]),
             abi::LIST => return self.list(&root, &p, shown),
             abi::STAT => self.stat(&root, &p, r.path, shown),
             abi::WRITE => self.write(&root, &p, r.payload, shown),
@@ -187,26 +238,32 @@ impl Files {
         Ok(Self::inside(root, parent, shown)?.join(name))
     }
 
-    fn read(&self, root: &Path, p: &Path, limit: usize, shown: &str) -> Result<Reply, Reply> {
+    /// A file, as a stream: one answer if it fits in one part, otherwise
+    /// its first part and the rest to read as the reader takes each part
+    /// (`Reply::Paced`). Read through the one handle opened here, so every
+    /// part is of the same file even if its name is given to another.
+    fn read(root: &Path, p: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
         let real = Self::inside(root, p, shown)?;
-        let m = fs::metadata(&real).map_err(|e| Reply::io(&e, shown))?;
+        let file = fs::File::open(&real).map_err(|e| Reply::io(&e, shown))?;
+        let m = file.metadata().map_err(|e| Reply::io(&e, shown))?;
         if m.is_dir() {
             return Err(Reply::error(
                 errno::INVALID,
                 "that is a directory: list it instead",
             ));
         }
-        if m.len() > limit as u64 {
-            return Err(Reply::error(
-                errno::TOO_LARGE,
-                format!("the file is {} bytes, over the payload limit", m.len()),
-            ));
+        let mut rest = Chunks {
+            file,
+            left: m.len(),
+            content_type: guess_type(&real),
+            part: PART.min(limit.max(1)),
+            shown: shown.to_string(),
+        };
+        let first = rest.next_part();
+        match first {
+            Reply::Answer { done: false, .. } => Ok(vec![first, Reply::Paced(Box::new(rest))]),
+            _ => Ok(vec![first]),
         }
-        let data = fs::read(&real).map_err(|e| Reply::io(&e, shown))?;
-        Ok(Reply::done(Some(Payload {
-            content_type: guess_type(&real).into(),
-            data,
-        })))
     }
 
     fn stat(&self, root: &Path, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {

@@ -11,7 +11,7 @@ use crate::Payload;
 use crate::abi::errno;
 
 /// One answer of a native object.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Reply {
     Answer {
         done: bool,
@@ -21,6 +21,10 @@ pub enum Reply {
         errno: i32,
         desc: String,
     },
+    /// The rest of a file being read: its parts are read one at a time,
+    /// each once the reader has taken the one before (the runtime's
+    /// `pace`), so no file is ever held whole.
+    Paced(Box<files::Chunks>),
 }
 
 impl Reply {

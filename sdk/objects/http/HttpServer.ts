@@ -10,9 +10,16 @@
 // One answer is one response with a Content-Length; a stream of answers is
 // one chunked response, each answer a part as it comes. Errors become the
 // status their errno maps to, with the error's code in `Othismo-Error`.
+//
+// A GET or HEAD that reads is preceded by a stat of its path (if the site
+// serves one): a directory named without its slash is redirected (301) to
+// the slash form, so the page's relative links work; a file gets an ETag
+// from its version (304 when the client has it), its length as
+// Content-Length, and a single byte range (206, or 416 past its end).
 
-import { Answers, Box, OnDone, OnMessage, Payload, Request, Status, StatRecord, Ticket, Verb, run, send } from "othismo"
+import { Answers, Box, OnDone, OnMessage, OnStat, Payload, Request, Status, StatRecord, Ticket, Verb, run, send } from "othismo"
 import { HttpHeader, HttpRequest, HttpResponse, HttpServerConfig, HttpServerServer, http } from "./HttpServer.oth"
+import { Span, UNSATISFIABLE, byteRange, etagOf, noneMatch } from "./conditions"
 
 const SITE = "/site"
 
@@ -214,31 +221,162 @@ class OnHttpRequest extends OnMessage<HttpRequest> {
     } else if (method == "DELETE") {
       verb = Verb.Remove
     } else {
-      fail(id, 405, "not_supported", method + " is not a method this server maps onto a verb")
+      fail(id, 405, "not_supported", method + " is not a method this server maps onto a verb", METHODS)
       return
     }
-    const ex = new Exchange(id, kind, method == "POST")
+    if (verb == Verb.Read) {
+      send(Verb.Stat, full, null, new Looked(id, full, r, rawPath, query))
+      return
+    }
+    const ex = new Exchange(id, kind, method)
     ex.ticket = send(verb, full, payload, ex)
   }
 }
 
-/** Responds to exchange `id` at once, with an error. */
-function fail(id: string, status: i32, code: string, description: string): void {
+/** The methods this server maps onto verbs (a 405's `Allow`). */
+const METHODS = "GET, HEAD, PUT, POST, DELETE"
+
+/** The methods this server maps, but `method`: what a 405 can say of a
+ * path whose serves it cannot see. */
+function allowedBut(method: string): string {
+  const all = METHODS.split(", ")
+  const rest: string[] = []
+  for (let i = 0; i < all.length; i++) {
+    if (all[i] != method && !(method == "GET" && all[i] == "HEAD")) rest.push(all[i])
+  }
+  return rest.join(", ")
+}
+
+/** Responds to exchange `id` at once, with an error (a 405 says what the
+ * path allows, as `allow`). */
+function fail(id: string, status: i32, code: string, description: string, allow: string | null = null): void {
   const res = new HttpResponse()
   res.status = status
   res.headers.push(header("content-type", "text/plain; charset=utf-8"))
   res.headers.push(header("othismo-error", code))
+  if (allow != null) res.headers.push(header("allow", allow))
   res.body = String.UTF8.encode(code + ": " + description + "\n", false)
   http.writeExchanges(id, res, null)
+}
+
+/** Responds to exchange `id` with no body: `status` and its headers. */
+function bare(id: string, status: i32, headers: HttpHeader[], text: string): void {
+  const res = new HttpResponse()
+  res.status = status
+  const cache = cacheControl
+  if (cache != null && status < 400) res.headers.push(header("cache-control", cache))
+  for (let i = 0; i < headers.length; i++) res.headers.push(headers[i])
+  if (text.length > 0) {
+    res.headers.push(header("content-type", "text/plain; charset=utf-8"))
+    res.body = String.UTF8.encode(text + "\n", false)
+  }
+  http.writeExchanges(id, res, null)
+}
+
+/** The stat a GET or HEAD takes before it reads: decides a redirect, a
+ * 304 or 416, or the read and what its response says of the file. */
+class Looked extends OnStat {
+  constructor(
+    public id: string,
+    public full: string,
+    public r: HttpRequest,
+    public rawPath: string,
+    public query: string,
+  ) {
+    super()
+  }
+
+  stat(s: StatRecord, done: bool): void {
+    if (s.isDirectory()) {
+      // `/notes` names a directory: its page's relative links need
+      // `/notes/`. (`//x` would be a link to another host: never made.)
+      if (!this.rawPath.endsWith("/") && !this.rawPath.startsWith("//")) {
+        const to = this.rawPath + "/" + (this.query.length > 0 ? "?" + this.query : "")
+        bare(this.id, 301, [header("location", to)], "moved to " + to)
+        return
+      }
+      this.read(new Exchange(this.id, PLAIN, this.r.method))
+      return
+    }
+    const etag = etagOf(s.version)
+    const headers: HttpHeader[] = [header("accept-ranges", "bytes")]
+    if (etag != null) headers.push(header("etag", etag))
+    const inm = headerOf(this.r, "if-none-match")
+    if (etag != null && inm != null && noneMatch(inm, etag)) {
+      bare(this.id, 304, headers, "")
+      return
+    }
+    const ex = new Exchange(this.id, PLAIN, this.r.method)
+    ex.headers = headers
+    ex.length = s.length
+    const range = headerOf(this.r, "range")
+    const ifRange = headerOf(this.r, "if-range")
+    // If-Range: the range only if the client's copy is this version.
+    if (range != null && (ifRange == null || (etag != null && ifRange.trim() == etag))) {
+      const span = byteRange(range, s.length)
+      if (span === UNSATISFIABLE) {
+        headers.push(header("content-range", "bytes */" + s.length.toString()))
+        bare(this.id, 416, headers, "range_not_satisfiable: the file is " + s.length.toString() + " bytes")
+        return
+      }
+      if (span != null) ex.range(span, s.length)
+    }
+    this.read(ex)
+  }
+
+  /** No stat (the site serves none there, or it failed): the read says. */
+  error(status: Status, description: string): void {
+    this.read(new Exchange(this.id, PLAIN, this.r.method))
+  }
+
+  read(ex: Exchange): void {
+    ex.ticket = send(Verb.Read, this.full, null, ex)
+  }
 }
 
 /** One HTTP exchange: the answers of the request made for it. */
 class Exchange extends Answers {
   started: bool = false
+  finished: bool = false
   ticket: Ticket | null = null
+  /** Headers the stat decided (ETag, Accept-Ranges, Content-Range). */
+  headers: HttpHeader[] = []
+  /** The body's length if known (a file's), else -1. */
+  length: i64 = -1
+  /** A range: bytes still to skip before it, and to send of it (-1: all). */
+  skip: i64 = 0
+  left: i64 = -1
+  status: i32 = 200
 
-  constructor(public id: string, public kind: i32, public created: bool) {
+  constructor(public id: string, public kind: i32, public method: string) {
     super()
+  }
+
+  /** Sends only `span` of the `total` bytes, as a 206. */
+  range(span: Span, total: i64): void {
+    this.skip = span.first
+    this.left = span.length
+    this.length = span.length
+    this.status = 206
+    this.headers.push(header("content-range",
+      "bytes " + span.first.toString() + "-" + span.last.toString() + "/" + total.toString()))
+  }
+
+  /** The part of `b` that is in the range. */
+  private cut(b: Payload): Payload {
+    const n = <i64>b.data.byteLength
+    let from: i64 = 0
+    if (this.skip > 0) {
+      from = this.skip < n ? this.skip : n
+      this.skip -= from
+    }
+    let to = n
+    if (this.left >= 0) {
+      if (to - from > this.left) to = from + this.left
+      this.left -= to - from
+    }
+    if (from == 0 && to == n) return b
+    return new Payload(b.contentType, b.data.slice(<i32>from, <i32>to))
   }
 
   /** The answer's payload as response bytes, and their type. */
@@ -260,18 +398,31 @@ class Exchange extends Answers {
   }
 
   deliver(payload: Payload | null, done: bool): void {
-    const b = this.body(payload)
+    if (this.finished) return
+    let b = this.body(payload)
+    if (b != null && (this.skip > 0 || this.left >= 0)) b = this.cut(b)
+    if (this.left == 0 && !done) {
+      // The range is sent: the rest of the file is not read.
+      done = true
+      const t = this.ticket
+      if (t != null) t.cancel()
+    }
+    if (done) this.finished = true
     if (!this.started) {
       const res = new HttpResponse()
-      res.status = b == null && done ? 204 : (this.created ? 201 : 200)
+      res.status = b == null && done && this.status == 200
+        ? 204
+        : (this.method == "POST" ? 201 : this.status)
       const cache = cacheControl
       if (cache != null) res.headers.push(header("cache-control", cache))
+      for (let i = 0; i < this.headers.length; i++) res.headers.push(this.headers[i])
       if (b != null) {
         res.headers.push(header("content-type", b.contentType))
         res.body = b.data
       }
       if (!done) {
         res.streamed = new Box<bool>(true)
+        if (this.length >= 0) res.length = new Box<i64>(this.length)
         if (b == null && this.kind == EVENTS) {
           res.headers.push(header("content-type", "text/event-stream"))
         }
@@ -287,12 +438,18 @@ class Exchange extends Answers {
   }
 
   error(status: Status, description: string): void {
+    this.finished = true
     if (this.started) {
-      // The status has gone: the body just ends.
+      // The status has gone: the body just ends (cut short, if its length
+      // was sent).
       http.removeExchanges(this.id, null)
       return
     }
-    fail(this.id, statusOf(status.errno), status.code, description)
+    const code = statusOf(status.errno)
+    let allow: string | null = null
+    if (status.is(Status.ReadOnly)) allow = "GET, HEAD"
+    else if (code == 405) allow = allowedBut(this.method)
+    fail(this.id, code, status.code, description, allow)
   }
 }
 

@@ -19,7 +19,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{mpsc, watch};
 
 use super::wire::Config;
-use super::{Incoming, Part, answer};
+use super::{Flow, HIGH_WATER, Incoming, Part, answer};
 use crate::outside::Outside;
 
 /// The longest a request head may take to arrive.
@@ -175,12 +175,17 @@ impl Drop for Gone {
     }
 }
 
-fn respond(part: Part, rx: Option<mpsc::UnboundedReceiver<Part>>, gone: Gone) -> Response<Parts> {
+fn respond(
+    part: Part,
+    rx: Option<(mpsc::UnboundedReceiver<Part>, Arc<Flow>)>,
+    gone: Gone,
+) -> Response<Parts> {
     let Part::Head {
         status,
         headers,
         body,
         streamed,
+        length,
     } = part
     else {
         return respond(
@@ -189,10 +194,16 @@ fn respond(part: Part, rx: Option<mpsc::UnboundedReceiver<Part>>, gone: Gone) ->
             gone,
         );
     };
+    let (rest, flow) = match rx {
+        Some((rx, flow)) if streamed => (Some(rx), Some(flow)),
+        _ => (None, None),
+    };
     let mut r = Response::new(Parts {
+        left: length.filter(|_| rest.is_some()),
         first: (!body.is_empty()).then(|| Bytes::from(body)),
-        rest: if streamed { rx } else { None },
-        _gone: Some(gone),
+        rest,
+        flow,
+        gone,
     });
     *r.status_mut() = status;
     *r.headers_mut() = headers;
@@ -237,6 +248,28 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
             gone,
         );
     }
+    // RFC 9112 §6.1: a transfer coding other than one `chunked` (two
+    // headers, `gzip, chunked`) can be read one way here and another by a
+    // proxy in front, the request smuggling nginx refuses too. (A length
+    // given both ways, hyper reads as chunked and closes the connection
+    // after, as §6.3 says.)
+    let codings: Vec<_> = head
+        .headers
+        .get_all(hyper::header::TRANSFER_ENCODING)
+        .iter()
+        .collect();
+    if !codings.is_empty()
+        && (codings.len() > 1 || !codings[0].as_bytes().eq_ignore_ascii_case(b"chunked"))
+    {
+        return respond(
+            answer(
+                StatusCode::BAD_REQUEST,
+                "the body's length is given more than one way (Transfer-Encoding)",
+            ),
+            None,
+            gone,
+        );
+    }
     let too_large = || {
         answer(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -270,6 +303,7 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
         }
     };
     let (parts, mut rx) = mpsc::unbounded_channel();
+    let flow = Arc::new(Flow::default());
     let incoming = Incoming {
         id,
         method: head.method.as_str().to_string(),
@@ -284,6 +318,7 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
             .collect(),
         body,
         parts,
+        flow: flow.clone(),
     };
     let sent = shared.outside.send(Outside::Http {
         actor: shared.actor,
@@ -297,7 +332,7 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
         );
     }
     match tokio::time::timeout(shared.timeout, rx.recv()).await {
-        Ok(Some(part)) => respond(part, Some(rx), gone),
+        Ok(Some(part)) => respond(part, Some((rx, flow)), gone),
         Ok(None) => respond(
             answer(StatusCode::SERVICE_UNAVAILABLE, "the image has stopped"),
             None,
@@ -319,19 +354,56 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
 struct Parts {
     first: Option<Bytes>,
     rest: Option<mpsc::UnboundedReceiver<Part>>,
-    _gone: Option<Gone>,
+    /// What of it waits in `rest`, shared with the event loop.
+    flow: Option<Arc<Flow>>,
+    /// Bytes still to come of a body whose length was given.
+    left: Option<u64>,
+    gone: Gone,
+}
+
+impl Parts {
+    /// A part, counted against the length given, if one was: a body that
+    /// would go past it is cut off there (an error: hyper closes the
+    /// connection rather than end the body as if it were whole).
+    fn part(&mut self, b: Bytes) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        if let Some(left) = &mut self.left {
+            if b.len() as u64 > *left {
+                self.rest = None;
+                return Poll::Ready(Some(Err(cut_off("longer than its `length`"))));
+            }
+            *left -= b.len() as u64;
+        }
+        Poll::Ready(Some(Ok(Frame::data(b))))
+    }
+
+    /// A part taken from `rest`: if writes were held back until the
+    /// connection had taken enough, the event loop is told it has.
+    fn taken(&self, n: usize) {
+        let Some(flow) = &self.flow else { return };
+        let before = flow.queued.fetch_sub(n, Ordering::AcqRel);
+        if before - n <= HIGH_WATER && flow.wanted.swap(false, Ordering::AcqRel) {
+            let _ = self.gone.shared.outside.send(Outside::HttpDrained {
+                actor: self.gone.shared.actor,
+                id: self.gone.id,
+            });
+        }
+    }
+}
+
+fn cut_off(why: &str) -> std::io::Error {
+    std::io::Error::other(format!("the response body was cut off: {why}"))
 }
 
 impl Body for Parts {
     type Data = Bytes;
-    type Error = Infallible;
+    type Error = std::io::Error;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
         if let Some(b) = self.first.take() {
-            return Poll::Ready(Some(Ok(Frame::data(b))));
+            return self.part(b);
         }
         let Some(rest) = self.rest.as_mut() else {
             return Poll::Ready(None);
@@ -340,10 +412,16 @@ impl Body for Parts {
             return match rest.poll_recv(cx) {
                 // An empty part would end a chunked body early.
                 Poll::Ready(Some(Part::Chunk(c))) if c.is_empty() => continue,
-                Poll::Ready(Some(Part::Chunk(c))) => Poll::Ready(Some(Ok(Frame::data(c.into())))),
+                Poll::Ready(Some(Part::Chunk(c))) => {
+                    self.taken(c.len());
+                    self.part(c.into())
+                }
                 // A second head cannot happen (the object is refused it).
                 Poll::Ready(Some(Part::Head { .. }) | None) => {
                     self.rest = None;
+                    if self.left.is_some_and(|l| l > 0) {
+                        return Poll::Ready(Some(Err(cut_off("it ended before its `length`"))));
+                    }
                     Poll::Ready(None)
                 }
                 Poll::Pending => Poll::Pending,
@@ -356,8 +434,9 @@ impl Body for Parts {
     }
 
     fn size_hint(&self) -> SizeHint {
-        match (&self.first, &self.rest) {
-            (first, None) => SizeHint::with_exact(first.as_ref().map_or(0, |b| b.len() as u64)),
+        match (&self.first, &self.rest, self.left) {
+            (first, None, _) => SizeHint::with_exact(first.as_ref().map_or(0, |b| b.len() as u64)),
+            (_, Some(_), Some(left)) => SizeHint::with_exact(left),
             _ => SizeHint::default(),
         }
     }

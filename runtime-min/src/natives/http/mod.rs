@@ -14,6 +14,8 @@ mod listener;
 pub(crate) mod wire;
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use hyper::StatusCode;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
@@ -34,7 +36,26 @@ pub(crate) struct Incoming {
     pub body: Vec<u8>,
     /// Where the response goes.
     pub parts: UnboundedSender<Part>,
+    /// How much of it waits for the connection.
+    pub flow: Arc<Flow>,
 }
+
+/// The bytes of a streamed body written and not yet taken by the
+/// connection, shared with the listener. A write that leaves more than
+/// `HIGH_WATER` waiting is answered only once the connection has taken
+/// enough (`Outside::HttpDrained`): an object that waits for its writes'
+/// answers (and a file read at its reader's pace) goes at the client's
+/// speed, and a slow client holds a bounded amount, not the whole body.
+#[derive(Default)]
+pub(crate) struct Flow {
+    pub queued: AtomicUsize,
+    /// Set while writes are held: the listener says when it is drained.
+    pub wanted: AtomicBool,
+}
+
+/// The most bytes of a body waiting for its connection before writes are
+/// held back (the connection's own buffer, about as much, comes on top).
+pub(crate) const HIGH_WATER: usize = 512 * 1024;
 
 /// What goes back to the client, in order: one `Head`, then (if it said
 /// `streamed`) any number of `Chunk`s; closing the channel ends the body.
@@ -44,6 +65,9 @@ pub(crate) enum Part {
         headers: HeaderMap,
         body: Vec<u8>,
         streamed: bool,
+        /// A streamed body's whole length, if the object said it: sent as
+        /// `Content-Length`, and a body that ends short is cut off.
+        length: Option<u64>,
     },
     Chunk(Vec<u8>),
 }
@@ -63,6 +87,9 @@ pub(crate) struct Http {
     /// Exchanges handed out and not finished: not yet responded to, or
     /// streaming.
     exchanges: HashMap<u64, Exchange>,
+    /// Answers to writes held back (`Flow`) that are now due, for the
+    /// runtime to deliver.
+    due: Vec<(Sender, i32, Reply)>,
 }
 
 /// An exchange handed out: where its response goes, whether it streams,
@@ -72,6 +99,9 @@ struct Exchange {
     parts: UnboundedSender<Part>,
     streaming: bool,
     watcher: Sender,
+    flow: Arc<Flow>,
+    /// Body writes not yet answered: the connection has too much waiting.
+    held: Vec<(Sender, i32)>,
 }
 
 /// What the event loop passes a request to the Http object with.
@@ -93,6 +123,7 @@ fn answer(status: StatusCode, text: &str) -> Part {
         headers,
         body: format!("{text}\n").into_bytes(),
         streamed: false,
+        length: None,
     }
 }
 
@@ -122,11 +153,18 @@ fn head(r: wire::Response) -> Result<Part, String> {
             .map_err(|_| format!("the value of `{n}` is not one HTTP allows"))?;
         headers.append(name, value);
     }
+    if r.length.is_some() && !r.streamed {
+        return Err("`length` is for a streamed body (with `streamed: true`)".into());
+    }
+    if r.length.is_some_and(|l| (r.body.len() as u64) > l) {
+        return Err("the body is longer than its `length`".into());
+    }
     Ok(Part::Head {
         status,
         headers,
         body: r.body,
         streamed: r.streamed,
+        length: r.length,
     })
 }
 
@@ -171,7 +209,7 @@ impl Http {
                 None
             }
             (abi::WRITE, [_, id]) => Some(self.respond(exchange_id(id), payload)),
-            (abi::WRITE, [_, id, _]) => Some(self.body_part(exchange_id(id), payload)),
+            (abi::WRITE, [_, id, _]) => self.body_part(exchange_id(id), payload, (from, ticket)),
             (abi::REMOVE, [_, id]) => Some(self.end(exchange_id(id))),
             _ => Some(Reply::error(
                 errno::NOT_SUPPORTED,
@@ -242,28 +280,69 @@ impl Http {
         Reply::done(None)
     }
 
-    fn body_part(&mut self, id: Option<u64>, payload: Option<&Payload>) -> Reply {
-        let Some(ex) = id.and_then(|id| self.exchanges.get(&id)) else {
-            return Self::unknown(id);
+    /// A part of a streamed body: answered at once, or (`Flow`) once the
+    /// connection has taken enough of what waits.
+    fn body_part(
+        &mut self,
+        id: Option<u64>,
+        payload: Option<&Payload>,
+        writer: (Sender, i32),
+    ) -> Option<Reply> {
+        let Some(ex) = id.and_then(|id| self.exchanges.get_mut(&id)) else {
+            return Some(Self::unknown(id));
         };
         if !ex.streaming {
-            return Reply::error(
+            return Some(Reply::error(
                 errno::INVALID,
                 "no streamed response yet: write an HttpResponse with `streamed: true` first",
-            );
+            ));
         }
         let data = payload.map(|p| p.data.clone()).unwrap_or_default();
+        ex.flow.queued.fetch_add(data.len(), Ordering::AcqRel);
         if ex.parts.send(Part::Chunk(data)).is_err() {
             self.exchanges.remove(&id.expect("found by id"));
-            return Self::unknown(id);
+            return Some(Self::unknown(id));
         }
-        Reply::done(None)
+        if ex.flow.queued.load(Ordering::Acquire) <= HIGH_WATER {
+            return Some(Reply::done(None));
+        }
+        ex.held.push(writer);
+        ex.flow.wanted.store(true, Ordering::Release);
+        // Taken meanwhile, before the listener could see `wanted`?
+        if ex.flow.queued.load(Ordering::Acquire) <= HIGH_WATER {
+            self.drained(id.expect("found by id"));
+        }
+        None
+    }
+
+    /// The connection of exchange `id` has taken what waited: the writes
+    /// held are answered (or, if more came meanwhile, wait on).
+    pub fn drained(&mut self, id: u64) {
+        let Some(ex) = self.exchanges.get_mut(&id) else {
+            return;
+        };
+        if ex.flow.queued.load(Ordering::Acquire) > HIGH_WATER {
+            ex.flow.wanted.store(true, Ordering::Release);
+            if ex.flow.queued.load(Ordering::Acquire) > HIGH_WATER {
+                return;
+            }
+        }
+        self.due
+            .extend(ex.held.drain(..).map(|(to, t)| (to, t, Reply::done(None))));
+    }
+
+    /// Answers to writes held back that are now due.
+    pub fn take_due(&mut self) -> Vec<(Sender, i32, Reply)> {
+        std::mem::take(&mut self.due)
     }
 
     fn end(&mut self, id: Option<u64>) -> Reply {
         let Some(ex) = id.and_then(|id| self.exchanges.remove(&id)) else {
             return Self::unknown(id);
         };
+        // What they wrote is on its way: the body ends after it.
+        self.due
+            .extend(ex.held.iter().map(|&(to, t)| (to, t, Reply::done(None))));
         if !ex.streaming {
             let _ = ex.parts.send(answer(
                 StatusCode::BAD_GATEWAY,
@@ -311,6 +390,8 @@ impl Http {
                     parts: inc.parts,
                     streaming: false,
                     watcher: to,
+                    flow: inc.flow,
+                    held: Vec::new(),
                 },
             );
             out.push((to, ticket, p));
@@ -320,7 +401,13 @@ impl Http {
 
     /// The client side of exchange `id` is over.
     pub fn gone(&mut self, id: u64) {
-        self.exchanges.remove(&id);
+        if let Some(ex) = self.exchanges.remove(&id) {
+            self.due.extend(
+                ex.held
+                    .into_iter()
+                    .map(|(to, t)| (to, t, Self::unknown(Some(id)))),
+            );
+        }
         self.waiting.retain(|i| i.id != id);
     }
 

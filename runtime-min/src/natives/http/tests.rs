@@ -8,7 +8,10 @@ use hyper::StatusCode;
 use othc::model::Seg;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use super::{Context, Http, Incoming, Part};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::{Context, Flow, HIGH_WATER, Http, Incoming, Part};
 use crate::abi::{self, errno};
 use crate::natives::Reply;
 use crate::{Payload, Sender};
@@ -44,6 +47,8 @@ fn segs(p: &[&str]) -> Vec<Seg> {
 
 struct Bench {
     http: Http,
+    /// The flow of the last request taken, as its listener shares it.
+    flow: Arc<Flow>,
     outside: mpsc::Sender<crate::outside::Outside>,
     err: Vec<u8>,
 }
@@ -53,6 +58,7 @@ impl Bench {
         let (outside, _) = mpsc::channel();
         let mut b = Bench {
             http: Http::default(),
+            flow: Arc::default(),
             outside,
             err: Vec::new(),
         };
@@ -73,6 +79,7 @@ impl Bench {
     /// A request from a client, handed to the watcher; its response parts.
     fn request(&mut self, id: u64) -> UnboundedReceiver<Part> {
         let (parts, rx) = unbounded_channel();
+        self.flow = Arc::default();
         self.http.take(Incoming {
             id,
             method: "GET".into(),
@@ -80,6 +87,7 @@ impl Bench {
             headers: vec![("host".into(), b"x".to_vec())],
             body: Vec::new(),
             parts,
+            flow: self.flow.clone(),
         });
         let out = self.http.hand_out(1 << 20);
         assert_eq!(out.len(), 1);
@@ -131,6 +139,7 @@ fn a_response_goes_once_and_a_streamed_body_follows_it() {
             headers,
             body,
             streamed,
+            length: None,
         }) => {
             assert_eq!(status, StatusCode::OK);
             assert_eq!(headers["content-type"], "text/plain");
@@ -279,6 +288,7 @@ fn requests_wait_for_a_watcher_and_go_round_in_turn() {
             headers: vec![],
             body: vec![],
             parts,
+            flow: Arc::default(),
         });
     }
     let to: Vec<Sender> = b
@@ -297,6 +307,7 @@ fn requests_wait_for_a_watcher_and_go_round_in_turn() {
         headers: vec![],
         body: vec![0; 100],
         parts,
+        flow: Arc::default(),
     });
     assert!(b.http.hand_out(50).is_empty());
     assert!(matches!(
@@ -306,4 +317,81 @@ fn requests_wait_for_a_watcher_and_go_round_in_turn() {
             ..
         })
     ));
+}
+
+/// What the listener does when its connection takes a part.
+fn take_part(b: &mut Bench, rx: &mut UnboundedReceiver<Part>) {
+    let Ok(Part::Chunk(c)) = rx.try_recv() else {
+        panic!("a part was waiting")
+    };
+    b.flow.queued.fetch_sub(c.len(), Ordering::AcqRel);
+    if b.flow.wanted.swap(false, Ordering::AcqRel) {
+        b.http.drained(8);
+    }
+}
+
+#[test]
+fn a_write_that_leaves_too_much_waiting_is_answered_once_the_connection_takes_it() {
+    let mut b = Bench::new();
+    let mut rx = b.request(8);
+    let head = response(200, &[], "", true);
+    assert_eq!(
+        b.call(abi::WRITE, &["exchanges", "8"], Some(&head)),
+        Some(Reply::done(None))
+    );
+    assert!(matches!(rx.try_recv(), Ok(Part::Head { .. })));
+    let part = Payload {
+        content_type: "application/octet-stream".into(),
+        data: vec![7; HIGH_WATER * 3 / 4],
+    };
+    let body = ["exchanges", "8", "body"];
+    // Under the mark: answered at once. Over it: held, nothing due.
+    assert_eq!(
+        b.call(abi::WRITE, &body, Some(&part)),
+        Some(Reply::done(None))
+    );
+    assert_eq!(b.call(abi::WRITE, &body, Some(&part)), None);
+    assert!(b.http.take_due().is_empty());
+    // The connection takes the first part: back under the mark.
+    take_part(&mut b, &mut rx);
+    assert_eq!(b.http.take_due(), vec![(WATCHER, 1, Reply::done(None))]);
+    // Held again; then the client goes: the writer hears it has.
+    assert_eq!(b.call(abi::WRITE, &body, Some(&part)), None);
+    b.http.gone(8);
+    match b.http.take_due().as_slice() {
+        [(WATCHER, 1, Reply::Error { errno, .. })] => assert_eq!(*errno, errno::NOT_FOUND),
+        other => panic!("the held write was not refused: {other:?}"),
+    }
+    // A body ended while a write is held: the write went, and is done.
+    let mut rx = b.request(8);
+    b.call(abi::WRITE, &["exchanges", "8"], Some(&head));
+    assert!(matches!(rx.try_recv(), Ok(Part::Head { .. })));
+    b.call(abi::WRITE, &body, Some(&part));
+    assert_eq!(b.call(abi::WRITE, &body, Some(&part)), None);
+    assert_eq!(
+        b.call(abi::REMOVE, &["exchanges", "8"], None),
+        Some(Reply::done(None))
+    );
+    assert_eq!(b.http.take_due(), vec![(WATCHER, 1, Reply::done(None))]);
+}
+
+#[test]
+fn a_length_is_only_for_a_streamed_body_no_shorter_than_its_first_part() {
+    let mut b = Bench::new();
+    let _rx = b.request(9);
+    let mut with_length = |streamed: bool, length: i64| {
+        let mut p = response(200, &[], "abc", streamed);
+        let mut d = bson::Document::from_reader(&mut p.data.as_slice()).unwrap();
+        d.insert("length", length);
+        p = message(d);
+        b.call(abi::WRITE, &["exchanges", "9"], Some(&p))
+    };
+    refused(with_length(false, 3), errno::INVALID, "for a streamed body");
+    refused(
+        with_length(true, 2),
+        errno::INVALID,
+        "longer than its `length`",
+    );
+    refused(with_length(true, -1), errno::INVALID, "a count of bytes");
+    assert_eq!(with_length(true, 10), Some(Reply::done(None)));
 }

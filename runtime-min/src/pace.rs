@@ -1,0 +1,117 @@
+//! Streams read at their reader's pace. A file bigger than one part is a
+//! stream (`Files`, `Reply::Paced`): its next part is read only once the
+//! instance reading it has *taken* the one before, which is: the call that
+//! delivered it has returned, and every request the instance made in that
+//! call has had its last answer (or been cancelled). An instance that
+//! passes each part on (HttpServer writing it to an HTTP connection, whose
+//! write is answered once the connection has room) so sets the pace of the
+//! disk to that of its client, and no file is ever held whole: at most a
+//! part in the host and one in the instance, whatever the file's size.
+//!
+//! An instance that keeps each part without asking anything reads as fast
+//! as its calls return; what it keeps is its own memory, under its limit.
+//! A reader that is not an instance (a startup request) takes every part
+//! at once.
+
+use crate::natives::Reply;
+use crate::natives::files::Chunks;
+use crate::{Runtime, Sender};
+
+/// A stream of parts waiting for its reader.
+pub(crate) struct Pace {
+    rest: Box<Chunks>,
+    /// The requests its reader made while taking the last part, not yet
+    /// answered for good.
+    awaiting: Vec<i32>,
+}
+
+impl Runtime<'_> {
+    /// `rest` of the stream answering `ticket` of `to`: read as `to` takes it.
+    pub(crate) fn pace(&mut self, to: Sender, ticket: i32, mut rest: Box<Chunks>) {
+        match to {
+            Sender::Instance(a) if !self.actors[a].dead => {
+                self.actors[a].paced.insert(
+                    ticket,
+                    Pace {
+                        rest,
+                        awaiting: Vec::new(),
+                    },
+                );
+            }
+            Sender::Instance(_) => {}
+            Sender::Operator(_) => loop {
+                let r = rest.next_part();
+                let last = !matches!(r, Reply::Answer { done: false, .. });
+                self.reply_to(to, ticket, r);
+                if last {
+                    return;
+                }
+            },
+        }
+    }
+
+    /// An answer (`done` or not) or an error for `ticket` is being delivered
+    /// to instance `a`, which reads paced streams.
+    pub(crate) fn pace_delivery(&mut self, a: usize, ticket: i32, done: bool) {
+        let actor = &mut self.actors[a];
+        if !done && actor.paced.contains_key(&ticket) {
+            // The requests of this call are what taking the part takes.
+            actor.pacing = Some(ticket);
+        } else if done {
+            self.settled(a, ticket);
+        }
+    }
+
+    /// Instance `a` made request `ticket` in the call delivering a part.
+    pub(crate) fn pace_request(&mut self, a: usize, ticket: i32) {
+        let actor = &mut self.actors[a];
+        if let Some(t) = actor.pacing
+            && let Some(p) = actor.paced.get_mut(&t)
+        {
+            p.awaiting.push(ticket);
+        }
+    }
+
+    /// The call delivering a part to `a` has returned.
+    pub(crate) fn pace_returned(&mut self, a: usize) {
+        if let Some(t) = self.actors[a].pacing.take() {
+            self.advance(a, t);
+        }
+    }
+
+    /// `ticket` of `a` has had its last answer, or was cancelled (then the
+    /// stream it names, if it is one, is read no further).
+    pub(crate) fn settled(&mut self, a: usize, ticket: i32) {
+        let actor = &mut self.actors[a];
+        actor.paced.remove(&ticket);
+        let waited: Vec<i32> = actor
+            .paced
+            .iter_mut()
+            .filter_map(|(t, p)| {
+                let at = p.awaiting.iter().position(|k| *k == ticket)?;
+                p.awaiting.swap_remove(at);
+                Some(*t)
+            })
+            .collect();
+        for t in waited {
+            if self.actors[a].pacing != Some(t) {
+                self.advance(a, t);
+            }
+        }
+    }
+
+    /// The next part of stream `t` of `a`, if its last one is taken.
+    fn advance(&mut self, a: usize, t: i32) {
+        let Some(p) = self.actors[a].paced.get_mut(&t) else {
+            return;
+        };
+        if !p.awaiting.is_empty() {
+            return;
+        }
+        let r = p.rest.next_part();
+        if !matches!(r, Reply::Answer { done: false, .. }) {
+            self.actors[a].paced.remove(&t);
+        }
+        self.reply_to(Sender::Instance(a), t, r);
+    }
+}
