@@ -315,7 +315,7 @@ impl Runtime<'_> {
 
     /// Ends what `from` asked for (one ticket, or all of them): servers are
     /// told, console watches end.
-    fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
+    pub(crate) fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
         let mine = |s: &Serving| s.from == from && ticket.is_none_or(|t| s.ticket == t);
         for t in 0..self.actors.len() {
             let actor = &mut self.actors[t];
@@ -538,71 +538,6 @@ impl Runtime<'_> {
             )
         } else {
             format!("it {what} request {id}, which it was never sent")
-        }
-    }
-
-    /// A trap, in words: the limit it hit, or what the module did.
-    fn why(&self, e: &wasmtime::Error) -> String {
-        if e.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
-            return format!(
-                "it ran past the time limit of {} ms in one delivery (`--max-time`)",
-                self.limits.time_ms
-            );
-        }
-        // The cause (a limit, an abort, a trap), then where it happened.
-        let mut chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-        let cause = chain.pop().unwrap_or_default();
-        let mut out = cause;
-        for c in chain {
-            for line in c.lines() {
-                out.push_str("\n    ");
-                out.push_str(line.trim());
-            }
-        }
-        out
-    }
-
-    /// Stops an instance: what it was serving is answered `unavailable`,
-    /// what it asked for is cancelled.
-    fn kill(&mut self, a: usize, why: &str) {
-        let actor = &mut self.actors[a];
-        if actor.dead {
-            return;
-        }
-        actor.dead = true;
-        actor.paced.clear();
-        actor.pacing = None;
-        let name = actor.name.clone();
-        let serving: Vec<Serving> = actor.serving.drain().map(|(_, s)| s).collect();
-        let _ = writeln!(self.io.err, "error: instance `{name}` stopped: {why}");
-        self.failed = true;
-        for s in serving {
-            self.fail_to(
-                s.from,
-                s.ticket,
-                errno::UNAVAILABLE,
-                format!("`{name}` has stopped"),
-            );
-        }
-        self.withdraw(Sender::Instance(a), None);
-        // What it asked for and is not yet delivered goes nowhere.
-        let me = Sender::Instance(a);
-        self.queue
-            .retain(|e| !matches!(e, Event::Serve { req, .. } if req.from == me));
-        self.actors[a].queued = 0;
-        self.forget_all_of(a);
-        // Requests waiting in its mailbox go back to the queue's front (to a
-        // fresh instance, or to be refused); what was for its tickets, not.
-        let parked = std::mem::take(&mut self.actors[a].mailbox);
-        for e in parked.into_iter().rev() {
-            if !Self::for_old_tickets(&e, a) {
-                self.queue.push_front(e);
-            }
-        }
-        if self.supervised(a) {
-            // Next, before anything else: what is queued for it goes to the
-            // fresh instance (after its startup requests), not to a gap.
-            self.queue.push_front(Event::Restart { to: a });
         }
     }
 }
