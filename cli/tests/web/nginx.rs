@@ -33,6 +33,20 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// Started as root, nginx runs its workers as `www-data`, who may not
+/// enter a scratch folder (mktemp's are 0700): they run as root too then.
+fn user() -> &'static str {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|u| u.split_whitespace().next() == Some("0"))
+        })
+        .unwrap_or(false);
+    if root { "user root;\n" } else { "" }
+}
+
 /// nginx serving `public` (its default static module: `root`, nothing
 /// else), its files in `work`; returns once it accepts connections.
 pub fn start(work: &Path, public: &Path) -> Nginx {
@@ -43,12 +57,13 @@ pub fn start(work: &Path, public: &Path) -> Nginx {
     std::fs::write(
         &conf,
         format!(
-            "daemon off;\nworker_processes {workers};\npid {pid};\nerror_log {log} warn;\n\
+            "daemon off;\n{user}worker_processes {workers};\npid {pid};\nerror_log {log} warn;\n\
              events {{ worker_connections 1024; }}\n\
              http {{\n  include /etc/nginx/mime.types;\n  access_log off;\n\
              client_body_temp_path {tmp};\n  proxy_temp_path {tmp};\n  fastcgi_temp_path {tmp};\n\
              uwsgi_temp_path {tmp};\n  scgi_temp_path {tmp};\n\
              server {{ listen 127.0.0.1:{port}; root {root}; }}\n}}\n",
+            user = user(),
             workers = cores(),
             pid = work.join("nginx.pid").display(),
             log = work.join("nginx.log").display(),

@@ -120,6 +120,8 @@ function utf8Length(b: Uint8Array, at: i32, n: i32): i32 {
  * host is always text.
  */
 export function percentDecoded(s: string): string | null {
+  // Nothing encoded: the target is already the path (it came as ASCII).
+  if (s.indexOf("%") < 0) return s
   const raw = Uint8Array.wrap(String.UTF8.encode(s, false))
   const out = new Uint8Array(raw.length)
   let n = 0
