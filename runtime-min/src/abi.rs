@@ -1,7 +1,5 @@
 //! The numbers on the wire (book: reference/wire.md), in one place for the runtime.
 
-use othc::model::Verb;
-
 pub const READ: i32 = 1;
 pub const WATCH: i32 = 2;
 pub const LIST: i32 = 3;
@@ -15,20 +13,8 @@ pub const OPERATOR: i32 = 1;
 /// View flag of `bind` and `expose`: only safe verbs pass.
 pub const READONLY: i32 = 1;
 
-/// Whether a verb changes nothing (it passes read-only mounts): the
-/// verb's own rule, for a wire number.
-pub fn is_safe(verb: i32) -> bool {
-    Verb::from_wire(verb).is_some_and(Verb::is_safe)
-}
-
-/// Whether a verb always streams its answers.
-pub fn always_streams(verb: i32) -> bool {
-    Verb::from_wire(verb).is_some_and(Verb::always_streams)
-}
-
-pub fn verb_name(v: i32) -> &'static str {
-    Verb::from_wire(v).map(|v| v.as_str()).unwrap_or("?")
-}
+// Verbs are numbers only at the host boundary (`host`: a number that is
+// not one stops the module that sent it); inside, they are `Verb`s.
 
 /// Errnos (book: reference/wire.md).
 pub mod errno {
@@ -135,6 +121,8 @@ impl Stat {
 
 #[cfg(test)]
 mod tests {
+    use othc::model::Verb;
+
     use super::*;
 
     #[test]
@@ -147,12 +135,9 @@ mod tests {
             assert_eq!(Verb::from_wire(i as i32 + 1), Some(*v));
             assert_eq!(v.wire(), i as i32 + 1);
         }
-        assert_eq!(verb_name(READ), "read");
-        assert_eq!(verb_name(REMOVE), "remove");
         assert_eq!(Verb::from_wire(0), None);
         assert_eq!(Verb::from_wire(8), None);
         assert_eq!(Verb::from_wire(i32::MIN), None);
-        assert!(is_safe(STAT) && !is_safe(WRITE));
         let codes: Vec<&str> = (1..=10).map(errno::code).collect();
         assert_eq!(
             codes,

@@ -9,9 +9,9 @@ use othc::model::Seg;
 use othc::namespace::MAX_DEPTH;
 use othc::namespace::path::push_text;
 
-use crate::abi::{self, errno};
+use crate::abi::errno;
 use crate::host::{Call, Carried};
-use crate::natives::{self, Reply};
+use crate::natives::Reply;
 use crate::workers::Delivery;
 use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, route, view};
 
@@ -57,6 +57,7 @@ impl Runtime<'_> {
                     to: a.to,
                     req,
                     path: a.path,
+                    entry: a.entry,
                 });
             }
             Err(r) => self.fail_to(req.from, req.ticket, r.errno, r.desc),
@@ -150,7 +151,12 @@ impl Runtime<'_> {
         }
         self.trace(&e);
         match e {
-            Event::Serve { to, req, path } => {
+            Event::Serve {
+                to,
+                req,
+                path,
+                entry,
+            } => {
                 if self.actors[to].dead {
                     let name = self.actors[to].name.clone();
                     return self.fail_to(
@@ -163,47 +169,8 @@ impl Runtime<'_> {
                 let offload = self.offload();
                 let actor = &mut self.actors[to];
                 match &mut actor.body {
-                    Body::Console(console) => {
-                        if let Some(replies) = console.serve(
-                            req.verb,
-                            req.from,
-                            req.ticket,
-                            req.payload.as_ref(),
-                            &mut *self.io.out,
-                        ) {
-                            self.reply(&req, replies);
-                        }
-                    }
-                    Body::Files(_) => self.serve_files(to, req, path),
-                    Body::Clock => {
-                        let r = natives::clock::serve(&path);
-                        self.reply(&req, vec![r]);
-                    }
-                    Body::Http(http) => {
-                        let cx = natives::http::Context {
-                            me: to,
-                            outside: &self.inbox.sender(),
-                            err: &mut *self.io.err,
-                        };
-                        let r = http.serve(
-                            cx,
-                            req.verb,
-                            req.from,
-                            req.ticket,
-                            &path,
-                            req.flags & abi::OPERATOR != 0,
-                            req.payload.as_ref(),
-                        );
-                        if http.open() {
-                            self.inbox.watch_signals();
-                        }
-                        match r {
-                            Some(r) => self.reply(&req, vec![r]),
-                            // A new watcher: requests waiting go to it (or
-                            // a write held back: answered later).
-                            None => self.hand_out_http(to),
-                        }
-                        self.http_due(to);
+                    Body::Console(_) | Body::Files(_) | Body::Clock | Body::Http(_) => {
+                        self.serve_native(to, req, path, entry)
                     }
                     Body::Wasm(w) => {
                         actor.next_id += 1;
@@ -216,7 +183,8 @@ impl Runtime<'_> {
                             // kept, and the request kept once the call has
                             // returned (the round trip's path, measured by
                             // instruction counts).
-                            let result = w.serve(id, req.verb, req.flags, &served, &req.payload);
+                            let result =
+                                w.serve(id, req.verb.wire(), req.flags, &served, &req.payload);
                             self.spare_path = served;
                             actor.serving.insert(id, req);
                             self.after_call(to, result);

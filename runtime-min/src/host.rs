@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use wasmtime::{Caller, Engine, Instance, InstancePre, Linker, Memory, Store, TypedFunc};
 
+use othc::model::Verb;
+
 use crate::Payload;
 use crate::limits::Limits;
 use crate::view::{self, Link, View};
@@ -25,7 +27,7 @@ pub enum Carried {
 pub enum Call {
     Request {
         ticket: i32,
-        verb: i32,
+        verb: Verb,
         aim: view::Aim,
         payload: Carried,
     },
@@ -278,6 +280,12 @@ pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
          dp: i32,
          dl: i32|
          -> wasmtime::Result<i32> {
+            let verb = Verb::from_wire(verb).ok_or_else(|| {
+                misuse(
+                    "request",
+                    format!("{verb} is not a verb (1 read to 7 remove)"),
+                )
+            })?;
             let aim = aim(&mut c, "request", pp, pl)?;
             let payload = payload(&mut c, "request", (tp, tl, dp, dl))?;
             let host = c.data_mut();

@@ -22,7 +22,8 @@
 //! pure decisions over headers and views), `deliver` (the event loop's
 //! work), `host` (the wasmtime side of the host ABI), `view` (an instance's
 //! links and its `bind`/`unmount`/`expose`), `outside` (what wakes an idle
-//! image), `workers` (calls on other threads), `supervise` (restarts, the
+//! image), `native_calls` (requests handed to the natives), `workers` (calls
+//! on other threads), `supervise` (restarts, stopping an instance, the
 //! startup requests, forgetting tickets), `pace` (big files read as their
 //! reader takes them), `report` (SIGUSR1), `trace`,
 //! `natives/`.
@@ -33,6 +34,7 @@ mod deliver;
 mod host;
 pub mod limits;
 mod load;
+mod native_calls;
 pub mod natives;
 mod outside;
 mod pace;
@@ -52,13 +54,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use othc::bundle::ImageJson;
-use othc::model::{Model, ObjectDef, Seg};
+use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
 
 use host::{Call, Wasm};
 pub use limits::Limits;
 use natives::console::Console;
 use natives::files::Files;
-use natives::http::Http;
+use natives::http::{Http, HttpEvent};
 use outside::{Inbox, Outside};
 use ticker::Ticker;
 
@@ -125,7 +127,7 @@ enum Claim {
 struct Serving {
     from: Sender,
     ticket: i32,
-    verb: i32,
+    verb: Verb,
     flags: i32,
     payload: Option<Payload>,
     /// Whether the entry it reached streams (more than one answer allowed).
@@ -192,6 +194,8 @@ enum Event {
         to: usize,
         req: Serving,
         path: Arc<[Seg]>,
+        /// The serves entry the router matched.
+        entry: EntryId,
     },
     Answer {
         to: Sender,
@@ -414,34 +418,7 @@ impl<'a> Runtime<'a> {
                 }
                 !self.queue.is_empty()
             }
-            Outside::Http { actor, incoming } => {
-                self.trace_http(actor, &incoming);
-                if let Body::Http(h) = &mut self.actors[actor].body {
-                    h.take(incoming);
-                }
-                self.hand_out_http(actor);
-                !self.queue.is_empty()
-            }
-            Outside::HttpGone { actor, id } => {
-                if let Body::Http(h) = &mut self.actors[actor].body {
-                    h.gone(id);
-                }
-                self.http_due(actor);
-                !self.queue.is_empty()
-            }
-            Outside::HttpDrained { actor, id } => {
-                if let Body::Http(h) = &mut self.actors[actor].body {
-                    h.drained(id);
-                }
-                self.http_due(actor);
-                !self.queue.is_empty()
-            }
-            Outside::HttpStopped { actor } => {
-                if let Body::Http(h) = &mut self.actors[actor].body {
-                    h.closed();
-                }
-                false
-            }
+            Outside::Http { actor, event } => self.http_event(actor, event),
             Outside::Finished(f) => {
                 self.finish(*f);
                 !self.queue.is_empty()
@@ -469,6 +446,28 @@ impl<'a> Runtime<'a> {
                 false
             }
         }
+    }
+
+    /// What the listener of Http instance `actor` says; true when it gave
+    /// the image work.
+    fn http_event(&mut self, actor: usize, event: HttpEvent) -> bool {
+        if let HttpEvent::Request(incoming) = &event {
+            self.trace_http(actor, incoming);
+        }
+        let Body::Http(h) = &mut self.actors[actor].body else {
+            return false;
+        };
+        match event {
+            HttpEvent::Request(incoming) => {
+                h.take(incoming);
+                self.hand_out_http(actor);
+            }
+            HttpEvent::Gone(id) => h.gone(id),
+            HttpEvent::Drained(id) => h.drained(id),
+            HttpEvent::Stopped => h.closed(),
+        }
+        self.http_due(actor);
+        !self.queue.is_empty()
     }
 
     /// Requests an Http instance holds, to its watchers.

@@ -12,7 +12,7 @@
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::time::Instant;
 
-use crate::natives::http::Incoming;
+use crate::natives::http::HttpEvent;
 
 /// One thing from outside.
 pub(crate) enum Outside {
@@ -20,17 +20,8 @@ pub(crate) enum Outside {
     Line(String),
     /// Console input has ended.
     InputEnded,
-    /// A request that Http instance `actor` took from a client.
-    Http { actor: usize, incoming: Incoming },
-    /// The client side of an exchange is over: answered, timed out or
-    /// gone. Its id is not used again.
-    HttpGone { actor: usize, id: u64 },
-    /// The connection of an exchange has taken enough of its body that
-    /// writes held back can be answered (`natives::http::Flow`).
-    HttpDrained { actor: usize, id: u64 },
-    /// Http instance `actor` has stopped listening and every connection it
-    /// had is closed.
-    HttpStopped { actor: usize },
+    /// What the listener of Http instance `actor` took or saw.
+    Http { actor: usize, event: HttpEvent },
     /// SIGINT or SIGTERM (by name).
     Stop(&'static str),
     /// SIGUSR1: a report of what the runtime holds, on stderr.

@@ -21,7 +21,7 @@ use othc::namespace::needs::allows;
 use othc::namespace::path::text;
 use othc::namespace::route::{Route, select};
 
-use crate::abi::{self, errno, verb_name};
+use crate::abi::{self, errno};
 use crate::view::{self, Aim, Link};
 
 /// Why a request is answered with an error instead of delivered.
@@ -53,10 +53,10 @@ pub struct Party<'a> {
 /// sends to the same few paths over and over. What is remembered depends
 /// only on headers, which never change while an image runs: the sender's
 /// needs, the receiver's serves.
-pub type Passed = (Arc<[Seg]>, i32);
+pub type Passed = (Arc<[Seg]>, Verb);
 
 /// A serves entry reached: the path and verb that reached it, and it.
-pub type Reached = (Arc<[Seg]>, i32, EntryId);
+pub type Reached = (Arc<[Seg]>, Verb, EntryId);
 
 /// Where a request is delivered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +77,7 @@ pub fn admit(
     name: &str,
     model: &Model,
     object: &ObjectDef,
-    verb: i32,
+    verb: Verb,
     aim: Aim,
     passed: &mut Option<Passed>,
 ) -> Result<view::Resolved, Refusal> {
@@ -87,15 +87,14 @@ pub fn admit(
         return Err(refuse(errno::INVALID, format!("malformed path `{path}`")));
     };
     let known = matches!(passed, Some((s, v)) if *v == verb && Arc::ptr_eq(s, segs));
-    let allowed =
-        known || Verb::from_wire(verb).is_some_and(|v| allows(model, &object.needs, v, segs));
+    let allowed = known || allows(model, &object.needs, verb, segs);
     if allowed && !known {
         *passed = Some((segs.clone(), verb));
     }
     if !allowed {
         return Err(refuse(
             errno::FORBIDDEN,
-            format!("`{name}` does not need {} {}", verb_name(verb), text(segs)),
+            format!("`{name}` does not need {} {}", verb.as_str(), text(segs)),
         ));
     }
     dest.ok_or_else(|| {
@@ -112,15 +111,15 @@ pub fn arrive<'a>(
     mut to: usize,
     mut path: Arc<[Seg]>,
     mut readonly: bool,
-    verb: i32,
+    verb: Verb,
     flags: i32,
 ) -> Result<Arrival, Refusal> {
     let mut hops = 0;
     loop {
-        if readonly && !abi::is_safe(verb) {
+        if readonly && !verb.is_safe() {
             return Err(refuse(
                 errno::READ_ONLY,
-                format!("{} through a read-only link", verb_name(verb)),
+                format!("{} through a read-only link", verb.as_str()),
             ));
         }
         let p = party(to);
@@ -143,10 +142,9 @@ pub fn arrive<'a>(
         (to, path, readonly) = (next, there, ro);
     }
     let p = party(to);
-    let route = match (p.reached, Verb::from_wire(verb)) {
-        (Some((s, v, e)), _) if *v == verb && Arc::ptr_eq(s, &path) => Route::Entry(*e),
-        (_, Some(v)) => select(p.model, &p.object.serves, v, &path),
-        (_, None) => Route::OtherVerbs(Vec::new()),
+    let route = match p.reached {
+        Some((s, v, e)) if *v == verb && Arc::ptr_eq(s, &path) => Route::Entry(*e),
+        _ => select(p.model, &p.object.serves, verb, &path),
     };
     // Only refusals say where: the text is made for them alone, not for
     // every request that arrives.
@@ -158,21 +156,21 @@ pub fn arrive<'a>(
         )),
         Route::OtherVerbs(_) => Err(refuse(
             errno::NOT_SUPPORTED,
-            format!("`{}` serves {}, but not {}", p.name, at(), verb_name(verb)),
+            format!("`{}` serves {}, but not {}", p.name, at(), verb.as_str()),
         )),
         Route::Entry(e) => {
             let entry = p.model.entry(e);
             if entry.operator && flags & abi::OPERATOR == 0 {
                 return Err(refuse(
                     errno::FORBIDDEN,
-                    format!("only the operator may {} {}", verb_name(verb), at()),
+                    format!("only the operator may {} {}", verb.as_str(), at()),
                 ));
             }
             Ok(Arrival {
                 to,
                 path,
                 entry: e,
-                stream: entry.stream || abi::always_streams(verb),
+                stream: entry.stream || verb.always_streams(),
             })
         }
     }
@@ -222,7 +220,7 @@ pub fn probe(
         })
         .collect::<Result<_, _>>()?;
     let aim = Aim::new(&views[a], path);
-    let (to, there, ro) = admit(from, model, objects[a], verb.wire(), aim, &mut None)?;
+    let (to, there, ro) = admit(from, model, objects[a], verb, aim, &mut None)?;
     let party = |k: usize| Party {
         name: &json.instances[k].name,
         model,
@@ -231,7 +229,7 @@ pub fn probe(
         dead: false,
         reached: None,
     };
-    let arrival = arrive(&party, to, there, ro, verb.wire(), 0)?;
+    let arrival = arrive(&party, to, there, ro, verb, 0)?;
     Ok((
         json.instances[arrival.to].name.clone(),
         text(&arrival.path),

@@ -73,7 +73,7 @@ impl Runtime<'_> {
             let req = Serving {
                 from: Sender::Operator(n),
                 ticket: n as i32 + 1,
-                verb: s.verb.wire(),
+                verb: s.verb,
                 flags: abi::OPERATOR,
                 payload,
                 stream: false,

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use othc::namespace::path::text;
 
-use crate::abi::{self, verb_name};
+use crate::abi;
 use crate::natives::http::Incoming;
 use crate::{Event, Payload, Runtime, Sender};
 
@@ -23,7 +23,7 @@ impl Runtime<'_> {
         }
         let carried = |p: &Option<Payload>| p.as_ref().map(describe).unwrap_or_default();
         let line = match e {
-            Event::Serve { to, req, path } => format!(
+            Event::Serve { to, req, path, .. } => format!(
                 "{}:{} -> {}: {}{} {}{}",
                 self.who(req.from),
                 req.ticket,
@@ -33,7 +33,7 @@ impl Runtime<'_> {
                 } else {
                     ""
                 },
-                verb_name(req.verb),
+                req.verb.as_str(),
                 text(path),
                 carried(&req.payload)
             ),

@@ -20,13 +20,13 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use othc::model::Seg;
+use othc::model::{Seg, Verb};
 
 use crate::host::Wasm;
 use crate::natives::files::Files;
 use crate::natives::{self, Reply};
 use crate::outside::Outside;
-use crate::{Body, Payload, Runtime, Serving, abi};
+use crate::{Body, Payload, Runtime, Serving};
 
 /// A `Files` request that took longer than this marks its disk slow until
 /// one takes less: its next request goes to a worker if one is free. A
@@ -41,7 +41,7 @@ const SLOW_DISK: Duration = Duration::from_millis(10);
 pub(crate) enum Delivery {
     Serve {
         id: i32,
-        verb: i32,
+        verb: Verb,
         flags: i32,
         path: String,
         payload: Option<Payload>,
@@ -71,7 +71,7 @@ impl Delivery {
                 flags,
                 path,
                 payload,
-            } => w.serve(*id, *verb, *flags, path, payload),
+            } => w.serve(*id, verb.wire(), *flags, path, payload),
             Delivery::Answer {
                 ticket,
                 done,
@@ -100,6 +100,8 @@ enum Job {
         files: Files,
         req: Serving,
         path: Arc<[Seg]>,
+        /// The serves entry it reached, by its place in Files' header.
+        entry: usize,
         limit: usize,
     },
 }
@@ -182,9 +184,10 @@ impl Job {
                 mut files,
                 req,
                 path,
+                entry,
                 limit,
             } => {
-                let replies = timed_files(&mut files, &req, &path, limit);
+                let replies = timed_files(&mut files, &path, entry, &req, limit);
                 Finished::Files {
                     a,
                     replies,
@@ -197,21 +200,22 @@ impl Job {
 }
 
 /// A `Files` request served, its disk marked slow or not by its time.
-fn timed_files(files: &mut Files, req: &Serving, path: &[Seg], limit: usize) -> Vec<Reply> {
+fn timed_files(
+    files: &mut Files,
+    path: &[Seg],
+    entry: usize,
+    req: &Serving,
+    limit: usize,
+) -> Vec<Reply> {
     let began = Instant::now();
-    let replies = serve_files(files, req, path, limit);
-    files.slow = began.elapsed() > SLOW_DISK;
-    replies
-}
-
-fn serve_files(files: &mut Files, req: &Serving, path: &[Seg], limit: usize) -> Vec<Reply> {
-    files.serve(natives::files::Request {
-        verb: req.verb,
-        operator: req.flags & abi::OPERATOR != 0,
+    let replies = files.serve(natives::files::Request {
+        entry,
         path,
         payload: req.payload.as_ref(),
         limit,
-    })
+    });
+    files.slow = began.elapsed() > SLOW_DISK;
+    replies
 }
 
 impl Runtime<'_> {
@@ -244,7 +248,7 @@ impl Runtime<'_> {
     /// A fast disk's work is done here (handing it over costs more than a
     /// stat); a disk seen to be slow has a worker do it whenever one is
     /// free, so it stalls nobody else.
-    pub(crate) fn serve_files(&mut self, a: usize, req: Serving, path: Arc<[Seg]>) {
+    pub(crate) fn serve_files(&mut self, a: usize, req: Serving, path: Arc<[Seg]>, entry: usize) {
         let limit = self.limits.payload;
         let slow = matches!(&self.actors[a].body, Body::Files(f) if f.slow);
         let free = self
@@ -260,6 +264,7 @@ impl Runtime<'_> {
                 files,
                 req,
                 path,
+                entry,
                 limit,
             };
             return self.dispatch(a, job);
@@ -267,7 +272,7 @@ impl Runtime<'_> {
         let Body::Files(files) = &mut self.actors[a].body else {
             return;
         };
-        let replies = timed_files(files, &req, &path, limit);
+        let replies = timed_files(files, &path, entry, &req, limit);
         self.reply(&req, replies);
     }
 

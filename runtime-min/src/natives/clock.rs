@@ -1,22 +1,32 @@
 //! `Clock`: `/now read -> text/plain` (RFC 3339, UTC, milliseconds) and
 //! `/ms read -> text/plain` (milliseconds since 1970).
 
-use othc::model::Seg;
+use othc::model::Verb;
 
-use super::{Reply, text};
+use super::{Entries, Reply, entry, text};
 use crate::abi::errno;
 
-pub fn serve(path: &[Seg]) -> Reply {
+#[derive(Clone, Copy)]
+pub(crate) enum Entry {
+    Now,
+    Ms,
+}
+
+pub(crate) const ENTRIES: &Entries<Entry> = &[
+    (Entry::Now, Verb::Read, "/now"),
+    (Entry::Ms, Verb::Read, "/ms"),
+];
+
+/// The answer to a read of the entry at `place`.
+pub fn serve(place: usize) -> Reply {
     let now = bson::DateTime::now();
-    match path {
-        [Seg::Literal(p)] if p == "now" => match now.try_to_rfc3339_string() {
+    match entry(ENTRIES, place) {
+        Some(Entry::Now) => match now.try_to_rfc3339_string() {
             Ok(s) => Reply::done(Some(text(s))),
             Err(e) => Reply::error(errno::IO_ERROR, e.to_string()),
         },
-        [Seg::Literal(p)] if p == "ms" => {
-            Reply::done(Some(text(now.timestamp_millis().to_string())))
-        }
-        _ => Reply::error(errno::NOT_FOUND, "the clock serves /now and /ms"),
+        Some(Entry::Ms) => Reply::done(Some(text(now.timestamp_millis().to_string()))),
+        None => Reply::error(errno::NOT_FOUND, "the clock serves /now and /ms"),
     }
 }
 
@@ -25,8 +35,8 @@ mod tests {
     use super::*;
 
     fn answer(path: &str) -> String {
-        let segs = vec![Seg::Literal(path.into())];
-        match serve(&segs) {
+        let place = ENTRIES.iter().position(|e| e.2 == path).unwrap();
+        match serve(place) {
             Reply::Answer {
                 done: true,
                 payload: Some(p),
@@ -41,8 +51,8 @@ mod tests {
     #[test]
     fn now_is_rfc_3339_utc_and_ms_agrees_with_it() {
         let before = bson::DateTime::now().timestamp_millis();
-        let now = answer("now");
-        let ms: i64 = answer("ms").parse().unwrap();
+        let now = answer("/now");
+        let ms: i64 = answer("/ms").parse().unwrap();
         let after = bson::DateTime::now().timestamp_millis();
         assert!(now.ends_with('Z'), "{now}");
         let parsed = bson::DateTime::parse_rfc3339_str(&now)
@@ -50,7 +60,7 @@ mod tests {
             .timestamp_millis();
         assert!(before <= parsed && parsed <= ms && ms <= after);
         assert!(matches!(
-            serve(&[Seg::Literal("later".into())]),
+            serve(ENTRIES.len()),
             Reply::Error { errno: 1, .. }
         ));
     }

@@ -7,9 +7,20 @@ use std::io::Write;
 
 use othc::model::Verb;
 
-use super::Reply;
+use super::{Asked, Entries, Reply, entry};
+use crate::Sender;
 use crate::abi::errno;
-use crate::{Payload, Sender};
+
+#[derive(Clone, Copy)]
+pub(crate) enum Entry {
+    Watch,
+    Write,
+}
+
+pub(crate) const ENTRIES: &Entries<Entry> = &[
+    (Entry::Watch, Verb::Watch, "/"),
+    (Entry::Write, Verb::Write, "/"),
+];
 
 #[derive(Default)]
 pub(crate) struct Console {
@@ -23,19 +34,12 @@ pub(crate) struct Console {
 impl Console {
     /// Serves a request (already checked against the Console's header): a
     /// watch is held open (no reply yet), a write printed and answered.
-    pub fn serve(
-        &mut self,
-        verb: i32,
-        from: Sender,
-        ticket: i32,
-        payload: Option<&Payload>,
-        out: &mut dyn Write,
-    ) -> Option<Vec<Reply>> {
-        if Verb::from_wire(verb) == Some(Verb::Watch) {
-            self.watchers.push((from, ticket));
+    pub fn serve(&mut self, asked: Asked<'_>, out: &mut dyn Write) -> Option<Vec<Reply>> {
+        if let Some(Entry::Watch) = entry(ENTRIES, asked.entry) {
+            self.watchers.push((asked.from, asked.ticket));
             return None;
         }
-        let text = payload.map(|p| &p.data[..]).unwrap_or(&[]);
+        let text = asked.payload.map(|p| &p.data[..]).unwrap_or(&[]);
         let mut line = Vec::with_capacity(text.len() + 1);
         line.extend_from_slice(text);
         line.push(b'\n');

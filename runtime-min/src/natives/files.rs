@@ -16,11 +16,32 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use othc::model::Seg;
+use othc::model::{Seg, Verb};
 
-use super::Reply;
+use super::{Entries, Reply, entry};
 use crate::Payload;
-use crate::abi::{self, KIND_DIRECTORY, KIND_FILE, STAT_TYPE, Stat, errno};
+use crate::abi::{KIND_DIRECTORY, KIND_FILE, STAT_TYPE, Stat, errno};
+
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Entry {
+    Configure,
+    Read,
+    Write,
+    Create,
+    Remove,
+    Stat,
+    List,
+}
+
+pub(crate) const ENTRIES: &Entries<Entry> = &[
+    (Entry::Configure, Verb::Write, "/"),
+    (Entry::Read, Verb::Read, "/**"),
+    (Entry::Write, Verb::Write, "/**"),
+    (Entry::Create, Verb::Create, "/**"),
+    (Entry::Remove, Verb::Remove, "/**"),
+    (Entry::Stat, Verb::Stat, "/**"),
+    (Entry::List, Verb::List, "/**"),
+];
 
 /// The content type `create` takes to make a directory.
 pub const DIRECTORY_TYPE: &str = "inode/directory";
@@ -37,8 +58,9 @@ pub struct Files {
 
 /// What to do with a request, decided before touching the disk.
 pub struct Request<'a> {
-    pub verb: i32,
-    pub operator: bool,
+    /// The serves entry it reached (its place in `ENTRIES`); the router has
+    /// held the operator-only one to the operator.
+    pub entry: usize,
     pub path: &'a [Seg],
     pub payload: Option<&'a Payload>,
     /// The payload limit: no part of a file read is longer.
@@ -158,7 +180,13 @@ impl Chunks {
 
 impl Files {
     pub fn serve(&mut self, r: Request<'_>) -> Vec<Reply> {
-        if r.path.is_empty() && r.verb == abi::WRITE && r.operator {
+        let Some(asked) = entry(ENTRIES, r.entry) else {
+            return vec![Reply::error(
+                errno::NOT_SUPPORTED,
+                "Files does not serve that",
+            )];
+        };
+        if asked == Entry::Configure {
             return vec![self.configure(r.payload)];
         }
         let Some(root) = self.root.clone() else {
@@ -167,7 +195,8 @@ impl Files {
                 "Files has no directory yet: the operator writes FilesConfig to its root first",
             )];
         };
-        if self.readonly && !abi::is_safe(r.verb) {
+        let safe = matches!(asked, Entry::Read | Entry::Stat | Entry::List);
+        if self.readonly && !safe {
             return vec![Reply::error(
                 errno::READ_ONLY,
                 "this Files object is configured read-only",
@@ -181,17 +210,17 @@ impl Files {
             }
         }
         let shown = &othc::namespace::path::text(r.path);
-        let result = match r.verb {
-            abi::READ => return Self::read(&root, &p, r.limit, shown).unwrap_or_else(|e| vec![e]),
-            abi::LIST => return self.list(&root, &p, shown),
-            abi::STAT => self.stat(&root, &p, r.path, shown),
-            abi::WRITE => self.write(&root, &p, r.payload, shown),
-            abi::CREATE => self.create(&root, &p, r.path, r.payload, shown),
-            abi::REMOVE => self.remove(&root, &p, r.path, shown),
-            _ => Err(Reply::error(
-                errno::NOT_SUPPORTED,
-                "Files does not serve that verb",
-            )),
+        let result = match asked {
+            Entry::Read => {
+                return Self::read(&root, &p, r.limit, shown).unwrap_or_else(|e| vec![e]);
+            }
+            Entry::List => return self.list(&root, &p, shown),
+            Entry::Stat => self.stat(&root, &p, r.path, shown),
+            Entry::Write => self.write(&root, &p, r.payload, shown),
+            Entry::Create => self.create(&root, &p, r.path, r.payload, shown),
+            Entry::Remove => self.remove(&root, &p, r.path, shown),
+            // Taken before a directory is needed (it sets one).
+            Entry::Configure => Ok(self.configure(r.payload)),
         };
         vec![result.unwrap_or_else(|e| e)]
     }

@@ -1,14 +1,45 @@
 //! The runtime's own objects (book: reference/natives.md; their header is
 //! `sdk/env/Runtime.oth`). Requests reach them checked against that header
-//! like any other: a native sees only verbs and paths it serves.
+//! like any other: a native sees only verbs and paths it serves, as an
+//! [`Asked`] that names the serves entry the router matched, so no native
+//! works out again what a path means. Each native lists its entries in its
+//! header's order (`ENTRIES`), and a test holds the lists to the header.
+//! Natives know nothing of the event loop: what they answer goes back as
+//! [`Reply`]s, and Http's listener reaches the loop through a callback the
+//! runtime gives it.
 
 pub mod clock;
 pub(crate) mod console;
 pub mod files;
 pub(crate) mod http;
 
-use crate::Payload;
+use othc::model::{Seg, Verb};
+
 use crate::abi::errno;
+use crate::{Payload, Sender};
+
+/// A request to a native object, as the router delivers it.
+pub(crate) struct Asked<'a> {
+    /// The serves entry it reached: its place in the native's header (and
+    /// in the native's `ENTRIES`).
+    pub entry: usize,
+    pub from: Sender,
+    pub ticket: i32,
+    /// The path in the native's served tree.
+    pub path: &'a [Seg],
+    pub payload: Option<&'a Payload>,
+}
+
+/// A native's serves entries, in its header's order: what each is (the
+/// native's own name for it), its verb and its path pattern as the header
+/// writes them.
+pub(crate) type Entries<E> = [(E, Verb, &'static str)];
+
+/// The entry at `place` of `entries` (`None` past the end: a header that
+/// has more entries than the native knows, which the test rules out).
+pub(crate) fn entry<E: Copy>(entries: &Entries<E>, place: usize) -> Option<E> {
+    entries.get(place).map(|e| e.0)
+}
 
 /// One answer of a native object.
 #[derive(Debug, PartialEq)]
@@ -85,6 +116,39 @@ pub fn text(s: impl Into<String>) -> Payload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each native's `ENTRIES` are its header's serves, in order: an entry
+    /// the router matches means to the native what the header says.
+    #[test]
+    fn each_natives_entries_are_its_headers_serves() {
+        fn shown<E>(entries: &Entries<E>) -> Vec<(Verb, String)> {
+            entries
+                .iter()
+                .map(|(_, v, p)| (*v, p.to_string()))
+                .collect()
+        }
+        let listed = [
+            ("Console", shown(console::ENTRIES)),
+            ("Files", shown(files::ENTRIES)),
+            ("Clock", shown(clock::ENTRIES)),
+            ("Http", shown(http::ENTRIES)),
+        ];
+        let headers = othc::header::natives().unwrap();
+        assert_eq!(headers.len(), listed.len(), "every native is listed here");
+        for (name, entries) in listed {
+            let h = headers.iter().find(|h| h.object.name == name).unwrap();
+            let serves: Vec<(Verb, String)> = h
+                .object
+                .serves
+                .iter()
+                .map(|e| {
+                    let e = h.model.entry(*e);
+                    (e.verb, e.path.to_string())
+                })
+                .collect();
+            assert_eq!(entries, serves, "{name}'s ENTRIES and its header");
+        }
+    }
 
     /// What the disk says, as the errno a caller gets: a name too long for
     /// the file system names nothing (404 through HttpServer), a loop of

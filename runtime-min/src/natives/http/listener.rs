@@ -19,8 +19,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{mpsc, watch};
 
 use super::wire::Config;
-use super::{Flow, HIGH_WATER, Incoming, Part, answer};
-use crate::outside::Outside;
+use super::{Flow, HIGH_WATER, HttpEvent, Incoming, Notify, Part, answer};
 
 /// The longest a request head may take to arrive.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -46,8 +45,7 @@ impl Handle {
 
 /// What every connection of one listener shares.
 struct Shared {
-    actor: usize,
-    outside: std::sync::mpsc::Sender<Outside>,
+    notify: Notify,
     max_body: usize,
     timeout: Duration,
     next_id: AtomicU64,
@@ -56,18 +54,13 @@ struct Shared {
 
 /// Binds (here, so a bad address is the configuring write's error) and
 /// starts serving on a thread.
-pub(crate) fn start(
-    actor: usize,
-    config: &Config,
-    outside: std::sync::mpsc::Sender<Outside>,
-) -> std::io::Result<Handle> {
+pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> {
     let listener = std::net::TcpListener::bind(&config.listen)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = watch::channel(false);
     let shared = Arc::new(Shared {
-        actor,
-        outside,
+        notify,
         max_body: config.max_body,
         timeout: Duration::from_millis(config.timeout_ms),
         next_id: AtomicU64::new(1),
@@ -79,9 +72,9 @@ pub(crate) fn start(
     std::thread::Builder::new()
         .name(format!("http {addr}"))
         .spawn(move || {
-            let done = shared.outside.clone();
+            let done = shared.notify.clone();
             rt.block_on(accept(listener, shared, stopped));
-            let _ = done.send(Outside::HttpStopped { actor });
+            done(HttpEvent::Stopped);
         })?;
     Ok(Handle {
         addr,
@@ -168,10 +161,7 @@ struct Gone {
 
 impl Drop for Gone {
     fn drop(&mut self) {
-        let _ = self.shared.outside.send(Outside::HttpGone {
-            actor: self.shared.actor,
-            id: self.id,
-        });
+        (self.shared.notify)(HttpEvent::Gone(self.id));
     }
 }
 
@@ -320,11 +310,7 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
         parts,
         flow: flow.clone(),
     };
-    let sent = shared.outside.send(Outside::Http {
-        actor: shared.actor,
-        incoming,
-    });
-    if sent.is_err() {
+    if !(shared.notify)(HttpEvent::Request(incoming)) {
         return respond(
             answer(StatusCode::SERVICE_UNAVAILABLE, "the image has stopped"),
             None,
@@ -382,10 +368,7 @@ impl Parts {
         let Some(flow) = &self.flow else { return };
         let before = flow.queued.fetch_sub(n, Ordering::AcqRel);
         if before - n <= HIGH_WATER && flow.wanted.swap(false, Ordering::AcqRel) {
-            let _ = self.gone.shared.outside.send(Outside::HttpDrained {
-                actor: self.gone.shared.actor,
-                id: self.gone.id,
-            });
+            (self.gone.shared.notify)(HttpEvent::Drained(self.gone.id));
         }
     }
 }

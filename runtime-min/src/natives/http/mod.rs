@@ -22,9 +22,10 @@ use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use othc::model::Seg;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::Reply;
-use crate::abi::{self, errno};
-use crate::outside::Outside;
+use othc::model::Verb;
+
+use super::{Asked, Entries, Reply, entry};
+use crate::abi::errno;
 use crate::{Payload, Sender};
 
 /// A request a client sent, on its way to an object.
@@ -43,7 +44,7 @@ pub(crate) struct Incoming {
 /// The bytes of a streamed body written and not yet taken by the
 /// connection, shared with the listener. A write that leaves more than
 /// `HIGH_WATER` waiting is answered only once the connection has taken
-/// enough (`Outside::HttpDrained`): an object that waits for its writes'
+/// enough (`HttpEvent::Drained`): an object that waits for its writes'
 /// answers (and a file read at its reader's pace) goes at the client's
 /// speed, and a slow client holds a bounded amount, not the whole body.
 #[derive(Default)]
@@ -104,11 +105,47 @@ struct Exchange {
     held: Vec<(Sender, i32)>,
 }
 
+#[derive(Clone, Copy)]
+pub(crate) enum Entry {
+    Configure,
+    Requests,
+    Respond,
+    BodyPart,
+    End,
+}
+
+pub(crate) const ENTRIES: &Entries<Entry> = &[
+    (Entry::Configure, Verb::Write, "/"),
+    (Entry::Requests, Verb::Watch, "/requests"),
+    (Entry::Respond, Verb::Write, "/exchanges/{id}"),
+    (Entry::BodyPart, Verb::Write, "/exchanges/{id}/body"),
+    (Entry::End, Verb::Remove, "/exchanges/{id}"),
+];
+
+/// What a listener tells the event loop about its Http instance.
+pub(crate) enum HttpEvent {
+    /// A request a client sent.
+    Request(Incoming),
+    /// The client side of an exchange is over: answered, timed out or
+    /// gone. Its id is not used again.
+    Gone(u64),
+    /// The connection of an exchange has taken enough of its body that
+    /// writes held back can be answered (`Flow`).
+    Drained(u64),
+    /// It has stopped listening, and every connection it had is closed.
+    Stopped,
+}
+
+/// How a listener reaches the event loop (false once the loop has gone):
+/// made by the runtime for one Http instance, so this module knows
+/// nothing of the loop's channel.
+pub(crate) type Notify = Arc<dyn Fn(HttpEvent) -> bool + Send + Sync>;
+
 /// What the event loop passes a request to the Http object with.
 pub(crate) struct Context<'a> {
-    /// The Http instance's index (its listener's events carry it).
-    pub me: usize,
-    pub outside: &'a std::sync::mpsc::Sender<Outside>,
+    /// Where its listener is to send what it takes, asked for only when
+    /// it starts listening.
+    pub notify: &'a dyn Fn() -> Notify,
     pub err: &'a mut dyn std::io::Write,
 }
 
@@ -190,28 +227,22 @@ impl Http {
     }
 
     /// Serves a request (already checked against the header); `None` for
-    /// a watch, which is held open.
-    #[allow(clippy::too_many_arguments)]
-    pub fn serve(
-        &mut self,
-        cx: Context<'_>,
-        verb: i32,
-        from: Sender,
-        ticket: i32,
-        path: &[Seg],
-        operator: bool,
-        payload: Option<&Payload>,
-    ) -> Option<Reply> {
-        match (verb, path) {
-            (abi::WRITE, []) if operator => Some(self.configure(cx, payload)),
-            (abi::WATCH, [_]) => {
-                self.watchers.push((from, ticket));
+    /// a watch, which is held open, and for a body part held back (`Flow`).
+    pub fn serve(&mut self, cx: Context<'_>, asked: Asked<'_>) -> Option<Reply> {
+        // Every entry but the root's has the exchange id second.
+        let id = || asked.path.get(1).and_then(exchange_id);
+        match entry(ENTRIES, asked.entry) {
+            Some(Entry::Configure) => Some(self.configure(cx, asked.payload)),
+            Some(Entry::Requests) => {
+                self.watchers.push((asked.from, asked.ticket));
                 None
             }
-            (abi::WRITE, [_, id]) => Some(self.respond(exchange_id(id), payload)),
-            (abi::WRITE, [_, id, _]) => self.body_part(exchange_id(id), payload, (from, ticket)),
-            (abi::REMOVE, [_, id]) => Some(self.end(exchange_id(id))),
-            _ => Some(Reply::error(
+            Some(Entry::Respond) => Some(self.respond(id(), asked.payload)),
+            Some(Entry::BodyPart) => {
+                self.body_part(id(), asked.payload, (asked.from, asked.ticket))
+            }
+            Some(Entry::End) => Some(self.end(id())),
+            None => Some(Reply::error(
                 errno::NOT_SUPPORTED,
                 "Http does not serve that",
             )),
@@ -229,7 +260,7 @@ impl Http {
             Ok(c) => c,
             Err(e) => return Reply::error(errno::INVALID, e),
         };
-        match listener::start(cx.me, &config, cx.outside.clone()) {
+        match listener::start(&config, (cx.notify)()) {
             Ok(handle) => {
                 let _ = writeln!(cx.err, "listening on http://{}", handle.addr);
                 self.listening = Some(handle);

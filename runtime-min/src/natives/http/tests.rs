@@ -1,18 +1,17 @@
 //! The Http object's rules for what an object writes to an exchange,
 //! without a socket: a request taken, handed out, and answered.
 
-use std::sync::mpsc;
-
 use bson::{Bson, doc};
 use hyper::StatusCode;
-use othc::model::Seg;
+use othc::model::{Seg, Verb};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::{Context, Flow, HIGH_WATER, Http, Incoming, Part};
+use super::{Context, ENTRIES, Flow, HIGH_WATER, Http, Incoming, Notify, Part};
 use crate::abi::{self, errno};
+use crate::natives::Asked;
 use crate::natives::Reply;
 use crate::{Payload, Sender};
 
@@ -45,21 +44,54 @@ fn segs(p: &[&str]) -> Vec<Seg> {
     p.iter().map(|s| Seg::Literal(s.to_string())).collect()
 }
 
+/// A request as the router would hand it over: the entry `verb path`
+/// reaches, found the way the router finds it (literal segments equal,
+/// `{id}` any).
+fn asked<'a>(
+    verb: i32,
+    path: &'a [Seg],
+    from: Sender,
+    ticket: i32,
+    payload: Option<&'a Payload>,
+) -> Asked<'a> {
+    let verb = Verb::from_wire(verb).unwrap();
+    let entry = ENTRIES
+        .iter()
+        .position(|(_, v, p)| {
+            let pattern: Vec<&str> = p.split('/').filter(|s| !s.is_empty()).collect();
+            *v == verb
+                && pattern.len() == path.len()
+                && pattern.iter().zip(path).all(|(want, got)| {
+                    want.starts_with('{') || matches!(got, Seg::Literal(l) if l == want)
+                })
+        })
+        .expect("an entry of Http's");
+    Asked {
+        entry,
+        from,
+        ticket,
+        path,
+        payload,
+    }
+}
+
+/// A listener's news goes nowhere here: there is no listener.
+fn unheard() -> Notify {
+    Arc::new(|_| true)
+}
+
 struct Bench {
     http: Http,
     /// The flow of the last request taken, as its listener shares it.
     flow: Arc<Flow>,
-    outside: mpsc::Sender<crate::outside::Outside>,
     err: Vec<u8>,
 }
 
 impl Bench {
     fn new() -> Bench {
-        let (outside, _) = mpsc::channel();
         let mut b = Bench {
             http: Http::default(),
             flow: Arc::default(),
-            outside,
             err: Vec::new(),
         };
         assert_eq!(b.call(abi::WATCH, &["requests"], None), None);
@@ -68,12 +100,11 @@ impl Bench {
 
     fn call(&mut self, verb: i32, path: &[&str], payload: Option<&Payload>) -> Option<Reply> {
         let cx = Context {
-            me: 0,
-            outside: &self.outside,
+            notify: &unheard,
             err: &mut self.err,
         };
-        self.http
-            .serve(cx, verb, WATCHER, 1, &segs(path), false, payload)
+        let path = segs(path);
+        self.http.serve(cx, asked(verb, &path, WATCHER, 1, payload))
     }
 
     /// A request from a client, handed to the watcher; its response parts.
@@ -266,15 +297,13 @@ fn an_exchange_ended_unanswered_is_a_bad_gateway() {
 fn requests_wait_for_a_watcher_and_go_round_in_turn() {
     let mut b = Bench::new();
     let second = Sender::Instance(9);
-    let (outside, _) = mpsc::channel();
     let cx = Context {
-        me: 0,
-        outside: &outside,
+        notify: &unheard,
         err: &mut Vec::new(),
     };
     assert_eq!(
         b.http
-            .serve(cx, abi::WATCH, second, 5, &segs(&["requests"]), false, None),
+            .serve(cx, asked(abi::WATCH, &segs(&["requests"]), second, 5, None)),
         None
     );
     let mut rxs = Vec::new();

@@ -1,0 +1,76 @@
+//! The event loop's side of the native objects: a request that reached one
+//! is handed over as an `Asked`, naming the serves entry the router matched
+//! (by its place in the native's header) with its verb typed, and what the
+//! native answers goes on as any answer does. `Files` may do its disk work
+//! on a worker (`workers`); Http's listener is given a way back to this
+//! loop (`Outside::Http`) when it starts.
+
+use std::sync::Arc;
+
+use othc::model::{EntryId, Seg};
+
+use crate::natives::{self, Asked};
+use crate::outside::Outside;
+use crate::{Body, Runtime, Serving};
+
+impl Runtime<'_> {
+    /// Request `req` for native instance `to`, on `path` of its tree,
+    /// which reached its serves entry `entry`.
+    pub(crate) fn serve_native(
+        &mut self,
+        to: usize,
+        req: Serving,
+        path: Arc<[Seg]>,
+        entry: EntryId,
+    ) {
+        let place = self.actors[to]
+            .header
+            .1
+            .serves
+            .iter()
+            .position(|e| *e == entry)
+            .unwrap_or(usize::MAX);
+        let asked = Asked {
+            entry: place,
+            from: req.from,
+            ticket: req.ticket,
+            path: &path,
+            payload: req.payload.as_ref(),
+        };
+        match &mut self.actors[to].body {
+            Body::Console(console) => {
+                if let Some(replies) = console.serve(asked, &mut *self.io.out) {
+                    self.reply(&req, replies);
+                }
+            }
+            Body::Clock => {
+                let r = natives::clock::serve(place);
+                self.reply(&req, vec![r]);
+            }
+            Body::Http(http) => {
+                let inbox = &self.inbox;
+                let notify = || -> natives::http::Notify {
+                    let tx = inbox.sender();
+                    Arc::new(move |event| tx.send(Outside::Http { actor: to, event }).is_ok())
+                };
+                let cx = natives::http::Context {
+                    notify: &notify,
+                    err: &mut *self.io.err,
+                };
+                let r = http.serve(cx, asked);
+                if http.open() {
+                    self.inbox.watch_signals();
+                }
+                match r {
+                    Some(r) => self.reply(&req, vec![r]),
+                    // A new watcher: requests waiting go to it (or a write
+                    // held back: answered later).
+                    None => self.hand_out_http(to),
+                }
+                self.http_due(to);
+            }
+            Body::Files(_) => self.serve_files(to, req, path, place),
+            Body::Wasm(_) | Body::Away => {}
+        }
+    }
+}
