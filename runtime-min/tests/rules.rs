@@ -55,6 +55,7 @@ fn limits(src: &str) -> Result<Limits, Failed> {
 /// dir/a.txt            "alpha"
 /// dir/sub/b.txt        "beta"
 /// dir/big.bin          600 KiB: a file read in three parts
+/// dir/pipe             a FIFO, which nobody opens at the other end
 /// dir/empty/
 /// dir/in -> a.txt      a link that stays inside
 /// dir/out -> ../outside/secret.txt
@@ -69,6 +70,10 @@ fn sandbox(at: &Path) -> std::io::Result<PathBuf> {
     std::fs::write(dir.join("a.txt"), "alpha")?;
     std::fs::write(dir.join("sub/b.txt"), "beta")?;
     std::fs::write(dir.join("big.bin"), vec![b'x'; 600 * 1024])?;
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.join("pipe"))
+        .status()?;
+    assert!(made.success(), "mkfifo failed");
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink("a.txt", dir.join("in"))?;

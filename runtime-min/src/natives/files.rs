@@ -120,6 +120,54 @@ fn name_of(path: &[Seg]) -> String {
     }
 }
 
+/// Linux's flag for an open that never waits (a FIFO's waits for the
+/// other end; a regular file's is the same with it or without).
+#[cfg(target_os = "linux")]
+const O_NONBLOCK: i32 = 0o4000;
+
+/// Opens `real` to read or to write, and only if it is a regular file. A
+/// FIFO would wait for its other end for ever, stalling whoever serves it
+/// (the event loop or a worker), and a device is nothing to serve: the
+/// open itself never waits, and anything that is not a file or directory
+/// is refused `forbidden`; a directory is `invalid` (list it).
+fn open_regular(real: &Path, write: bool, shown: &str) -> Result<(fs::File, fs::Metadata), Reply> {
+    let kind = |m: &fs::Metadata| {
+        if m.is_dir() {
+            Err(Reply::error(
+                errno::INVALID,
+                "that is a directory: list it instead",
+            ))
+        } else if !m.is_file() {
+            Err(not_regular(shown))
+        } else {
+            Ok(())
+        }
+    };
+    // Before opening (a FIFO opened to write with nobody reading fails
+    // otherwise, saying nothing of why), and after (it is what was opened).
+    kind(&fs::metadata(real).map_err(|e| Reply::io(&e, shown))?)?;
+    let mut o = fs::OpenOptions::new();
+    o.read(!write).write(write);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(O_NONBLOCK);
+    }
+    let f = o.open(real).map_err(|e| Reply::io(&e, shown))?;
+    let m = f.metadata().map_err(|e| Reply::io(&e, shown))?;
+    kind(&m)?;
+    Ok((f, m))
+}
+
+fn not_regular(shown: &str) -> Reply {
+    Reply::error(
+        errno::FORBIDDEN,
+        format!(
+            "{shown} is not a regular file (a pipe, a socket or a device): Files serves files and directories"
+        ),
+    )
+}
+
 fn refuse_outside() -> Reply {
     Reply::error(
         errno::FORBIDDEN,
@@ -273,14 +321,7 @@ impl Files {
     /// part is of the same file even if its name is given to another.
     fn read(root: &Path, p: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
         let real = Self::inside(root, p, shown)?;
-        let file = fs::File::open(&real).map_err(|e| Reply::io(&e, shown))?;
-        let m = file.metadata().map_err(|e| Reply::io(&e, shown))?;
-        if m.is_dir() {
-            return Err(Reply::error(
-                errno::INVALID,
-                "that is a directory: list it instead",
-            ));
-        }
+        let (file, m) = open_regular(&real, false, shown)?;
         let mut rest = Chunks {
             file,
             left: m.len(),
@@ -298,6 +339,9 @@ impl Files {
     fn stat(&self, root: &Path, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
         let real = Self::inside(root, p, shown)?;
         let m = fs::metadata(&real).map_err(|e| Reply::io(&e, shown))?;
+        if !m.is_file() && !m.is_dir() {
+            return Err(not_regular(shown));
+        }
         Ok(Reply::done(Some(stat_payload(&stat_of(
             &name_of(path),
             &real,
@@ -326,9 +370,13 @@ impl Files {
         let mut out: Vec<Reply> = found
             .into_iter()
             .filter_map(|(name, path)| {
-                // Links that lead out, or nowhere, are not part of the tree.
+                // Links that lead out, or nowhere, are not part of the
+                // tree, nor is what is neither a file nor a directory.
                 let target = Self::inside(root, &path, shown).ok()?;
                 let m = fs::metadata(&target).ok()?;
+                if !m.is_file() && !m.is_dir() {
+                    return None;
+                }
                 Some(Reply::Answer {
                     done: false,
                     payload: Some(stat_payload(&stat_of(&name, &target, &m))),
@@ -351,11 +399,8 @@ impl Files {
             return Err(Reply::error(errno::INVALID, "that is a directory"));
         }
         let data = payload.map(|p| p.data.as_slice()).unwrap_or_default();
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .truncate(true)
-            .open(&real)
-            .map_err(|e| Reply::io(&e, shown))?;
+        let (mut f, _) = open_regular(&real, true, shown)?;
+        f.set_len(0).map_err(|e| Reply::io(&e, shown))?;
         f.write_all(data).map_err(|e| Reply::io(&e, shown))?;
         Ok(Reply::done(None))
     }
