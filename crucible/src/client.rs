@@ -8,6 +8,7 @@ use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
+use hyper::header::HeaderValue;
 use hyper_util::rt::TokioIo;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
@@ -39,6 +40,9 @@ pub enum ClientError {
     Refused(String),
     /// WebSocket close 1011: the guest could not be reached.
     Unreachable(String),
+    /// The key cannot be sent in an HTTP header (it holds a line break or
+    /// another control character); nothing was sent.
+    BadKey,
 }
 
 impl std::fmt::Display for ClientError {
@@ -50,6 +54,10 @@ impl std::fmt::Display for ClientError {
             ClientError::Unexpected(e) => write!(f, "{e}"),
             ClientError::Refused(r) => write!(f, "refused: {r}"),
             ClientError::Unreachable(r) => write!(f, "the guest is unreachable: {r}"),
+            ClientError::BadKey => write!(
+                f,
+                "the key (--key or CRUCIBLE_KEY) holds a line break or another control character, which no HTTP header may carry: check how it was set"
+            ),
         }
     }
 }
@@ -213,8 +221,15 @@ impl Client {
         Client { addr, key }
     }
 
-    fn bearer(&self) -> Option<String> {
-        self.key.as_ref().map(|k| format!("Bearer {k}"))
+    /// The `authorization` header's value, if there is a key: one a header
+    /// can carry, or `BadKey` (a key with a line break would otherwise
+    /// panic the request builder, or add headers of its own to a hijacked
+    /// connection's head).
+    fn bearer(&self) -> Result<Option<HeaderValue>, ClientError> {
+        self.key
+            .as_ref()
+            .map(|k| HeaderValue::from_str(&format!("Bearer {k}")).map_err(|_| ClientError::BadKey))
+            .transpose()
     }
 
     async fn http(
@@ -247,16 +262,21 @@ impl Client {
         Ok(body)
     }
 
-    fn request(&self, method: &str, path: &str, body: Vec<u8>) -> Request<Full<Bytes>> {
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Vec<u8>,
+    ) -> Result<Request<Full<Bytes>>, ClientError> {
         let mut b = Request::builder()
             .method(method)
             .uri(path)
             .header("host", &self.addr);
-        if let Some(k) = self.bearer() {
+        if let Some(k) = self.bearer()? {
             b = b.header("authorization", k);
         }
         b.body(Full::new(Bytes::from(body)))
-            .expect("a request: its path is percent-encoded")
+            .map_err(|e| ClientError::Unexpected(format!("cannot make the request: {e}")))
     }
 
     /// Starts a command by `transport`.
@@ -280,7 +300,7 @@ impl Client {
             "POST",
             &format!("/sandboxes/{}/exec", percent_encode(id)),
             body,
-        );
+        )?;
         r.headers_mut().insert(
             "content-type",
             "application/json".parse().expect("a header"),
@@ -333,7 +353,8 @@ impl Client {
             self.addr,
             body.len()
         );
-        if let Some(k) = self.bearer() {
+        if let Some(k) = self.bearer()? {
+            let k = k.to_str().map_err(|_| ClientError::BadKey)?;
             head.push_str(&format!("authorization: {k}\r\n"));
         }
         head.push_str("\r\n");
@@ -419,9 +440,8 @@ impl Client {
         let mut r = format!("ws://{}/sandboxes/{}/exec", self.addr, percent_encode(id))
             .into_client_request()
             .map_err(|e| ClientError::Unexpected(e.to_string()))?;
-        if let Some(k) = self.bearer() {
-            r.headers_mut()
-                .insert("authorization", k.parse().expect("a header"));
+        if let Some(k) = self.bearer()? {
+            r.headers_mut().insert("authorization", k);
         }
         let stream = TcpStream::connect(&self.addr).await?;
         let (mut ws, _) = match tokio_tungstenite::client_async(r, stream).await {
@@ -516,7 +536,7 @@ impl Client {
             percent_encode(id),
             percent_encode(dest)
         );
-        let mut r = self.request("POST", &path, tar);
+        let mut r = self.request("POST", &path, tar)?;
         r.headers_mut().insert(
             "content-type",
             "application/x-tar".parse().expect("a header"),
@@ -529,7 +549,7 @@ impl Client {
     /// Creates a sandbox (`POST /sandboxes`): on a microVM host, boots it.
     pub async fn create(&self, spec: &NewSandbox) -> Result<SandboxInfo, ClientError> {
         let body = serde_json::to_vec(spec).expect("a sandbox request serializes");
-        let mut r = self.request("POST", "/sandboxes", body);
+        let mut r = self.request("POST", "/sandboxes", body)?;
         r.headers_mut().insert(
             "content-type",
             "application/json".parse().expect("a header"),
@@ -542,7 +562,7 @@ impl Client {
     /// What the daemon says of sandbox `id` (`GET /sandboxes/{id}`).
     pub async fn info(&self, id: &str) -> Result<SandboxInfo, ClientError> {
         let p = format!("/sandboxes/{}", percent_encode(id));
-        let body = self.ok_body(self.request("GET", &p, Vec::new())).await?;
+        let body = self.ok_body(self.request("GET", &p, Vec::new())?).await?;
         serde_json::from_slice(&body)
             .map_err(|e| ClientError::Unexpected(format!("not a SandboxInfo: {e}")))
     }
@@ -550,7 +570,8 @@ impl Client {
     /// Stops sandbox `id` and frees what it held (`DELETE /sandboxes/{id}`).
     pub async fn delete(&self, id: &str) -> Result<(), ClientError> {
         let p = format!("/sandboxes/{}", percent_encode(id));
-        self.ok_body(self.request("DELETE", &p, Vec::new())).await?;
+        self.ok_body(self.request("DELETE", &p, Vec::new())?)
+            .await?;
         Ok(())
     }
 
@@ -562,7 +583,7 @@ impl Client {
             percent_encode(path)
         );
         Ok(self
-            .ok_body(self.request("GET", &p, Vec::new()))
+            .ok_body(self.request("GET", &p, Vec::new())?)
             .await?
             .to_vec())
     }

@@ -119,6 +119,34 @@ async fn a_missing_or_wrong_key_is_401_everywhere() {
     }
 }
 
+/// A key no header can carry (a line break in CRUCIBLE_KEY, say) is an
+/// error naming it, on every call and transport: it used to panic the
+/// request builder, and to add a header of its own to a hijack's head.
+#[tokio::test]
+async fn a_key_with_a_control_character_is_an_error_not_a_panic_or_a_header() {
+    let (at, _) = daemon("bad_key", keyed()).await;
+    for key in ["sesame\r\nx-admin: 1", "ses\u{7}ame"] {
+        let c = Client::new(&at.to_string(), Some(key.into()));
+        for t in [Transport::Post, Transport::Hijack, Transport::Websocket] {
+            match c.exec("box", &sh("true"), t).await {
+                Err(ClientError::BadKey) => {}
+                Err(e) => panic!("{t:?} {key:?}: {e}"),
+                Ok(_) => panic!("{t:?} {key:?}: sent"),
+            }
+        }
+        assert!(matches!(
+            c.pull("box", "/x").await,
+            Err(ClientError::BadKey)
+        ));
+        assert!(matches!(c.info("box").await, Err(ClientError::BadKey)));
+        let said = ClientError::BadKey.to_string();
+        assert!(
+            said.contains("CRUCIBLE_KEY") && said.contains("control character"),
+            "{said}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn bad_ids_unknown_sandboxes_and_bad_requests_are_4xx_before_streaming() {
     let (at, _) = daemon("errors", keyed()).await;
