@@ -163,7 +163,8 @@ fn a_body_shorter_than_its_length_is_cut_off_never_passed_for_whole() {
     let Some(mut run) = start() else { return };
     // The stat says 20 bytes; the read gives 6. The length was sent, so
     // the connection is closed short of it: curl says the transfer was
-    // partial (18), where a body ended as if whole would say nothing.
+    // partial (18), or, when the head had not gone out yet, that nothing
+    // came (52); a body ended as if whole would be a success (0).
     let o = std::process::Command::new("curl")
         .args([
             "-s",
@@ -172,18 +173,18 @@ fn a_body_shorter_than_its_length_is_cut_off_never_passed_for_whole() {
             "-o",
             "/dev/null",
             "-w",
-            "%{http_code} %{size_download}",
+            "%{size_download}",
         ])
         .arg(format!("{}/short", run.base))
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(18),
-        "curl: {}",
-        String::from_utf8_lossy(&o.stdout)
+    let got = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        matches!(o.status.code(), Some(18 | 52)),
+        "curl: {:?}, {got} bytes",
+        o.status.code()
     );
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "200 6");
+    assert!(got.parse::<u64>().unwrap() < 20, "{got} bytes");
     // Nothing was held against the site: it serves on.
     assert_eq!(curl(&[], &format!("{}/odd", run.base)).status, 200);
     assert!(run.alive(), "the image is still running:\n{}", run.stderr());
