@@ -1,0 +1,98 @@
+//! The numbers the AssemblyScript SDK writes into every module, held to
+//! the runtime's: the verbs and request flags (`sdk/assemblyscript/abi.ts`),
+//! the errnos of the runtime's statuses and their codes (`payload.ts`),
+//! and the stat record's type and kinds (`stat.ts`). A module built with
+//! one number and run with another would mean one thing and be taken for
+//! another; the host ABI's names and arities are held the same way by the
+//! compiler's ABI check.
+
+use othc::model::Verb;
+use othismo_runtime::abi::{self, errno};
+
+fn sdk(file: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::read_to_string(root.join("sdk/assemblyscript").join(file)).unwrap()
+}
+
+/// `export const NAME: i32 = N` (in a namespace or not), as (NAME, N).
+fn constants(text: &str) -> Vec<(String, i32)> {
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("export const ")?;
+            let (name, value) = rest.split_once(": i32 = ")?;
+            Some((name.to_string(), value.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn the_sdks_verbs_and_flags_are_the_runtimes() {
+    let abi_ts = constants(&sdk("abi.ts"));
+    for v in Verb::ALL {
+        let name = v.as_str();
+        let as_name = name[..1].to_uppercase() + &name[1..];
+        let found = abi_ts.iter().find(|(n, _)| *n == as_name);
+        assert_eq!(
+            found.map(|f| f.1),
+            Some(v.wire()),
+            "Verb.{as_name} in abi.ts is the runtime's {name}"
+        );
+    }
+    let flag = |n: &str| abi_ts.iter().find(|(k, _)| k == n).map(|f| f.1);
+    assert_eq!(flag("FLAG_OPERATOR"), Some(abi::OPERATOR));
+    assert_eq!(flag("FLAG_READONLY"), Some(abi::READONLY));
+}
+
+#[test]
+fn the_sdks_statuses_are_the_runtimes_errnos_and_codes() {
+    let payload_ts = sdk("payload.ts");
+    let statuses: Vec<(i32, String)> = payload_ts
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split_once("= new Status(")?.1;
+            let (n, code) = rest.split_once(", \"")?;
+            Some((n.trim().parse().ok()?, code.split('"').next()?.to_string()))
+        })
+        .collect();
+    assert!(
+        statuses.len() >= 10,
+        "payload.ts's statuses were read: {statuses:?}"
+    );
+    for (n, code) in &statuses {
+        assert_eq!(errno::code(*n), code, "Status({n}) in payload.ts");
+    }
+    // And every errno the runtime answers with has its Status there.
+    for n in 1..=10 {
+        assert!(
+            statuses.iter().any(|(k, _)| *k == n),
+            "payload.ts has no Status for errno {n} ({})",
+            errno::code(n)
+        );
+    }
+}
+
+#[test]
+fn the_sdks_stat_record_is_the_runtimes() {
+    let stat_ts = sdk("stat.ts");
+    assert!(
+        stat_ts.contains(&format!("\"{}\"", abi::STAT_TYPE)),
+        "stat.ts names the stat record's type {}",
+        abi::STAT_TYPE
+    );
+    let kinds: Vec<(String, i32)> = stat_ts
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("export const ")?;
+            let (name, value) = rest.split_once(": u8 = ")?;
+            Some((name.to_string(), value.trim().parse().ok()?))
+        })
+        .collect();
+    assert!(
+        kinds.contains(&("KIND_FILE".into(), abi::KIND_FILE as i32)),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("KIND_DIRECTORY".into(), abi::KIND_DIRECTORY as i32)),
+        "{kinds:?}"
+    );
+}
