@@ -247,3 +247,46 @@ async fn an_agent_that_stops_answering_is_found_hung() {
     assert!(link.dead().unwrap().contains("hung"));
     drop(guest_end);
 }
+
+/// A link that dies while sessions open: each exec either is refused at
+/// once or ends with a lost exit, never waits for ever. Sessions were
+/// opened after the dying link's sweep when the check for a dead link
+/// and the opening were two steps; now they are one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_opened_while_the_link_dies_all_end() {
+    for round in 0..200 {
+        let (host_end, mut guest_end) = std::os::unix::net::UnixStream::pair().unwrap();
+        use std::io::Write;
+        guest_end
+            .write_all(
+                &Message::json(0, Kind::Ready, &serde_json::json!({"agent": "dying"})).encode(),
+            )
+            .unwrap();
+        host_end.set_nonblocking(true).unwrap();
+        let (r, w) = tokio::net::UnixStream::from_std(host_end)
+            .unwrap()
+            .into_split();
+        let link = AgentLink::connect(r, w, Duration::from_secs(5))
+            .await
+            .unwrap();
+        // The agent's end closes while execs are being opened.
+        let killer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_micros(round * 5));
+            drop(guest_end);
+        });
+        let mut opened = Vec::new();
+        for _ in 0..20 {
+            if let Ok(p) = link.exec(&sh("true"), false) {
+                opened.push(p);
+            }
+            tokio::task::yield_now().await;
+        }
+        killer.join().unwrap();
+        for p in opened {
+            let ended = tokio::time::timeout(Duration::from_secs(5), collect(p)).await;
+            let (_, _, r) =
+                ended.unwrap_or_else(|_| panic!("round {round}: a session waits for ever"));
+            assert_eq!(r.exit_code, -1, "round {round}: {r:?}");
+        }
+    }
+}

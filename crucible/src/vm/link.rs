@@ -28,11 +28,49 @@ enum Route {
     Files(std::sync::mpsc::Sender<Result<Message, String>>),
 }
 
-struct Shared {
-    routes: Mutex<HashMap<u32, Route>>,
+/// The sessions' routes and whether the link is dead, under one lock: a
+/// route is opened only on a live link, and burying the link ends every
+/// route open at that moment, so no session can open after the burial's
+/// sweep and wait for ever. (Two locks let `exec` check, the link die and
+/// sweep, then `exec` open a route nobody would ever end.)
+#[derive(Default)]
+struct State {
+    routes: HashMap<u32, Route>,
     /// Why the link is dead, once it is.
-    dead: Mutex<Option<String>>,
+    dead: Option<String>,
+}
+
+struct Shared {
+    state: Mutex<State>,
     pongs: Mutex<Vec<oneshot::Sender<Vec<u8>>>>,
+}
+
+impl Shared {
+    /// The state, whatever a panicking holder left (each change to it is
+    /// one step, so what a panic leaves is still whole): the link's one
+    /// policy for a poisoned lock.
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn pongs(&self) -> std::sync::MutexGuard<'_, Vec<oneshot::Sender<Vec<u8>>>> {
+        self.pongs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Opens session `id`'s route, unless the link is dead (then why).
+    fn open(&self, id: u32, route: Route) -> Result<(), String> {
+        let mut state = self.state();
+        if let Some(why) = &state.dead {
+            return Err(why.clone());
+        }
+        state.routes.insert(id, route);
+        Ok(())
+    }
+
+    /// Closes session `id`'s route; whether it was still open.
+    fn close(&self, id: u32) -> bool {
+        self.state().routes.remove(&id).is_some()
+    }
 }
 
 /// The host's end of one agent's port.
@@ -52,8 +90,7 @@ impl AgentLink {
         mut write: impl AsyncWrite + Unpin + Send + 'static,
     ) -> AgentLink {
         let shared = Arc::new(Shared {
-            routes: Mutex::new(HashMap::new()),
-            dead: Mutex::new(None),
+            state: Mutex::new(State::default()),
             pongs: Mutex::new(Vec::new()),
         });
         let (to_agent, mut outbox) = mpsc::unbounded_channel::<Message>();
@@ -118,7 +155,7 @@ impl AgentLink {
 
     /// Why the link is dead, if it is.
     pub fn dead(&self) -> Option<String> {
-        self.shared.dead.lock().expect("the link").clone()
+        self.shared.state().dead.clone()
     }
 
     fn session(&self) -> u32 {
@@ -134,7 +171,7 @@ impl AgentLink {
     /// Sends a session-0 message and waits for the agent's `Pong`.
     pub async fn ask(&self, m: Message, deadline: Duration) -> Result<Vec<u8>, String> {
         let (tx, rx) = oneshot::channel();
-        self.shared.pongs.lock().expect("the link").push(tx);
+        self.shared.pongs().push(tx);
         if let Some(why) = self.dead() {
             return Err(why);
         }
@@ -187,17 +224,11 @@ impl AgentLink {
         let (tx, rx) = std::sync::mpsc::channel();
         let id = m.session;
         self.shared
-            .routes
-            .lock()
-            .expect("the link")
-            .insert(id, Route::Files(tx));
-        if let Some(why) = self.dead() {
-            self.shared.routes.lock().expect("the link").remove(&id);
-            return Err(unreachable(why));
-        }
+            .open(id, Route::Files(tx))
+            .map_err(unreachable)?;
         let _ = self.to_agent.send(m);
         let answer = rx.recv_timeout(FILES_DEADLINE);
-        self.shared.routes.lock().expect("the link").remove(&id);
+        self.shared.close(id);
         match answer {
             Ok(Ok(m)) => Ok(m),
             Ok(Err(why)) => Err(unreachable(why)),
@@ -243,7 +274,7 @@ async fn route(s: &Shared, m: Message) {
     if m.session == 0 {
         if m.kind == Kind::Pong {
             let waiter = {
-                let mut pongs = s.pongs.lock().expect("the link");
+                let mut pongs = s.pongs();
                 (!pongs.is_empty()).then(|| pongs.remove(0))
             };
             if let Some(w) = waiter {
@@ -253,7 +284,8 @@ async fn route(s: &Shared, m: Message) {
         return;
     }
     let exec = {
-        let mut routes = s.routes.lock().expect("the link");
+        let mut state = s.state();
+        let routes = &mut state.routes;
         match routes.get(&m.session) {
             Some(Route::Exec(tx)) => {
                 let tx = tx.clone();
@@ -288,14 +320,11 @@ async fn route(s: &Shared, m: Message) {
 
 /// The port is gone: every open session learns why.
 fn bury(s: &Shared, why: String) {
-    *s.dead.lock().expect("the link") = Some(why.clone());
-    let routes: Vec<Route> = s
-        .routes
-        .lock()
-        .expect("the link")
-        .drain()
-        .map(|(_, r)| r)
-        .collect();
+    let routes: Vec<Route> = {
+        let mut state = s.state();
+        state.dead = Some(why.clone());
+        state.routes.drain().map(|(_, r)| r).collect()
+    };
     for r in routes {
         match r {
             Route::Exec(tx) => {
@@ -306,21 +335,14 @@ fn bury(s: &Shared, why: String) {
             }
         }
     }
-    s.pongs.lock().expect("the link").clear();
+    s.pongs().clear();
 }
 
 impl Sandbox for AgentLink {
     fn exec(&self, req: &ExecRequest, interactive: bool) -> Result<Process, String> {
-        if let Some(why) = self.dead() {
-            return Err(why);
-        }
         let id = self.session();
         let (out_tx, out_rx) = mpsc::channel(64);
-        self.shared
-            .routes
-            .lock()
-            .expect("the link")
-            .insert(id, Route::Exec(out_tx.clone()));
+        self.shared.open(id, Route::Exec(out_tx.clone()))?;
         let start = Start {
             request: req.clone(),
             interactive,
@@ -357,8 +379,7 @@ impl Sandbox for AgentLink {
             tokio::select! {
                 _ = kill_rx => {}
                 _ = overdue => {
-                    let gone = shared.routes.lock().expect("the link").remove(&id).is_some();
-                    if gone {
+                    if shared.close(id) {
                         let _ = out_tx.try_send(Output::Exit(ExecResult::lost(
                             "the agent did not end the command at its timeout (hung)",
                         )));
@@ -405,5 +426,36 @@ fn answer<T>(
             reason: f.reason,
         }),
         _ => Err(unreachable(format!("the agent answered {:?}", m.kind))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared() -> Shared {
+        Shared {
+            state: Mutex::new(State::default()),
+            pongs: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The two orders a session's opening and the link's burial can take,
+    /// each one step under the link's one lock: opened before, the burial
+    /// ends it (a lost exit); after, it is refused with why. There is no
+    /// third order in which it opens unseen by the burial.
+    #[test]
+    fn a_session_opened_before_the_burial_is_ended_and_after_it_refused() {
+        let s = shared();
+        let (tx, mut rx) = mpsc::channel(4);
+        s.open(1, Route::Exec(tx)).unwrap();
+        bury(&s, "the port closed".into());
+        match rx.try_recv() {
+            Ok(Output::Exit(r)) => assert_eq!(r.exit_code, -1),
+            _ => panic!("the open session was not ended"),
+        }
+        let (tx, _rx) = mpsc::channel(4);
+        assert_eq!(s.open(2, Route::Exec(tx)), Err("the port closed".into()));
+        assert!(s.state().routes.is_empty());
     }
 }
