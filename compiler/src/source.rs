@@ -47,7 +47,10 @@ impl SourceFile {
         }
     }
 
-    fn line_starts(&self) -> &[u32] {
+    /// Where each line starts (the first at 0), found once and kept: what
+    /// turns offsets into positions, for the renderers and the language
+    /// server alike.
+    pub fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
             // A plain byte loop: lines are short, and a search call per line
             // cost several times the bytes it looked at.

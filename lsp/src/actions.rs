@@ -7,7 +7,8 @@ use lsp_types::*;
 use othc::Code;
 use othc::ide::Analysis;
 
-use crate::handlers::{file_of, location, range};
+use crate::convert::{location, range};
+use crate::handlers::file_of;
 use crate::server::{Failure, Server};
 
 pub fn code_actions(
@@ -23,7 +24,12 @@ pub fn code_actions(
         if d.primary.at.file != file || !wanted(range(&analysis, d.primary.at)) {
             continue;
         }
-        let diagnostic = crate::diagnostics::convert(&analysis, d, server.config.book.as_ref());
+        let diagnostic = crate::diagnostics::convert(
+            &analysis,
+            d,
+            server.config.book.as_ref(),
+            &server.config.client,
+        );
         for fix in &d.fixes {
             let (at, text) = if fix.new_line {
                 new_line_after(&analysis, fix)

@@ -1,18 +1,19 @@
 //! The checker's diagnostics as LSP diagnostics: one per diagnostic, in the
 //! file of its primary label, the other labels as related information
-//! (also in other files), the help in the message, and the code linked to
-//! its page of the book.
+//! (also in other files) for a client that shows it, or folded into the
+//! message, one line each, for one that does not; the help in the message,
+//! and the code linked to its page of the book.
 
 use std::collections::BTreeMap;
 
 use lsp_types::{
-    CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
-    Url,
+    CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, NumberOrString, Url,
 };
 use othc::ide::Analysis;
 use othc::{Diagnostic, Severity};
 
-use crate::lines::LineIndex;
+use crate::client::ClientCaps;
+use crate::convert::{location, range};
 use crate::workspace::url_of;
 
 /// Where the code pages are: `{base}{CODE}.html` (a served book) or
@@ -57,6 +58,7 @@ impl BookLinks {
 pub fn by_file(
     analysis: &Analysis,
     book: Option<&BookLinks>,
+    caps: &ClientCaps,
 ) -> BTreeMap<Url, Vec<lsp_types::Diagnostic>> {
     let sources = &analysis.compiled.front.sources;
     let mut out: BTreeMap<Url, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
@@ -65,32 +67,25 @@ pub fn by_file(
         let Some(url) = url_of(&file.name) else {
             continue;
         };
-        out.entry(url).or_default().push(convert(analysis, d, book));
+        out.entry(url)
+            .or_default()
+            .push(convert(analysis, d, book, caps));
     }
     out
-}
-
-fn location(analysis: &Analysis, at: othc::source::FileSpan) -> Option<Location> {
-    let file = analysis.compiled.front.sources.get(at.file);
-    let range = LineIndex::new(&file.text).range(at.span);
-    Some(Location::new(url_of(&file.name)?, range))
 }
 
 pub fn convert(
     analysis: &Analysis,
     d: &Diagnostic,
     book: Option<&BookLinks>,
+    caps: &ClientCaps,
 ) -> lsp_types::Diagnostic {
-    let file = analysis.compiled.front.sources.get(d.primary.at.file);
-    let range = LineIndex::new(&file.text).range(d.primary.at.span);
     let mut message = d.message.clone();
-    if !d.primary.message.is_empty() {
+    // The primary label says more only when the message does not say it.
+    if !d.primary.message.is_empty() && !d.message.contains(&d.primary.message) {
         message.push_str(&format!(" ({})", d.primary.message));
     }
-    if let Some(help) = &d.help {
-        message.push_str(&format!("\nhelp: {help}"));
-    }
-    let related: Vec<DiagnosticRelatedInformation> = d
+    let mut related: Vec<DiagnosticRelatedInformation> = d
         .labels
         .iter()
         .filter_map(|l| {
@@ -100,9 +95,29 @@ pub fn convert(
             })
         })
         .collect();
+    if !caps.related_information {
+        // Shown nowhere else: each label a line of the message, where it is.
+        for r in related.drain(..) {
+            let name = r
+                .location
+                .uri
+                .path_segments()
+                .and_then(|mut s| s.next_back())
+                .unwrap_or("");
+            message.push_str(&format!(
+                "\n{name}:{}:{}: {}",
+                r.location.range.start.line + 1,
+                r.location.range.start.character + 1,
+                r.message
+            ));
+        }
+    }
+    if let Some(help) = &d.help {
+        message.push_str(&format!("\nhelp: {help}"));
+    }
     let code = d.code.as_str();
     lsp_types::Diagnostic {
-        range,
+        range: range(analysis, d.primary.at),
         severity: Some(match d.severity {
             Severity::Error => DiagnosticSeverity::ERROR,
             Severity::Warning => DiagnosticSeverity::WARNING,

@@ -10,9 +10,10 @@ use othc::ide::{self, Analysis, Target};
 use othc::source::{FileId, FileSpan};
 use serde_json::Value;
 
+use crate::convert::{location, markup, range};
 use crate::lines::LineIndex;
 use crate::server::{Failure, Server, params};
-use crate::workspace::{path_of, url_of};
+use crate::workspace::path_of;
 
 fn json<T: serde::Serialize>(v: Result<T, Failure>) -> Result<Value, Failure> {
     v.map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
@@ -58,24 +59,12 @@ pub fn file_of(server: &mut Server, uri: &Url) -> Option<(Arc<Analysis>, FileId)
 
 pub fn place(server: &mut Server, at: &TextDocumentPositionParams) -> Option<Place> {
     let (analysis, file) = file_of(server, &at.text_document.uri)?;
-    let offset = LineIndex::new(analysis.text(file)).offset(at.position);
+    let offset = LineIndex::of(analysis.compiled.front.sources.get(file)).offset(at.position);
     Some(Place {
         analysis,
         file,
         offset,
     })
-}
-
-pub fn location(analysis: &Analysis, at: FileSpan) -> Option<Location> {
-    let f = analysis.compiled.front.sources.get(at.file);
-    Some(Location::new(
-        url_of(&f.name)?,
-        LineIndex::new(&f.text).range(at.span),
-    ))
-}
-
-pub fn range(analysis: &Analysis, at: FileSpan) -> Range {
-    LineIndex::new(analysis.text(at.file)).range(at.span)
 }
 
 fn hover(server: &mut Server, p: HoverParams) -> Result<Option<Hover>, Failure> {
@@ -86,10 +75,7 @@ fn hover(server: &mut Server, p: HoverParams) -> Result<Option<Hover>, Failure> 
         return Ok(None);
     };
     Ok(Some(Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: pl.analysis.hover(target),
-        }),
+        contents: HoverContents::Markup(markup(pl.analysis.hover(target), &server.config.client)),
         range: Some(range(&pl.analysis, at)),
     }))
 }
@@ -244,7 +230,7 @@ fn symbols(
     let Some((analysis, file)) = file_of(server, &p.text_document.uri) else {
         return Ok(None);
     };
-    let ix = LineIndex::new(analysis.text(file));
+    let ix = LineIndex::of(analysis.compiled.front.sources.get(file));
     #[allow(deprecated)] // `deprecated` is a required field of the type.
     fn convert(ix: &LineIndex, s: ide::Symbol) -> DocumentSymbol {
         DocumentSymbol {
@@ -282,7 +268,7 @@ fn folding(
     let Some((analysis, file)) = file_of(server, &p.text_document.uri) else {
         return Ok(None);
     };
-    let ix = LineIndex::new(analysis.text(file));
+    let ix = LineIndex::of(analysis.compiled.front.sources.get(file));
     Ok(Some(
         ide::folds(&analysis, file)
             .into_iter()

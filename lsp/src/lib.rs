@@ -13,7 +13,9 @@
 //! fixed or when nothing is open.
 
 mod actions;
+pub mod client;
 mod complete;
+pub mod convert;
 pub mod diagnostics;
 mod handlers;
 pub mod lines;
@@ -77,6 +79,7 @@ pub fn serve(conn: &Connection, mut config: Config) -> Result<(), String> {
     {
         config.book = diagnostics::BookLinks::served(url);
     }
+    config.client = client::ClientCaps::from(&init.capabilities);
     let result = serde_json::json!({
         "capabilities": capabilities(),
         "serverInfo": { "name": "othc lsp", "version": env!("CARGO_PKG_VERSION") },

@@ -2,19 +2,38 @@
 //! line's characters in UTF-16 code units: `é` is one, `𝄞` is two, and a
 //! byte offset is neither.
 
+use std::borrow::Cow;
+
 use lsp_types::{Position, Range};
+use othc::source::SourceFile;
 
 pub struct LineIndex<'a> {
     text: &'a str,
-    starts: Vec<usize>,
+    /// Where each line starts: a loaded file's own (kept by the source
+    /// map, found once), or found here for a text being edited.
+    starts: Cow<'a, [u32]>,
 }
 
 impl<'a> LineIndex<'a> {
+    /// A text the source map does not hold (an open document's, between
+    /// checks).
     pub fn new(text: &'a str) -> LineIndex<'a> {
         let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))
             .collect();
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts: Cow::Owned(starts),
+        }
+    }
+
+    /// A loaded file's, with the line starts the source map keeps for it:
+    /// nothing is scanned again, however many places are asked for.
+    pub fn of(file: &'a SourceFile) -> LineIndex<'a> {
+        LineIndex {
+            text: &file.text,
+            starts: Cow::Borrowed(file.line_starts()),
+        }
     }
 
     /// The position of byte `offset` (clamped to the text, and back to the
@@ -24,8 +43,8 @@ impl<'a> LineIndex<'a> {
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
+        let line = self.starts.partition_point(|&s| s as usize <= offset) - 1;
+        let start = self.starts[line] as usize;
         let character = self.text[start..offset].encode_utf16().count();
         Position::new(line as u32, character as u32)
     }
@@ -42,10 +61,11 @@ impl<'a> LineIndex<'a> {
         let Some(&start) = self.starts.get(pos.line as usize) else {
             return self.text.len();
         };
+        let start = start as usize;
         let end = self
             .starts
             .get(pos.line as usize + 1)
-            .map_or(self.text.len(), |&e| e - 1);
+            .map_or(self.text.len(), |&e| e as usize - 1);
         let line = &self.text[start..end];
         let mut units = 0u32;
         for (i, c) in line.char_indices() {

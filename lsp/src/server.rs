@@ -5,7 +5,7 @@
 //! answered from an analysis of the current text (made on the spot if the
 //! last check is older than the last edit).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::thread;
@@ -19,7 +19,7 @@ use othc::ide::Analysis;
 use serde_json::Value;
 
 use crate::diagnostics::{BookLinks, by_file};
-use crate::workspace::{Documents, analyze, path_of};
+use crate::workspace::{Documents, analyze, path_of, url_of};
 
 /// How the server behaves: the command line and `initializationOptions`
 /// set it.
@@ -32,6 +32,8 @@ pub struct Config {
     /// Answer `othc/panic` by panicking: how the tests show that a panic in a
     /// handler is caught and answered. Off outside tests.
     pub panic_request: bool,
+    /// What the client can show (set from `initialize`).
+    pub client: crate::client::ClientCaps,
 }
 
 impl Default for Config {
@@ -40,6 +42,7 @@ impl Default for Config {
             debounce: Duration::from_millis(10),
             book: BookLinks::local(),
             panic_request: false,
+            client: Default::default(),
         }
     }
 }
@@ -60,8 +63,9 @@ pub struct Server<'c> {
     due: Option<Instant>,
     /// The newest analysis and the generation it saw.
     analysis: Option<(u64, Arc<Analysis>)>,
-    /// The files diagnostics were last published for.
-    published: BTreeSet<Url>,
+    /// What was last published, by file: a check republishes only what
+    /// changed.
+    published: BTreeMap<Url, Vec<lsp_types::Diagnostic>>,
     done_tx: Sender<Done>,
     done_rx: Receiver<Done>,
 }
@@ -79,7 +83,7 @@ impl<'c> Server<'c> {
             generation: 0,
             due: None,
             analysis: None,
-            published: BTreeSet::new(),
+            published: BTreeMap::new(),
             done_tx,
             done_rx,
         }
@@ -178,25 +182,40 @@ impl<'c> Server<'c> {
         }
     }
 
+    /// Publishes what `analysis` says of each file, where it changed: a
+    /// file's diagnostics as a whole; an open file with none, that it has
+    /// none (once: the editor clears what it showed, or learns the file is
+    /// clean); a file no longer mentioned, cleared.
     fn publish(&mut self, analysis: &Analysis) {
-        let files = by_file(analysis, self.config.book.as_ref());
-        let now: BTreeSet<Url> = files.keys().cloned().collect();
-        for (uri, diagnostics) in files {
-            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
-                uri,
-                diagnostics,
-                version: None,
-            });
+        let mut files = by_file(analysis, self.config.book.as_ref(), &self.config.client);
+        for path in self.docs.roots() {
+            if let Some(url) = url_of(&path.display().to_string()) {
+                files.entry(url).or_default();
+            }
         }
-        // Fixed: cleared.
-        for uri in self.published.difference(&now) {
-            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
-                uri: uri.clone(),
-                diagnostics: Vec::new(),
-                version: None,
-            });
+        for (uri, diagnostics) in &files {
+            if self.published.get(uri) != Some(diagnostics) {
+                self.send_diagnostics(uri.clone(), diagnostics.clone());
+            }
         }
-        self.published = now;
+        let gone: Vec<Url> = self
+            .published
+            .iter()
+            .filter(|(uri, old)| !files.contains_key(*uri) && !old.is_empty())
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in gone {
+            self.send_diagnostics(uri, Vec::new());
+        }
+        self.published = files;
+    }
+
+    fn send_diagnostics(&self, uri: Url, diagnostics: Vec<lsp_types::Diagnostic>) {
+        self.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version: None,
+        });
     }
 
     pub(crate) fn notify<N: lsp_types::notification::Notification>(&self, params: N::Params) {
@@ -240,12 +259,10 @@ impl<'c> Server<'c> {
                         // Nothing open: nothing to say about any file.
                         self.generation += 1;
                         self.analysis = None;
-                        for uri in std::mem::take(&mut self.published) {
-                            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
-                                uri,
-                                diagnostics: Vec::new(),
-                                version: None,
-                            });
+                        for (uri, old) in std::mem::take(&mut self.published) {
+                            if !old.is_empty() {
+                                self.send_diagnostics(uri, Vec::new());
+                            }
                         }
                     } else {
                         self.changed();

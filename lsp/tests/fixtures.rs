@@ -15,6 +15,10 @@
 //! Steps: open, close, replace, diagnostics, hover, definition, references,
 //! rename FILE:L:C NAME, completion, format, symbols, folding, tokens,
 //! actions FILE:L:C, and `request METHOD JSON` for any request.
+//!
+//! The client says what Neovim says it can do (Markdown hovers, related
+//! information); a case whose first lines include `# client: plain` is
+//! served as Emacs's eglot is: plain-text hovers, no related information.
 
 mod common;
 
@@ -29,6 +33,8 @@ fn root() -> PathBuf {
 }
 
 struct Case {
+    /// Served as a plain-text client without related information.
+    plain: bool,
     files: Vec<(String, String)>,
     copies: Vec<String>,
     steps: Vec<String>,
@@ -36,12 +42,16 @@ struct Case {
 
 fn parse(text: &str) -> Case {
     let mut case = Case {
+        plain: false,
         files: Vec::new(),
         copies: Vec::new(),
         steps: Vec::new(),
     };
     let mut current: Option<(String, String)> = None;
     for line in text.lines() {
+        if line.trim() == "# client: plain" {
+            case.plain = true;
+        }
         if let Some(rest) = line.strip_prefix("=== ") {
             case.files.extend(current.take());
             match rest.strip_prefix("copy ") {
@@ -390,7 +400,16 @@ fn run(rel: PathBuf) -> Result<(), Failed> {
     };
     let handle = std::thread::spawn(move || othc_lsp::serve(&server, config));
     let mut client = Client::new(client_end.sender, client_end.receiver, &dir);
-    client.initialize();
+    if case.plain {
+        client.initialize_as(json!({
+            "textDocument": {
+                "hover": { "contentFormat": ["plaintext"] },
+                "publishDiagnostics": {},
+            }
+        }));
+    } else {
+        client.initialize();
+    }
     let mut transcript = String::new();
     for s in &case.steps {
         transcript.push_str(&format!(">>> {s}\n"));

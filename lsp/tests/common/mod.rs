@@ -100,14 +100,25 @@ impl Client {
         m
     }
 
+    /// Initializes as Neovim does: Markdown hovers, related information.
     pub fn initialize(&mut self) -> Value {
+        self.initialize_as(json!({
+            "textDocument": {
+                "hover": { "contentFormat": ["markdown", "plaintext"] },
+                "publishDiagnostics": { "relatedInformation": true },
+            }
+        }))
+    }
+
+    /// Initializes with the client capabilities `caps`.
+    pub fn initialize_as(&mut self, caps: Value) -> Value {
         let caps = self
             .request(
                 "initialize",
                 json!({
                     "processId": null,
                     "rootUri": Url::from_directory_path(&self.root).unwrap(),
-                    "capabilities": {},
+                    "capabilities": caps,
                 }),
             )
             .expect("initialize failed");
