@@ -174,11 +174,22 @@ pub fn ensure_debian_tool(bin: &str, package: &str) -> Result<(), String> {
             .output()
             .is_ok_and(|o| o.status.success())
     };
+    ensure_debian_package(package, &format!("`{bin}`"), &found)
+}
+
+/// Makes sure Debian's `package` is installed when `found` says what it
+/// gives (`what`, in words) is missing: `apt-get install`, saying so on
+/// stderr. For what no single command shows (an Emacs library, say).
+pub fn ensure_debian_package(
+    package: &str,
+    what: &str,
+    found: &dyn Fn() -> bool,
+) -> Result<(), String> {
     if found() {
         return Ok(());
     }
     eprintln!(
-        "test set-up: `{bin}` is missing; installing Debian's `{package}` (apt-get update && apt-get install -y {package})"
+        "test set-up: {what} is missing; installing Debian's `{package}` (apt-get update && apt-get install -y {package})"
     );
     let run = |args: &[&str]| {
         Command::new("apt-get")
@@ -198,8 +209,6 @@ pub fn ensure_debian_tool(bin: &str, package: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A copy of the repository folder `dir` (its files, not its subfolders)
-/// in a fresh scratch directory `name` under `base`.
 pub fn copy_of_dir(dir: &Path, base: &str, name: &str) -> PathBuf {
     let out = scratch(base, name);
     for e in std::fs::read_dir(dir)
