@@ -7,6 +7,7 @@ use lsp_types::*;
 use othc::ide::{self, CompletionKind as Kind};
 
 use crate::handlers::place;
+use crate::lines::LineIndex;
 use crate::server::{Failure, Server};
 use crate::workspace::path_of;
 
@@ -19,17 +20,31 @@ pub fn completion(
         return Ok(None);
     };
     let text = pl.analysis.text(pl.file);
+    let lines = LineIndex::of(pl.analysis.compiled.front.sources.get(pl.file));
+    // Each item says what it replaces: the part of it already typed.
+    let edit = |start: usize, new_text: &str| {
+        Some(CompletionTextEdit::Edit(TextEdit {
+            range: Range::new(lines.position(start), lines.position(pl.offset)),
+            new_text: new_text.to_string(),
+        }))
+    };
     if let Some(partial) = ide::import_path_prefix(text, pl.offset) {
         let Some(dir) =
             path_of(&at.text_document.uri).and_then(|p| p.parent().map(Path::to_path_buf))
         else {
             return Ok(None);
         };
-        return Ok(Some(CompletionResponse::Array(files(&dir, partial))));
+        let start = pl.offset - partial.len();
+        let mut items = files(&dir, partial);
+        for i in &mut items {
+            i.text_edit = edit(start, &i.label);
+        }
+        return Ok(Some(CompletionResponse::Array(items)));
     }
     let items = ide::completions(&pl.analysis, pl.file, pl.offset)
         .into_iter()
         .map(|c| CompletionItem {
+            text_edit: edit(ide::completion_start(text, pl.offset, c.kind), &c.label),
             label: c.label,
             kind: Some(match c.kind {
                 Kind::Keyword => CompletionItemKind::KEYWORD,

@@ -242,8 +242,13 @@ fn step(client: &mut Client, step: &str) -> String {
                 .into_iter()
                 .flatten()
                 .map(|c| {
+                    // What it replaces, when it says (`@ range`).
+                    let replaces = match &c["textEdit"]["range"] {
+                        Value::Null => String::new(),
+                        r => format!(" @ {}", show_range(r)),
+                    };
                     format!(
-                        "{} ({}) {}\n",
+                        "{} ({}) {}{replaces}\n",
                         c["label"].as_str().unwrap_or(""),
                         c["kind"],
                         c["detail"].as_str().unwrap_or("")

@@ -59,6 +59,29 @@ pub fn import_path_prefix(text: &str, offset: usize) -> Option<&str> {
 }
 
 /// What fits at byte `offset` of `file`.
+/// Where the text a completion of `kind` replaces starts, the completion
+/// being asked for at `offset`: the part of it already typed. A path or a
+/// content type is everything back to a space (`/dev/co`, `text/pl`); a
+/// name, keyword, verb, field or value is its identifier characters only
+/// (`Greeting { pre` replaces `pre`, a quoted value its letters). An
+/// editor left to guess would stop at a `/` and write the path twice.
+pub fn completion_start(text: &str, offset: usize, kind: CompletionKind) -> usize {
+    let offset = offset.min(text.len());
+    if !text.is_char_boundary(offset) {
+        return offset;
+    }
+    let part_of = |c: char| match kind {
+        CompletionKind::Path | CompletionKind::ContentType => !c.is_whitespace() && c != '"',
+        _ => c.is_alphanumeric() || c == '_',
+    };
+    text[..offset]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| part_of(*c))
+        .last()
+        .map_or(offset, |(i, _)| i)
+}
+
 pub fn completions(analysis: &Analysis, file: FileId, offset: usize) -> Vec<Completion> {
     let text = analysis.text(file);
     if offset > text.len() || !text.is_char_boundary(offset) {

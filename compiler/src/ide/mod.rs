@@ -17,7 +17,7 @@ use crate::resolve::Origin;
 use crate::source::{FileId, FileSpan};
 use oth_syntax::Span;
 
-pub use complete::{Completion, CompletionKind, completions, import_path_prefix};
+pub use complete::{Completion, CompletionKind, completion_start, completions, import_path_prefix};
 pub use outline::{Fold, Symbol, SymbolKind, folds, symbols};
 pub use rename::{Edit, renamable, rename};
 
