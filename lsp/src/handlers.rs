@@ -26,6 +26,8 @@ pub fn dispatch(server: &mut Server, req: &Request) -> Result<Value, Failure> {
         HoverRequest::METHOD => json(hover(server, params(p)?)),
         GotoDefinition::METHOD => json(definition(server, params(p)?)),
         References::METHOD => json(references(server, params(p)?)),
+        DocumentHighlightRequest::METHOD => json(highlights(server, params(p)?)),
+        WorkspaceSymbolRequest::METHOD => json(workspace_symbols(server, params(p)?)),
         PrepareRenameRequest::METHOD => json(prepare_rename(server, params(p)?)),
         Rename::METHOD => json(rename(server, params(p)?)),
         Completion::METHOD => json(crate::complete::completion(server, params(p)?)),
@@ -120,6 +122,82 @@ fn references(server: &mut Server, p: ReferenceParams) -> Result<Option<Vec<Loca
             .filter_map(|at| location(&pl.analysis, at))
             .collect(),
     ))
+}
+
+/// The places in this file that name what the place names (the editor
+/// marks them while the cursor is there).
+fn highlights(
+    server: &mut Server,
+    p: DocumentHighlightParams,
+) -> Result<Option<Vec<DocumentHighlight>>, Failure> {
+    let Some(pl) = place(server, &p.text_document_position_params) else {
+        return Ok(None);
+    };
+    let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        pl.analysis
+            .references(target)
+            .into_iter()
+            .filter(|at| at.file == pl.file)
+            .map(|at| DocumentHighlight {
+                range: range(&pl.analysis, at),
+                kind: Some(DocumentHighlightKind::TEXT),
+            })
+            .collect(),
+    ))
+}
+
+/// Every declaration of every file the check loaded (the open files and
+/// what they import) whose name holds the query, ignoring case: objects,
+/// images, types, instances, slots, entries, as the outline shows them.
+fn workspace_symbols(
+    server: &mut Server,
+    p: WorkspaceSymbolParams,
+) -> Result<Option<Vec<SymbolInformation>>, Failure> {
+    let Some(analysis) = server.current() else {
+        return Ok(None);
+    };
+    let query = p.query.to_lowercase();
+    let mut out = Vec::new();
+    for (file, source) in analysis.compiled.front.sources.files() {
+        let Some(uri) = crate::workspace::url_of(&source.name) else {
+            continue;
+        };
+        let ix = LineIndex::of(source);
+        let mut pending = ide::symbols(&analysis, file);
+        while let Some(s) = pending.pop() {
+            if s.name.to_lowercase().contains(&query) {
+                #[allow(deprecated)] // `deprecated` is a required field of the type.
+                out.push(SymbolInformation {
+                    name: s.name.clone(),
+                    kind: symbol_kind(s.kind),
+                    tags: None,
+                    deprecated: None,
+                    location: Location::new(uri.clone(), ix.range(s.name_at)),
+                    container_name: None,
+                });
+            }
+            pending.extend(s.children);
+        }
+    }
+    out.sort_by(|a, b| (&a.name, a.location.uri.as_str()).cmp(&(&b.name, b.location.uri.as_str())));
+    Ok(Some(out))
+}
+
+fn symbol_kind(k: ide::SymbolKind) -> SymbolKind {
+    match k {
+        ide::SymbolKind::Object => SymbolKind::CLASS,
+        ide::SymbolKind::Image => SymbolKind::MODULE,
+        ide::SymbolKind::Schemas => SymbolKind::NAMESPACE,
+        ide::SymbolKind::Type => SymbolKind::STRUCT,
+        ide::SymbolKind::Entry => SymbolKind::METHOD,
+        ide::SymbolKind::Needs => SymbolKind::INTERFACE,
+        ide::SymbolKind::Slot => SymbolKind::FIELD,
+        ide::SymbolKind::Instance => SymbolKind::VARIABLE,
+        ide::SymbolKind::Wire => SymbolKind::PROPERTY,
+    }
 }
 
 /// What a rename at a place would rename, or why nothing can be.
@@ -236,17 +314,7 @@ fn symbols(
         DocumentSymbol {
             name: s.name,
             detail: (!s.detail.is_empty()).then_some(s.detail),
-            kind: match s.kind {
-                ide::SymbolKind::Object => SymbolKind::CLASS,
-                ide::SymbolKind::Image => SymbolKind::MODULE,
-                ide::SymbolKind::Schemas => SymbolKind::NAMESPACE,
-                ide::SymbolKind::Type => SymbolKind::STRUCT,
-                ide::SymbolKind::Entry => SymbolKind::METHOD,
-                ide::SymbolKind::Needs => SymbolKind::INTERFACE,
-                ide::SymbolKind::Slot => SymbolKind::FIELD,
-                ide::SymbolKind::Instance => SymbolKind::VARIABLE,
-                ide::SymbolKind::Wire => SymbolKind::PROPERTY,
-            },
+            kind: symbol_kind(s.kind),
             tags: None,
             deprecated: None,
             range: ix.range(s.whole),

@@ -14,6 +14,7 @@
 //! ```
 //! Steps: open, close, replace, diagnostics, hover, definition, references,
 //! rename FILE:L:C NAME, completion, format, symbols, folding, tokens,
+//! highlight FILE:L:C, workspace-symbols QUERY,
 //! actions FILE:L:C, and `request METHOD JSON` for any request.
 //!
 //! The client says what Neovim says it can do (Markdown hovers, related
@@ -263,6 +264,36 @@ fn step(client: &mut Client, step: &str) -> String {
             match req(client, "textDocument/formatting", p) {
                 Ok(Value::Array(e)) if e.is_empty() => "already formatted\n".into(),
                 Ok(v) => v[0]["newText"].as_str().unwrap_or("").to_string(),
+                Err(e) => show_error(client, &e),
+            }
+        }
+        "highlight" => match req(
+            client,
+            "textDocument/documentHighlight",
+            doc_pos(client, rest),
+        ) {
+            Ok(Value::Array(list)) => list
+                .iter()
+                .map(|h| show_range(&h["range"]) + "\n")
+                .collect::<String>(),
+            Ok(v) => format!("{v}\n"),
+            Err(e) => show_error(client, &e),
+        },
+        "workspace-symbols" => {
+            let p = json!({ "query": rest });
+            match req(client, "workspace/symbol", p) {
+                Ok(Value::Array(list)) => list
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{} ({}) {}\n",
+                            s["name"].as_str().unwrap_or(""),
+                            s["kind"],
+                            show_location(client, &s["location"])
+                        )
+                    })
+                    .collect::<String>(),
+                Ok(v) => format!("{v}\n"),
                 Err(e) => show_error(client, &e),
             }
         }
