@@ -8,14 +8,14 @@ use othc::Code;
 use othc::ide::Analysis;
 
 use crate::convert::{location, range};
-use crate::handlers::file_of;
-use crate::server::{Failure, Server};
+use crate::reply::Failure;
+use crate::snapshot::Snapshot;
 
 pub fn code_actions(
-    server: &mut Server,
+    snap: &Snapshot,
     p: CodeActionParams,
 ) -> Result<Option<CodeActionResponse>, Failure> {
-    let Some((analysis, file)) = file_of(server, &p.text_document.uri) else {
+    let Some((analysis, file)) = snap.file(&p.text_document.uri) else {
         return Ok(None);
     };
     let wanted = |r: Range| r.start <= p.range.end && p.range.start <= r.end;
@@ -27,8 +27,8 @@ pub fn code_actions(
         let diagnostic = crate::diagnostics::convert(
             &analysis,
             d,
-            server.config.book.as_ref(),
-            &server.config.client,
+            snap.config.book.as_ref(),
+            &snap.config.client,
         );
         for fix in &d.fixes {
             let (at, text) = if fix.new_line {

@@ -6,17 +6,17 @@ use std::path::Path;
 use lsp_types::*;
 use othc::ide::{self, CompletionKind as Kind};
 
-use crate::handlers::place;
 use crate::lines::LineIndex;
-use crate::server::{Failure, Server};
+use crate::reply::Failure;
+use crate::snapshot::Snapshot;
 use crate::workspace::path_of;
 
 pub fn completion(
-    server: &mut Server,
+    snap: &Snapshot,
     p: CompletionParams,
 ) -> Result<Option<CompletionResponse>, Failure> {
     let at = &p.text_document_position;
-    let Some(pl) = place(server, at) else {
+    let Some(pl) = snap.place(at) else {
         return Ok(None);
     };
     let text = pl.analysis.text(pl.file);

@@ -2,91 +2,36 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
-use lsp_server::{ErrorCode, Request};
+use lsp_server::ErrorCode;
 use lsp_types::*;
-use othc::ide::{self, Analysis, Target};
+use othc::ide::{self, Target};
 use othc::source::{FileId, FileSpan};
-use serde_json::Value;
 
 use crate::convert::{location, markup, range};
 use crate::lines::LineIndex;
-use crate::server::{Failure, Server, params};
+use crate::reply::Failure;
+use crate::snapshot::{Place, Snapshot};
 use crate::workspace::path_of;
 
-fn json<T: serde::Serialize>(v: Result<T, Failure>) -> Result<Value, Failure> {
-    v.map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
-}
-
-pub fn dispatch(server: &mut Server, req: &Request) -> Result<Value, Failure> {
-    use lsp_types::request::*;
-    let p = &req.params;
-    match req.method.as_str() {
-        HoverRequest::METHOD => json(hover(server, params(p)?)),
-        GotoDefinition::METHOD => json(definition(server, params(p)?)),
-        References::METHOD => json(references(server, params(p)?)),
-        DocumentHighlightRequest::METHOD => json(highlights(server, params(p)?)),
-        WorkspaceSymbolRequest::METHOD => json(workspace_symbols(server, params(p)?)),
-        PrepareRenameRequest::METHOD => json(prepare_rename(server, params(p)?)),
-        Rename::METHOD => json(rename(server, params(p)?)),
-        Completion::METHOD => json(crate::complete::completion(server, params(p)?)),
-        Formatting::METHOD => json(formatting(server, params(p)?)),
-        DocumentSymbolRequest::METHOD => json(symbols(server, params(p)?)),
-        FoldingRangeRequest::METHOD => json(folding(server, params(p)?)),
-        SemanticTokensFullRequest::METHOD => json(crate::tokens::full(server, params(p)?)),
-        CodeActionRequest::METHOD => json(crate::actions::code_actions(server, params(p)?)),
-        "othc/panic" if server.config.panic_request => panic!("othc/panic asked for a panic"),
-        other => Err((
-            ErrorCode::MethodNotFound as i32,
-            format!("othc lsp does not answer `{other}`"),
-        )),
-    }
-}
-
-/// A place in a document, in the analysis's terms.
-pub struct Place {
-    pub analysis: Arc<Analysis>,
-    pub file: FileId,
-    pub offset: usize,
-}
-
-/// The analysis and file of `uri` (`None`: not a file the check loaded).
-pub fn file_of(server: &mut Server, uri: &Url) -> Option<(Arc<Analysis>, FileId)> {
-    let path = path_of(uri)?;
-    let analysis = server.current()?;
-    let file = analysis.file(&path.display().to_string())?;
-    Some((analysis, file))
-}
-
-pub fn place(server: &mut Server, at: &TextDocumentPositionParams) -> Option<Place> {
-    let (analysis, file) = file_of(server, &at.text_document.uri)?;
-    let offset = LineIndex::of(analysis.compiled.front.sources.get(file)).offset(at.position);
-    Some(Place {
-        analysis,
-        file,
-        offset,
-    })
-}
-
-fn hover(server: &mut Server, p: HoverParams) -> Result<Option<Hover>, Failure> {
-    let Some(pl) = place(server, &p.text_document_position_params) else {
+pub(crate) fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>, Failure> {
+    let Some(pl) = snap.place(&p.text_document_position_params) else {
         return Ok(None);
     };
     let Some((target, at)) = pl.analysis.at(pl.file, pl.offset) else {
         return Ok(None);
     };
     Ok(Some(Hover {
-        contents: HoverContents::Markup(markup(pl.analysis.hover(target), &server.config.client)),
+        contents: HoverContents::Markup(markup(pl.analysis.hover(target), &snap.config.client)),
         range: Some(range(&pl.analysis, at)),
     }))
 }
 
-fn definition(
-    server: &mut Server,
+pub(crate) fn definition(
+    snap: &Snapshot,
     p: GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>, Failure> {
-    let Some(pl) = place(server, &p.text_document_position_params) else {
+    let Some(pl) = snap.place(&p.text_document_position_params) else {
         return Ok(None);
     };
     let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
@@ -105,8 +50,11 @@ fn definition(
     })
 }
 
-fn references(server: &mut Server, p: ReferenceParams) -> Result<Option<Vec<Location>>, Failure> {
-    let Some(pl) = place(server, &p.text_document_position) else {
+pub(crate) fn references(
+    snap: &Snapshot,
+    p: ReferenceParams,
+) -> Result<Option<Vec<Location>>, Failure> {
+    let Some(pl) = snap.place(&p.text_document_position) else {
         return Ok(None);
     };
     let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
@@ -126,11 +74,11 @@ fn references(server: &mut Server, p: ReferenceParams) -> Result<Option<Vec<Loca
 
 /// The places in this file that name what the place names (the editor
 /// marks them while the cursor is there).
-fn highlights(
-    server: &mut Server,
+pub(crate) fn highlights(
+    snap: &Snapshot,
     p: DocumentHighlightParams,
 ) -> Result<Option<Vec<DocumentHighlight>>, Failure> {
-    let Some(pl) = place(server, &p.text_document_position_params) else {
+    let Some(pl) = snap.place(&p.text_document_position_params) else {
         return Ok(None);
     };
     let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
@@ -152,11 +100,11 @@ fn highlights(
 /// Every declaration of every file the check loaded (the open files and
 /// what they import) whose name holds the query, ignoring case: objects,
 /// images, types, instances, slots, entries, as the outline shows them.
-fn workspace_symbols(
-    server: &mut Server,
+pub(crate) fn workspace_symbols(
+    snap: &Snapshot,
     p: WorkspaceSymbolParams,
 ) -> Result<Option<Vec<SymbolInformation>>, Failure> {
-    let Some(analysis) = server.current() else {
+    let Some(analysis) = snap.analysis() else {
         return Ok(None);
     };
     let query = p.query.to_lowercase();
@@ -211,19 +159,19 @@ fn renamable(pl: &Place) -> Result<(Target, FileSpan), Failure> {
     Ok((target, at))
 }
 
-fn prepare_rename(
-    server: &mut Server,
+pub(crate) fn prepare_rename(
+    snap: &Snapshot,
     p: TextDocumentPositionParams,
 ) -> Result<Option<PrepareRenameResponse>, Failure> {
-    let Some(pl) = place(server, &p) else {
+    let Some(pl) = snap.place(&p) else {
         return Ok(None);
     };
     let (_, at) = renamable(&pl)?;
     Ok(Some(PrepareRenameResponse::Range(range(&pl.analysis, at))))
 }
 
-fn rename(server: &mut Server, p: RenameParams) -> Result<Option<WorkspaceEdit>, Failure> {
-    let Some(pl) = place(server, &p.text_document_position) else {
+pub(crate) fn rename(snap: &Snapshot, p: RenameParams) -> Result<Option<WorkspaceEdit>, Failure> {
+    let Some(pl) = snap.place(&p.text_document_position) else {
         return Ok(None);
     };
     let (target, _) = renamable(&pl)?;
@@ -246,14 +194,14 @@ fn rename(server: &mut Server, p: RenameParams) -> Result<Option<WorkspaceEdit>,
     Ok(Some(WorkspaceEdit::new(changes)))
 }
 
-fn formatting(
-    server: &mut Server,
+pub(crate) fn formatting(
+    snap: &Snapshot,
     p: DocumentFormattingParams,
 ) -> Result<Option<Vec<TextEdit>>, Failure> {
     let Some(path) = path_of(&p.text_document.uri) else {
         return Ok(None);
     };
-    let text = match server.docs.get(&path) {
+    let text = match snap.docs.get(&path) {
         Some(t) => t.to_string(),
         None => std::fs::read_to_string(&path).map_err(|e| {
             (
@@ -301,11 +249,11 @@ fn file_name(path: &Path) -> String {
     )
 }
 
-fn symbols(
-    server: &mut Server,
+pub(crate) fn symbols(
+    snap: &Snapshot,
     p: DocumentSymbolParams,
 ) -> Result<Option<DocumentSymbolResponse>, Failure> {
-    let Some((analysis, file)) = file_of(server, &p.text_document.uri) else {
+    let Some((analysis, file)) = snap.file(&p.text_document.uri) else {
         return Ok(None);
     };
     let ix = LineIndex::of(analysis.compiled.front.sources.get(file));
@@ -329,11 +277,11 @@ fn symbols(
     Ok(Some(DocumentSymbolResponse::Nested(out)))
 }
 
-fn folding(
-    server: &mut Server,
+pub(crate) fn folding(
+    snap: &Snapshot,
     p: FoldingRangeParams,
 ) -> Result<Option<Vec<FoldingRange>>, Failure> {
-    let Some((analysis, file)) = file_of(server, &p.text_document.uri) else {
+    let Some((analysis, file)) = snap.file(&p.text_document.uri) else {
         return Ok(None);
     };
     let ix = LineIndex::of(analysis.compiled.front.sources.get(file));

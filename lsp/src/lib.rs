@@ -6,6 +6,14 @@
 //! asking `othc::ide`, which speaks in files and byte offsets; positions are
 //! converted to LSP's UTF-16 here and nowhere else.
 //!
+//! Layers, edges one way (as rust-analyzer's `main_loop`, `dispatch`,
+//! `to_proto`): `server` (the loop: documents, debounced checks,
+//! publishing) hands each request to `dispatch` (the method table) on a
+//! thread of its own with a `snapshot` (the text as it was, and its
+//! analysis); `handlers`, `actions`, `complete` and `tokens` answer from
+//! the snapshot alone; `convert`, `lines` and `diagnostics` turn the
+//! analysis's terms into LSP's, shaped by what the `client` can show.
+//!
 //! Invariants: the server never exits or stops answering because of its
 //! input (a panic in a handler is caught and answered as an error; a body
 //! that is not JSON-RPC is answered per the spec); diagnostics published
@@ -15,11 +23,15 @@
 mod actions;
 pub mod client;
 mod complete;
+pub mod config;
 pub mod convert;
 pub mod diagnostics;
+mod dispatch;
 mod handlers;
 pub mod lines;
+mod reply;
 pub mod server;
+mod snapshot;
 mod tokens;
 pub mod transport;
 pub mod workspace;
@@ -27,7 +39,8 @@ pub mod workspace;
 use lsp_server::Connection;
 use lsp_types::*;
 
-pub use server::{Config, Server};
+pub use config::Config;
+pub use server::Server;
 
 /// What the server can do, as `initialize` answers.
 pub fn capabilities() -> ServerCapabilities {

@@ -1,57 +1,28 @@
-//! The server's loop: documents in, checks out. Edits are debounced; each
-//! check runs on a thread of its own over a snapshot of the documents, so a
-//! newer edit starts a newer check at once instead of waiting behind an
-//! older one, whose result is then dropped unpublished. Requests are
-//! answered from an analysis of the current text (made on the spot if the
-//! last check is older than the last edit).
+//! The server's loop: documents in, checks out, requests handed on. Edits
+//! are debounced; each check runs on a thread of its own over a snapshot
+//! of the documents, so a newer edit starts a newer check at once instead
+//! of waiting behind an older one, whose result is then dropped
+//! unpublished. Each request is answered on a thread of its own from a
+//! `Snapshot` (the text as it was when the request came, and its
+//! analysis, made there if the last check is older than the last edit):
+//! the loop never runs a handler, so a slow answer holds up no edit.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender, after, never, select, unbounded};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::PublishDiagnostics;
 use lsp_types::{PublishDiagnosticsParams, Url};
 use othc::ide::Analysis;
-use serde_json::Value;
 
-use crate::diagnostics::{BookLinks, by_file};
+use crate::config::Config;
+use crate::diagnostics::by_file;
+use crate::snapshot::{Done, Snapshot};
 use crate::workspace::{Documents, analyze, path_of, url_of};
-
-/// How the server behaves: the command line and `initializationOptions`
-/// set it.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// How long after the last edit a check starts.
-    pub debounce: Duration,
-    /// Where diagnostic codes link to.
-    pub book: Option<BookLinks>,
-    /// Answer `othc/panic` by panicking: how the tests show that a panic in a
-    /// handler is caught and answered. Off outside tests.
-    pub panic_request: bool,
-    /// What the client can show (set from `initialize`).
-    pub client: crate::client::ClientCaps,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            debounce: Duration::from_millis(10),
-            book: BookLinks::local(),
-            panic_request: false,
-            client: Default::default(),
-        }
-    }
-}
-
-/// A finished check.
-struct Done {
-    generation: u64,
-    analysis: Option<Arc<Analysis>>,
-}
 
 pub struct Server<'c> {
     conn: &'c Connection,
@@ -69,9 +40,6 @@ pub struct Server<'c> {
     done_tx: Sender<Done>,
     done_rx: Receiver<Done>,
 }
-
-/// An error answer: a JSON-RPC code and a message.
-pub type Failure = (i32, String);
 
 impl<'c> Server<'c> {
     pub fn new(conn: &'c Connection, config: Config) -> Server<'c> {
@@ -118,12 +86,18 @@ impl<'c> Server<'c> {
                     }
                 }
                 recv(self.done_rx) -> done => {
-                    if let Ok(done) = done
-                        && done.generation == self.generation
+                    let Ok(done) = done else { continue };
+                    if done.generation == self.generation
                         && let Some(a) = done.analysis
                     {
+                        // Of the current text (a request's, say): the check
+                        // waiting for the debounce is not needed.
+                        self.due = None;
                         self.publish(&a);
                         self.keep(done.generation, a);
+                    }
+                    if let Some(p) = done.published {
+                        let _ = p.send(());
                     }
                 }
                 recv(timer) -> _ => {
@@ -148,6 +122,7 @@ impl<'c> Server<'c> {
             let _ = tx.send(Done {
                 generation,
                 analysis,
+                published: None,
             });
         });
     }
@@ -158,19 +133,21 @@ impl<'c> Server<'c> {
         self.due = Some(Instant::now() + self.config.debounce);
     }
 
-    /// An analysis of the current text: the last check's if nothing changed
-    /// since, else a new one (published too, and the pending check dropped).
-    pub(crate) fn current(&mut self) -> Option<Arc<Analysis>> {
-        if let Some((g, a)) = &self.analysis
-            && *g == self.generation
-        {
-            return Some(a.clone());
-        }
-        let a = Arc::new(analyze(&self.docs)?);
-        self.due = None;
-        self.publish(&a);
-        self.keep(self.generation, a.clone());
-        Some(a)
+    /// What a request is answered from now: the documents, the settings,
+    /// and the last check's analysis if it is of this text.
+    fn snapshot(&self) -> Snapshot {
+        let fresh = self
+            .analysis
+            .as_ref()
+            .filter(|(g, _)| *g == self.generation)
+            .map(|(_, a)| a.clone());
+        Snapshot::new(
+            self.config.clone(),
+            self.docs.clone(),
+            fresh,
+            self.generation,
+            self.done_tx.clone(),
+        )
     }
 
     /// Makes `a` the newest analysis. The one it replaces is freed on
@@ -278,25 +255,30 @@ impl<'c> Server<'c> {
         }
     }
 
+    /// Answers `req` on a thread of its own, from a snapshot taken now.
     fn request(&mut self, req: Request) {
-        let id = req.id.clone();
-        let method = req.method.clone();
-        let outcome = catch_unwind(AssertUnwindSafe(|| crate::handlers::dispatch(self, &req)));
-        let response = match outcome {
-            Ok(Ok(value)) => Response::new_ok(id, value),
-            Ok(Err((code, message))) => Response::new_err(id, code, message),
-            Err(_) => {
-                eprintln!("othc lsp: `{method}` panicked; answered with an error");
-                Response::new_err(
-                    id,
-                    ErrorCode::InternalError as i32,
-                    format!(
-                        "othc lsp: `{method}` failed inside the server (a bug: please report it)"
-                    ),
-                )
-            }
-        };
-        let _ = self.conn.sender.send(Message::Response(response));
+        let snap = self.snapshot();
+        let sender = self.conn.sender.clone();
+        thread::spawn(move || {
+            let id = req.id.clone();
+            let method = req.method.clone();
+            let outcome = catch_unwind(AssertUnwindSafe(|| crate::dispatch::dispatch(&snap, &req)));
+            let response = match outcome {
+                Ok(Ok(value)) => Response::new_ok(id, value),
+                Ok(Err((code, message))) => Response::new_err(id, code, message),
+                Err(_) => {
+                    eprintln!("othc lsp: `{method}` panicked; answered with an error");
+                    Response::new_err(
+                        id,
+                        ErrorCode::InternalError as i32,
+                        format!(
+                            "othc lsp: `{method}` failed inside the server (a bug: please report it)"
+                        ),
+                    )
+                }
+            };
+            let _ = sender.send(Message::Response(response));
+        });
     }
 }
 
@@ -311,14 +293,4 @@ fn apply(text: &mut String, change: lsp_types::TextDocumentContentChangeEvent) {
             text.replace_range(start..end, &change.text);
         }
     }
-}
-
-/// Parses a request's params, or the error that answers bad ones.
-pub(crate) fn params<P: serde::de::DeserializeOwned>(v: &Value) -> Result<P, Failure> {
-    serde_json::from_value(v.clone()).map_err(|e| {
-        (
-            ErrorCode::InvalidParams as i32,
-            format!("invalid params: {e}"),
-        )
-    })
 }

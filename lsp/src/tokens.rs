@@ -11,9 +11,9 @@ use othc::check::Sym;
 use othc::ide::{Analysis, Target};
 use othc::source::FileId;
 
-use crate::handlers::file_of;
 use crate::lines::LineIndex;
-use crate::server::{Failure, Server};
+use crate::reply::Failure;
+use crate::snapshot::Snapshot;
 
 /// The legend, in the order the token type numbers below use.
 pub const TYPES: &[SemanticTokenType] = &[
@@ -39,10 +39,10 @@ pub fn legend() -> SemanticTokensLegend {
 }
 
 pub fn full(
-    server: &mut Server,
+    snap: &Snapshot,
     p: SemanticTokensParams,
 ) -> Result<Option<SemanticTokensResult>, Failure> {
-    let Some((analysis, file)) = file_of(server, &p.text_document.uri) else {
+    let Some((analysis, file)) = snap.file(&p.text_document.uri) else {
         return Ok(None);
     };
     Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
