@@ -6,6 +6,7 @@
 //! [`crate::namespace::Namespace`].
 
 mod complete;
+mod highlight;
 mod hover;
 mod literals;
 mod outline;
@@ -18,6 +19,7 @@ use crate::source::{FileId, FileSpan};
 use oth_syntax::Span;
 
 pub use complete::{Completion, CompletionKind, completion_start, completions, import_path_prefix};
+pub use highlight::{Highlight, highlights};
 pub use outline::{Fold, Symbol, SymbolKind, folds, symbols};
 pub use rename::{Edit, renamable, rename};
 
