@@ -22,6 +22,7 @@ pub fn dispatch(snap: &Snapshot, req: &Request) -> Result<Value, Failure> {
         Rename::METHOD => json(handlers::rename(snap, params(p)?)),
         Completion::METHOD => json(complete::completion(snap, params(p)?)),
         Formatting::METHOD => json(handlers::formatting(snap, params(p)?)),
+        RangeFormatting::METHOD => json(handlers::range_formatting(snap, params(p)?)),
         DocumentSymbolRequest::METHOD => json(handlers::symbols(snap, params(p)?)),
         FoldingRangeRequest::METHOD => json(handlers::folding(snap, params(p)?)),
         SemanticTokensFullRequest::METHOD => json(tokens::full(snap, params(p)?)),

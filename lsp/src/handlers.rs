@@ -1,18 +1,18 @@
 //! One function per request: LSP in, `othc::ide` asked, LSP out.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lsp_server::ErrorCode;
 use lsp_types::*;
 use othc::ide::{self, Target};
-use othc::source::{FileId, FileSpan};
+use othc::source::FileSpan;
 
 use crate::convert::{location, markup, range};
 use crate::lines::LineIndex;
 use crate::reply::Failure;
 use crate::snapshot::{Place, Snapshot};
-use crate::workspace::path_of;
+use crate::workspace::{Overlay, path_of};
 
 pub(crate) fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>, Failure> {
     let Some(pl) = snap.place(&p.text_document_position_params) else {
@@ -198,40 +198,10 @@ pub(crate) fn formatting(
     snap: &Snapshot,
     p: DocumentFormattingParams,
 ) -> Result<Option<Vec<TextEdit>>, Failure> {
-    let Some(path) = path_of(&p.text_document.uri) else {
+    let Some((path, text)) = text_of(snap, &p.text_document.uri)? else {
         return Ok(None);
     };
-    let text = match snap.docs.get(&path) {
-        Some(t) => t.to_string(),
-        None => std::fs::read_to_string(&path).map_err(|e| {
-            (
-                ErrorCode::RequestFailed as i32,
-                format!("cannot read `{}`: {e}", path.display()),
-            )
-        })?,
-    };
-    let formatted = othc::printer::format_file(&text).map_err(|u| {
-        let first = u.errors.first().map(|e| {
-            let at = LineIndex::new(&text).position(e.span().start());
-            // Worded as `othc check` words it.
-            let mut words = othc::Diagnostics::new();
-            words.syntax(FileId(0), e);
-            let said = words
-                .iter()
-                .next()
-                .map(|d| format!("{} {}", d.code, d.message))
-                .unwrap_or_default();
-            format!(" (line {}: {said})", at.line + 1)
-        });
-        (
-            ErrorCode::RequestFailed as i32,
-            format!(
-                "`{}` does not parse, so it is not formatted{}",
-                file_name(&path),
-                first.unwrap_or_default()
-            ),
-        )
-    })?;
+    let formatted = formatted(&path, &text)?;
     if formatted == text {
         return Ok(Some(Vec::new()));
     }
@@ -240,6 +210,69 @@ pub(crate) fn formatting(
         Range::new(Position::new(0, 0), end),
         formatted,
     )]))
+}
+
+/// Formatting a range: the lines the printer changes, if any of them is
+/// in the range (the printer formats a whole file; what it would change
+/// outside the range is left alone only when no change touches the range).
+pub(crate) fn range_formatting(
+    snap: &Snapshot,
+    p: DocumentRangeFormattingParams,
+) -> Result<Option<Vec<TextEdit>>, Failure> {
+    let Some((path, text)) = text_of(snap, &p.text_document.uri)? else {
+        return Ok(None);
+    };
+    let formatted = formatted(&path, &text)?;
+    let Some((changed, with)) = ide::changed_lines(&text, &formatted) else {
+        return Ok(Some(Vec::new()));
+    };
+    let ix = LineIndex::new(&text);
+    let range = Range::new(ix.position(changed.start), ix.position(changed.end));
+    let touches = range.start <= p.range.end && p.range.start <= range.end;
+    Ok(Some(if touches {
+        vec![TextEdit::new(range, with.to_string())]
+    } else {
+        Vec::new()
+    }))
+}
+
+/// The text of the document at `uri`: the editor's, or the disk's through
+/// the loader the checks use.
+fn text_of(snap: &Snapshot, uri: &Url) -> Result<Option<(PathBuf, String)>, Failure> {
+    let Some(path) = path_of(uri) else {
+        return Ok(None);
+    };
+    let bytes = othc::loader::Loader::load(&Overlay { docs: &snap.docs }, &path).map_err(|e| {
+        (
+            ErrorCode::RequestFailed as i32,
+            format!("cannot read `{}`: {e}", path.display()),
+        )
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        (
+            ErrorCode::RequestFailed as i32,
+            format!("`{}` is not UTF-8 text", path.display()),
+        )
+    })?;
+    Ok(Some((path, text)))
+}
+
+/// `text` formatted, or the refusal that names its first syntax error.
+fn formatted(path: &Path, text: &str) -> Result<String, Failure> {
+    ide::format(text).map_err(|n| {
+        let line = LineIndex::new(text).position(n.at).line + 1;
+        let said = n
+            .error
+            .map(|d| format!(" (line {line}: {} {})", d.code, d.message))
+            .unwrap_or_default();
+        (
+            ErrorCode::RequestFailed as i32,
+            format!(
+                "`{}` does not parse, so it is not formatted{said}",
+                file_name(path)
+            ),
+        )
+    })
 }
 
 fn file_name(path: &Path) -> String {

@@ -14,7 +14,7 @@
 //! ```
 //! Steps: open, close, replace, diagnostics, hover, definition, references,
 //! rename FILE:L:C NAME, completion, format, symbols, folding, tokens,
-//! highlight FILE:L:C, workspace-symbols QUERY,
+//! highlight FILE:L:C, workspace-symbols QUERY, format-range FILE L1 L2,
 //! actions FILE:L:C, and `request METHOD JSON` for any request.
 //!
 //! The client says what Neovim says it can do (Markdown hovers, related
@@ -264,6 +264,24 @@ fn step(client: &mut Client, step: &str) -> String {
             match req(client, "textDocument/formatting", p) {
                 Ok(Value::Array(e)) if e.is_empty() => "already formatted\n".into(),
                 Ok(v) => v[0]["newText"].as_str().unwrap_or("").to_string(),
+                Err(e) => show_error(client, &e),
+            }
+        }
+        "format-range" => {
+            let w: Vec<&str> = rest.split_whitespace().collect();
+            let (file, from, to): (&str, u32, u32) =
+                (w[0], w[1].parse().unwrap(), w[2].parse().unwrap());
+            let p = json!({ "textDocument": { "uri": client.url(file) },
+                            "range": { "start": { "line": from - 1, "character": 0 },
+                                       "end": { "line": to - 1, "character": 0 } },
+                            "options": { "tabSize": 2, "insertSpaces": true } });
+            match req(client, "textDocument/rangeFormatting", p) {
+                Ok(Value::Array(e)) if e.is_empty() => "no edit\n".into(),
+                Ok(v) => format!(
+                    "{}\n{}",
+                    show_range(&v[0]["range"]),
+                    v[0]["newText"].as_str().unwrap_or("")
+                ),
                 Err(e) => show_error(client, &e),
             }
         }

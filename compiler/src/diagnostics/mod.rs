@@ -6,7 +6,7 @@
 pub mod codes;
 pub mod render;
 pub mod suggest;
-mod syntax;
+pub(crate) mod syntax;
 pub mod wording;
 
 pub use codes::Code;

@@ -6,6 +6,7 @@
 //! [`crate::namespace::Namespace`].
 
 mod complete;
+mod format;
 mod highlight;
 mod hover;
 mod literals;
@@ -19,6 +20,7 @@ use crate::source::{FileId, FileSpan};
 use oth_syntax::Span;
 
 pub use complete::{Completion, CompletionKind, completion_start, completions, import_path_prefix};
+pub use format::{NotFormatted, changed_lines, format};
 pub use highlight::{Highlight, highlights};
 pub use outline::{Fold, Symbol, SymbolKind, folds, symbols};
 pub use rename::{Edit, renamable, rename};
