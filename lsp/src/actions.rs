@@ -1,11 +1,12 @@
 //! Code actions: the fixes diagnostics carry (did-you-mean names, content
-//! types), and an import for a name another loaded file exports.
+//! types, entries to add), and those the whole program gives
+//! (`othc::ide::program_fixes`: an import for a name another loaded file
+//! exports), each as an edit.
 
 use std::collections::HashMap;
 
 use lsp_types::*;
-use othc::Code;
-use othc::ide::Analysis;
+use othc::ide::{self, Analysis};
 
 use crate::convert::{location, range};
 use crate::reply::Failure;
@@ -30,7 +31,7 @@ pub fn code_actions(
             snap.config.book.as_ref(),
             &snap.config.client,
         );
-        for fix in &d.fixes {
+        for fix in d.fixes.iter().chain(&ide::program_fixes(&analysis, d)) {
             let (at, text) = if fix.new_line {
                 new_line_after(&analysis, fix)
             } else {
@@ -45,11 +46,6 @@ pub fn code_actions(
                 vec![TextEdit::new(loc.range, text)],
                 &diagnostic,
             ));
-        }
-        if d.code == Code::E0203
-            && let Some(a) = import_action(&analysis, file, d, &p.text_document.uri, &diagnostic)
-        {
-            out.push(a);
         }
     }
     Ok(Some(out))
@@ -83,64 +79,5 @@ fn action(title: String, uri: Url, edits: Vec<TextEdit>, d: &Diagnostic) -> Code
         edit: Some(WorkspaceEdit::new(HashMap::from([(uri, edits)]))),
         is_preferred: Some(true),
         ..Default::default()
-    })
-}
-
-/// An unknown name that another loaded source file exports under that
-/// name: offer `import { Name } from "relative/path.oth"` at the top.
-fn import_action(
-    analysis: &Analysis,
-    file: othc::source::FileId,
-    d: &othc::Diagnostic,
-    uri: &Url,
-    diagnostic: &Diagnostic,
-) -> Option<CodeActionOrCommand> {
-    let name = &analysis.text(file)[d.primary.at.span.range()];
-    let here = std::path::Path::new(&analysis.compiled.front.sources.get(file).name);
-    for m in &analysis.compiled.front.program.modules {
-        if m.file == file || m.origin != othc::resolve::Origin::Source {
-            continue;
-        }
-        if !m
-            .declarations()
-            .iter()
-            .any(|x| x.name == name && x.exported)
-        {
-            continue;
-        }
-        let there = std::path::Path::new(&analysis.compiled.front.sources.get(m.file).name);
-        let rel = relative(here.parent()?, there)?;
-        let line = format!("import {{ {name} }} from \"{rel}\"\n");
-        return Some(action(
-            format!("Import `{name}` from \"{rel}\""),
-            uri.clone(),
-            vec![TextEdit::new(
-                Range::new(Position::new(0, 0), Position::new(0, 0)),
-                line,
-            )],
-            diagnostic,
-        ));
-    }
-    None
-}
-
-/// `to` relative to the folder `from`, written as imports write paths.
-fn relative(from: &std::path::Path, to: &std::path::Path) -> Option<String> {
-    let from: Vec<_> = from.components().collect();
-    let to_parts: Vec<_> = to.components().collect();
-    let common = from
-        .iter()
-        .zip(&to_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut parts: Vec<String> = vec!["..".into(); from.len() - common];
-    for c in &to_parts[common..] {
-        parts.push(c.as_os_str().to_str()?.to_string());
-    }
-    let joined = parts.join("/");
-    Some(if joined.starts_with("..") {
-        joined
-    } else {
-        format!("./{joined}")
     })
 }

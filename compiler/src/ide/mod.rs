@@ -6,6 +6,7 @@
 //! [`crate::namespace::Namespace`].
 
 mod complete;
+mod fixes;
 mod format;
 mod highlight;
 mod hover;
@@ -20,6 +21,7 @@ use crate::source::{FileId, FileSpan};
 use oth_syntax::Span;
 
 pub use complete::{Completion, CompletionKind, completion_start, completions, import_path_prefix};
+pub use fixes::program_fixes;
 pub use format::{NotFormatted, changed_lines, format};
 pub use highlight::{Highlight, highlights};
 pub use outline::{Fold, Symbol, SymbolKind, folds, symbols};

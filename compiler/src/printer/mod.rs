@@ -36,6 +36,11 @@ fn has_blank_line(between: &str) -> bool {
 use pieces::*;
 pub use pieces::{bson_type, string, type_ref, value};
 
+/// An import of `names` from `from`, as it prints on its own line.
+pub fn import_line(names: &[String], from: &str) -> String {
+    format!("import {{ {} }} from {}", names.join(", "), string(from))
+}
+
 /// One entry as it prints on its own line (no alignment, no doc).
 pub fn entry_line(e: &Entry) -> String {
     pieces::entry(e, 0).trim_end().to_string()
@@ -333,11 +338,7 @@ impl Printer<'_> {
                 None => n.name.name.clone(),
             })
             .collect();
-        self.line(&format!(
-            "import {{ {} }} from {}",
-            names.join(", "),
-            string(&imp.from.value)
-        ));
+        self.line(&import_line(&names, &imp.from.value));
         self.end(imp.span);
     }
 
