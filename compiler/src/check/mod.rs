@@ -17,7 +17,8 @@ mod schema;
 mod scope;
 mod values;
 
-use crate::diagnostics::{Code, Diagnostics};
+use crate::diagnostics::codes::Phase;
+use crate::diagnostics::{Code, Diagnostics, Severity};
 use crate::formats::Formats;
 use crate::model::{Model, Spans};
 use crate::name_errors::NameError;
@@ -183,7 +184,9 @@ pub fn check(front: &mut FrontEnd, values: &[SlotValue], diags: &mut Diagnostics
     );
     // What a parse error dropped (an entry, a mount) would show up as unmet
     // needs and unused mounts: images are checked once every file parses.
-    let parses = !diags.iter().any(|d| d.code.as_str().starts_with("E01"));
+    let parses = !diags
+        .iter()
+        .any(|d| d.code.phase() == Phase::Syntax && d.severity == Severity::Error);
     let namespace = if parses {
         payloads::finish(front, &mut lowered, &formats, values, diags);
         image::ImageChecker::new(&lowered, diags).run()
@@ -223,7 +226,8 @@ fn unused_imports(front: &FrontEnd, lowered: &lower::Lowered, diags: &mut Diagno
         // that looks unused: say only the first.
         let unknown_here = diags.iter().any(|d| {
             d.primary.at.file == m.file
-                && (d.code == Code::E0203 || d.code.as_str().starts_with("E01"))
+                && (d.code == Code::E0203
+                    || (d.code.phase() == Phase::Syntax && d.severity == Severity::Error))
         });
         if m.origin != Origin::Source || unknown_here {
             continue;

@@ -126,7 +126,42 @@ pub struct CodeInfo {
     pub page: &'static str,
 }
 
+/// What reports a code: a code's number says it (E01xx the parsers, E02xx
+/// loading and names, ...), and this is the one place that reads it so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The lexer and parsers (E01xx).
+    Syntax,
+    /// Loading files and resolving names (E02xx, W0201).
+    Names,
+    /// Schemas (E03xx).
+    Schemas,
+    /// Headers (E04xx).
+    Headers,
+    /// Images: needs, wires, startup requests (E05xx, W0501).
+    Images,
+    /// Values: literals, slots (E06xx).
+    Values,
+    /// The build driver (E07xx).
+    Build,
+    /// Warnings of style and tidiness (W00xx).
+    Style,
+}
+
 impl Code {
+    pub fn phase(self) -> Phase {
+        match &self.as_str()[1..3] {
+            "01" => Phase::Syntax,
+            "02" => Phase::Names,
+            "03" => Phase::Schemas,
+            "04" => Phase::Headers,
+            "05" => Phase::Images,
+            "06" => Phase::Values,
+            "07" => Phase::Build,
+            _ => Phase::Style,
+        }
+    }
+
     pub fn severity(self) -> Severity {
         if self.as_str().starts_with('W') {
             Severity::Warning
@@ -181,6 +216,18 @@ mod tests {
         assert_eq!(Code::parse("import-cycle"), Some(Code::E0205));
         assert_eq!(Code::parse("W0003"), Some(Code::W0003));
         assert_eq!(Code::parse("E9999"), None);
+    }
+
+    #[test]
+    fn a_code_says_its_phase() {
+        assert_eq!(Code::E0104.phase(), Phase::Syntax);
+        assert_eq!(Code::E0203.phase(), Phase::Names);
+        assert_eq!(Code::W0201.phase(), Phase::Names);
+        assert_eq!(Code::E0513.phase(), Phase::Images);
+        assert_eq!(Code::W0501.phase(), Phase::Images);
+        assert_eq!(Code::E0601.phase(), Phase::Values);
+        assert_eq!(Code::E0701.phase(), Phase::Build);
+        assert_eq!(Code::W0001.phase(), Phase::Style);
     }
 
     #[test]
