@@ -6,7 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The pinned compiler (book: reference/generated-names.md).
+/// The pinned compiler (book: reference/generated-names.md). The SDK reads
+/// an object's class id from this compiler's runtime layout
+/// (`sdk/assemblyscript/shape.ts`, `shapeOf`): moving the pin means
+/// checking that read again (a test says so).
 pub const ASC_VERSION: &str = "0.28.20";
 
 /// The SDK's sources, embedded: (file name, text).
@@ -338,6 +341,22 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
 
 #[cfg(test)]
 mod tests {
+    /// `shapeOf` in the SDK reads a class id at a fixed place of the
+    /// compiler's object header, a layout the pinned compiler was checked
+    /// to have (the BSON conformance tests run it). A new pin needs that
+    /// read checked again, and the version it was checked with written
+    /// beside it.
+    #[test]
+    fn the_class_id_read_was_checked_with_the_pinned_compiler() {
+        let shape = include_str!("../../sdk/assemblyscript/shape.ts");
+        let mark = format!("Layout checked with assemblyscript {}.", super::ASC_VERSION);
+        assert!(
+            shape.contains(&mark),
+            "sdk/assemblyscript/shape.ts's class-id read was checked with another compiler than the pinned {}: check it, then write `{mark}` beside it",
+            super::ASC_VERSION
+        );
+    }
+
     use super::*;
 
     #[test]
