@@ -107,9 +107,20 @@ impl Analysis {
     pub fn at(&self, file: FileId, offset: usize) -> Option<(Target, FileSpan)> {
         let inside =
             |s: &FileSpan| s.file == file && s.span.start() <= offset && offset <= s.span.end();
-        // Uses first: they are the smallest spans.
-        if let Some(u) = self.names.uses.iter().find(|u| inside(&u.at)) {
-            return Some((Target::Sym(u.sym), u.at));
+        // Uses first: they are the smallest spans. They are sorted by file,
+        // start and end, and names do not overlap: those that could hold
+        // the place start where the last one starting at or before it
+        // does (the shortest first, as a scan from the start finds).
+        let uses = &self.names.uses;
+        let after = uses.partition_point(|u| (u.at.file, u.at.span.start()) <= (file, offset));
+        if let Some(last) = after.checked_sub(1).map(|i| &uses[i])
+            && last.at.file == file
+        {
+            let first = uses[..after]
+                .partition_point(|u| (u.at.file, u.at.span.start()) < (file, last.at.span.start()));
+            if let Some(u) = uses[first..after].iter().find(|u| inside(&u.at)) {
+                return Some((Target::Sym(u.sym), u.at));
+            }
         }
         self.occurrences()
             .into_iter()
