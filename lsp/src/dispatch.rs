@@ -21,6 +21,7 @@ pub fn dispatch(snap: &Snapshot, req: &Request) -> Result<Value, Failure> {
         PrepareRenameRequest::METHOD => json(handlers::prepare_rename(snap, params(p)?)),
         Rename::METHOD => json(handlers::rename(snap, params(p)?)),
         Completion::METHOD => json(complete::completion(snap, params(p)?)),
+        SignatureHelpRequest::METHOD => json(handlers::signature_help(snap, params(p)?)),
         Formatting::METHOD => json(handlers::formatting(snap, params(p)?)),
         RangeFormatting::METHOD => json(handlers::range_formatting(snap, params(p)?)),
         DocumentSymbolRequest::METHOD => json(handlers::symbols(snap, params(p)?)),

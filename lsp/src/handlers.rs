@@ -332,3 +332,39 @@ pub(crate) fn folding(
             .collect(),
     ))
 }
+
+/// Inside a message literal: its fields with their types, the one being
+/// written marked.
+pub(crate) fn signature_help(
+    snap: &Snapshot,
+    p: SignatureHelpParams,
+) -> Result<Option<SignatureHelp>, Failure> {
+    let Some(pl) = snap.place(&p.text_document_position_params) else {
+        return Ok(None);
+    };
+    let Some(sig) = ide::signature(&pl.analysis, pl.file, pl.offset) else {
+        return Ok(None);
+    };
+    // LSP counts a label's places in UTF-16 units.
+    let units = |byte: usize| sig.label[..byte].encode_utf16().count() as u32;
+    let parameters = sig
+        .fields
+        .iter()
+        .map(|r| ParameterInformation {
+            label: ParameterLabel::LabelOffsets([units(r.start), units(r.end)]),
+            documentation: None,
+        })
+        .collect();
+    Ok(Some(SignatureHelp {
+        signatures: vec![SignatureInformation {
+            label: sig.label.clone(),
+            documentation: sig.doc.map(|d| {
+                Documentation::MarkupContent(crate::convert::markup(d, &snap.config.client))
+            }),
+            parameters: Some(parameters),
+            active_parameter: sig.active.map(|a| a as u32),
+        }],
+        active_signature: Some(0),
+        active_parameter: sig.active.map(|a| a as u32),
+    }))
+}

@@ -66,6 +66,11 @@ pub fn capabilities() -> ServerCapabilities {
             trigger_characters: Some(vec!["/".into(), "\"".into(), " ".into(), ":".into()]),
             ..Default::default()
         }),
+        signature_help_provider: Some(SignatureHelpOptions {
+            trigger_characters: Some(vec!["{".into(), ",".into()]),
+            retrigger_characters: Some(vec![" ".into()]),
+            work_done_progress_options: Default::default(),
+        }),
         document_formatting_provider: Some(OneOf::Left(true)),
         document_range_formatting_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),

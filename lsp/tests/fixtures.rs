@@ -15,6 +15,7 @@
 //! Steps: open, close, replace, diagnostics, hover, definition, references,
 //! rename FILE:L:C NAME, completion, format, symbols, folding, tokens,
 //! highlight FILE:L:C, workspace-symbols QUERY, format-range FILE L1 L2,
+//! signature FILE:L:C,
 //! actions FILE:L:C, and `request METHOD JSON` for any request.
 //!
 //! The client says what Neovim says it can do (Markdown hovers, related
@@ -285,6 +286,20 @@ fn step(client: &mut Client, step: &str) -> String {
                 Err(e) => show_error(client, &e),
             }
         }
+        "signature" => match req(client, "textDocument/signatureHelp", doc_pos(client, rest)) {
+            Ok(Value::Null) => "nothing\n".into(),
+            Ok(v) => {
+                let s = &v["signatures"][0];
+                let active = &v["activeParameter"];
+                let field =
+                    s["parameters"][active.as_u64().unwrap_or(999) as usize]["label"].clone();
+                format!(
+                    "{} (active {active}: {field})\n",
+                    s["label"].as_str().unwrap_or("")
+                )
+            }
+            Err(e) => show_error(client, &e),
+        },
         "highlight" => match req(
             client,
             "textDocument/documentHighlight",

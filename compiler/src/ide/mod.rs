@@ -13,6 +13,7 @@ mod hover;
 mod literals;
 mod outline;
 mod rename;
+mod signature;
 
 use crate::check::{Compilation, NameIndex, Sym};
 use crate::model::{EntryId, FileIx, ImageId, Seg, TypeId};
@@ -26,6 +27,7 @@ pub use format::{NotFormatted, changed_lines, format};
 pub use highlight::{Highlight, highlights};
 pub use outline::{Fold, Symbol, SymbolKind, folds, symbols};
 pub use rename::{Edit, renamable, rename};
+pub use signature::{Signature, signature};
 
 /// A thing that has a declaration an editor can go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
