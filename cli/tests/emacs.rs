@@ -8,23 +8,16 @@
 //! installed with apt-get if missing; under CI=true a test that cannot
 //! run fails.
 
-use std::path::Path;
+mod editor;
+
+use editor::root;
 use std::process::Command;
 
 use serde_json::Value;
 
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
 #[test]
 fn the_book_shows_the_configuration_the_test_uses() {
-    let book = std::fs::read_to_string(root().join("book/src/reference/editors.md")).unwrap();
-    let config = std::fs::read_to_string(root().join("editors/emacs/othc.el")).unwrap();
-    assert!(
-        book.contains(&format!("```elisp\n{config}```")),
-        "book/src/reference/editors.md must show editors/emacs/othc.el as it is"
-    );
+    editor::assert_book_shows("editors/emacs/othc.el", "elisp");
 }
 
 #[test]

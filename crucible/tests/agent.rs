@@ -225,13 +225,13 @@ async fn pings_and_clocks_are_answered() {
     assert!(pong.is_empty(), "{}", String::from_utf8_lossy(&pong));
 }
 
-#[tokio::test]
-async fn an_agent_that_stops_answering_is_found_hung() {
-    // An "agent" that says it is ready, then reads and answers nothing.
-    let (host_end, mut guest_end) = std::os::unix::net::UnixStream::pair().unwrap();
+/// An "agent" that says it is ready, then reads and answers nothing: the
+/// host's link to it, and its end of the port (dropping it closes it).
+async fn silent_agent(name: &str) -> (AgentLink, std::os::unix::net::UnixStream) {
     use std::io::Write;
+    let (host_end, mut guest_end) = std::os::unix::net::UnixStream::pair().unwrap();
     guest_end
-        .write_all(&Message::json(0, Kind::Ready, &serde_json::json!({"agent": "hung"})).encode())
+        .write_all(&Message::json(0, Kind::Ready, &serde_json::json!({ "agent": name })).encode())
         .unwrap();
     host_end.set_nonblocking(true).unwrap();
     let (r, w) = tokio::net::UnixStream::from_std(host_end)
@@ -240,6 +240,12 @@ async fn an_agent_that_stops_answering_is_found_hung() {
     let link = AgentLink::connect(r, w, Duration::from_secs(5))
         .await
         .unwrap();
+    (link, guest_end)
+}
+
+#[tokio::test]
+async fn an_agent_that_stops_answering_is_found_hung() {
+    let (link, guest_end) = silent_agent("hung").await;
     link.watch(Duration::from_millis(50), Duration::from_millis(200));
     let (_, _, r) = collect(link.exec(&sh("true"), false).unwrap()).await;
     assert_eq!(r.exit_code, -1);
@@ -255,20 +261,7 @@ async fn an_agent_that_stops_answering_is_found_hung() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_opened_while_the_link_dies_all_end() {
     for round in 0..200 {
-        let (host_end, mut guest_end) = std::os::unix::net::UnixStream::pair().unwrap();
-        use std::io::Write;
-        guest_end
-            .write_all(
-                &Message::json(0, Kind::Ready, &serde_json::json!({"agent": "dying"})).encode(),
-            )
-            .unwrap();
-        host_end.set_nonblocking(true).unwrap();
-        let (r, w) = tokio::net::UnixStream::from_std(host_end)
-            .unwrap()
-            .into_split();
-        let link = AgentLink::connect(r, w, Duration::from_secs(5))
-            .await
-            .unwrap();
+        let (link, guest_end) = silent_agent("dying").await;
         // The agent's end closes while execs are being opened.
         let killer = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_micros(round * 5));

@@ -46,17 +46,7 @@ impl Analysis {
     ) {
         let (ty, fields) = match &v.kind {
             ValueKind::Message(name, fields) => {
-                let at = FileSpan::new(file, name.span);
-                let named = self
-                    .names
-                    .uses
-                    .iter()
-                    .find(|u| u.at == at)
-                    .and_then(|u| match u.sym {
-                        Sym::Type(t, false) => Some(t),
-                        _ => None,
-                    });
-                (named, fields)
+                (self.named_message(FileSpan::new(file, name.span)), fields)
             }
             ValueKind::Map(fields) => (expected, fields),
             _ => return,
@@ -74,6 +64,21 @@ impl Analysis {
                 out.push((Target::Member(ty, k), at));
             }
             self.typed(file, &defs[k].ty, val, out);
+        }
+    }
+
+    /// The message type a literal's name at `at` resolved to, as the
+    /// checker recorded it (the uses are sorted by place).
+    pub(super) fn named_message(&self, at: FileSpan) -> Option<TypeId> {
+        let uses = &self.names.uses;
+        let i = uses
+            .binary_search_by_key(&(at.file, at.span.start(), at.span.end()), |u| {
+                (u.at.file, u.at.span.start(), u.at.span.end())
+            })
+            .ok()?;
+        match uses[i].sym {
+            Sym::Type(t, false) => Some(t),
+            _ => None,
         }
     }
 

@@ -7,7 +7,6 @@ use oth_syntax::ast::{self, ImagePart, Item, Payload, ValueKind};
 
 use super::Analysis;
 use super::hover::field_type;
-use crate::check::Sym;
 use crate::model::{FieldType, TypeId, TypeKind};
 use crate::source::{FileId, FileSpan};
 
@@ -99,19 +98,10 @@ fn innermost(
         return;
     }
     let (ty, fields) = match &v.kind {
-        ValueKind::Message(name, fields) => {
-            let at = FileSpan::new(file, name.span);
-            let named = analysis
-                .names
-                .uses
-                .iter()
-                .find(|u| u.at == at)
-                .and_then(|u| match u.sym {
-                    Sym::Type(t, false) => Some(t),
-                    _ => None,
-                });
-            (named, fields)
-        }
+        ValueKind::Message(name, fields) => (
+            analysis.named_message(FileSpan::new(file, name.span)),
+            fields,
+        ),
         ValueKind::Map(fields) => (expected, fields),
         ValueKind::List(items) => {
             for i in items {
