@@ -7,10 +7,19 @@ use super::wiring_errors::WiringError;
 use crate::model::{ImageId, Shape};
 use crate::namespace::MAX_DEPTH;
 
+/// Where the depth-first walk is with an image.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Visit {
+    New,
+    /// On the path being walked: reaching it again is a cycle.
+    OnPath,
+    Done,
+}
+
 impl ImageChecker<'_> {
     pub(super) fn recursion(&mut self) {
         let model = self.model();
-        let mut state = vec![0u8; model.images.len()]; // 0 new, 1 on path, 2 done
+        let mut state = vec![Visit::New; model.images.len()];
         for start in 0..model.images.len() {
             self.visit_image(ImageId(start as u32), &mut state);
         }
@@ -19,21 +28,21 @@ impl ImageChecker<'_> {
 
     /// Depth-first over "image contains an instance of image", with an
     /// explicit stack (an image chain can be as deep as the input is long).
-    fn visit_image(&mut self, start: ImageId, state: &mut [u8]) {
-        if state[start.index()] != 0 {
+    fn visit_image(&mut self, start: ImageId, state: &mut [Visit]) {
+        if state[start.index()] != Visit::New {
             return;
         }
         let model = self.model();
         // (image, next instance to look at); `path` holds the instances taken.
         let mut stack: Vec<(ImageId, usize)> = vec![(start, 0)];
         let mut path: Vec<(ImageId, usize)> = Vec::new();
-        state[start.index()] = 1;
+        state[start.index()] = Visit::OnPath;
         while let Some(&mut (img, ref mut next)) = stack.last_mut() {
             let instances = &model.image(img).instances;
             let Some(ii) = (*next..instances.len())
                 .find(|&ii| matches!(instances[ii].of, Some(Shape::Image(_))))
             else {
-                state[img.index()] = 2;
+                state[img.index()] = Visit::Done;
                 stack.pop();
                 path.pop();
                 continue;
@@ -43,18 +52,18 @@ impl ImageChecker<'_> {
                 continue;
             };
             match state[j.index()] {
-                1 => {
+                Visit::OnPath => {
                     let mut cycle = path.clone();
                     cycle.push((img, ii));
                     let from = cycle.iter().position(|(i, _)| *i == j).unwrap_or(0);
                     self.report_recursion(&cycle[from..]);
                 }
-                0 => {
-                    state[j.index()] = 1;
+                Visit::New => {
+                    state[j.index()] = Visit::OnPath;
                     path.push((img, ii));
                     stack.push((j, 0));
                 }
-                _ => {}
+                Visit::Done => {}
             }
         }
     }
