@@ -52,7 +52,7 @@ impl Loader for Disk {
 
 /// A module's compiled bytes and whether they came from the cache, or the
 /// compiler's output when it failed.
-type Compiled = Result<(Vec<u8>, bool), String>;
+type Compiled = Result<(Vec<u8>, bool), toolchain::CompileError>;
 
 /// The hash a generated file's first line carries.
 fn bindings_hash(text: &str) -> Option<&str> {
@@ -63,21 +63,28 @@ fn bindings_hash(text: &str) -> Option<&str> {
 
 /// Compiles every object the root files declare or instantiate.
 pub fn build_objects(c: &mut Compilation, opts: &Options, diags: &mut Diagnostics) -> Vec<Built> {
-    let mut failed: Vec<(ObjectId, PathBuf, String)> = Vec::new();
+    let mut failed: Vec<(ObjectId, PathBuf, toolchain::CompileError)> = Vec::new();
     let built = build_modules(c, opts, diags, &mut failed);
     // The compiler's errors point into the implementations: those files
     // join the source map, so each error is shown (and given as JSON) at
     // its place in the `.ts` file.
-    for (o, ts, output) in failed {
+    for (o, ts, error) in failed {
         let object = c.checked.model.object(o).name.clone();
         let at = c.checked.spans.objects[o.index()].name;
-        let located = locate_errors(&mut c.front.sources, &ts, &output);
-        diags.report(BuildError::Compiler {
-            object,
-            at,
-            output,
-            located,
-        });
+        match error {
+            toolchain::CompileError::Compiler { output } => {
+                let located = locate_errors(&mut c.front.sources, &ts, &output);
+                diags.report(BuildError::Compiler {
+                    object,
+                    at,
+                    output,
+                    located,
+                });
+            }
+            toolchain::CompileError::Setup(reason) => {
+                diags.report(BuildError::Setup { object, at, reason });
+            }
+        }
     }
     built
 }
@@ -191,7 +198,7 @@ fn build_modules(
     c: &Compilation,
     opts: &Options,
     diags: &mut Diagnostics,
-    failed: &mut Vec<(ObjectId, PathBuf, String)>,
+    failed: &mut Vec<(ObjectId, PathBuf, toolchain::CompileError)>,
 ) -> Vec<Built> {
     let model = &c.checked.model;
     let mut jobs: Vec<(ObjectId, PathBuf, String)> = Vec::new();
@@ -238,8 +245,8 @@ fn build_modules(
         let at = c.checked.spans.objects[o.index()].name;
         let (wasm, cached) = match result {
             Ok(r) => r,
-            Err(output) => {
-                failed.push((o, ts, output));
+            Err(error) => {
+                failed.push((o, ts, error));
                 continue;
             }
         };
@@ -364,12 +371,7 @@ fn copy_prebuilt(
 /// input is unchanged: the files it imports by relative path (transitively,
 /// its bindings among them), the SDK, the compiler's version, othc's version
 /// and the flags.
-fn compile_cached(
-    name: &str,
-    ts: &Path,
-    bindings: &str,
-    opts: &Options,
-) -> Result<(Vec<u8>, bool), String> {
+fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Compiled {
     let mut h = Sha256::new();
     h.update(toolchain::ASC_VERSION);
     h.update(env!("CARGO_PKG_VERSION"));
@@ -381,7 +383,7 @@ fn compile_cached(
     }
     // By content and place relative to the entry, not by where the folder
     // is: the same sources elsewhere are the same module.
-    for (path, text) in local_sources(ts)? {
+    for (path, text) in local_sources(ts).map_err(toolchain::CompileError::Setup)? {
         h.update(path.to_string_lossy().as_bytes());
         h.update(text);
     }
@@ -392,7 +394,7 @@ fn compile_cached(
     }
     eprintln!("  compiling {name} ({})", ts.display());
     let scratch = opts.out.join(".build").join(name);
-    let wasm = toolchain::compile(ts, &scratch, opts.profile).map_err(|e| e.output)?;
+    let wasm = toolchain::compile(ts, &scratch, opts.profile)?;
     if let Some(parent) = cached.parent() {
         let _ = std::fs::create_dir_all(parent);
         // Named for this process and thread: two objects of one

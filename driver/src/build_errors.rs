@@ -7,13 +7,20 @@ use othc::source::FileSpan;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum BuildError {
-    /// E0701: a file the build writes or reads could not be; `what` says
+    /// E0704: a file the build writes or reads could not be; `what` says
     /// which ("the bindings", "its compiled module", "this object's module").
     Io {
         at: FileSpan,
         verb: &'static str,
         path: String,
         what: &'static str,
+        reason: String,
+    },
+    /// E0704: the compiler could not be run on an object's sources at all
+    /// (not installed, its folder not writable, no module written).
+    Setup {
+        object: String,
+        at: FileSpan,
         reason: String,
     },
     /// E0701: the AssemblyScript compiler failed; `output` is what it said,
@@ -58,9 +65,17 @@ impl ToDiagnostic for BuildError {
                 what,
                 reason,
             } => Diagnostic::new(
-                Code::E0701,
+                Code::E0704,
                 format!("cannot {verb} `{path}`: {reason}"),
                 Label::at(*at, *what),
+            ),
+            BuildError::Setup { object, at, reason } => Diagnostic::new(
+                Code::E0704,
+                format!("cannot compile `{object}`: {reason}"),
+                Label::at(*at, "this object's module could not be built"),
+            )
+            .with_help(
+                "nothing is wrong with its sources: check that the output folder (`--out`) and othc's cache can be written, and that npm could install the compiler",
             ),
             BuildError::Compiler {
                 object,

@@ -268,10 +268,13 @@ fn without_colours(text: &str) -> String {
     out
 }
 
-/// A failed compilation: the compiler's own output.
+/// A failed compilation: what the compiler said of the sources, or why it
+/// could not be run on them at all (no compiler installed, the SDK's folder
+/// not writable, a module it did not write), which is no fault of theirs.
 #[derive(Debug)]
-pub struct CompileError {
-    pub output: String,
+pub enum CompileError {
+    Compiler { output: String },
+    Setup(String),
 }
 
 /// The compiler's flags for `profile`, besides the entries, `--path` and
@@ -298,7 +301,7 @@ pub fn flags(profile: Profile) -> Vec<&'static str> {
 /// module; `build` is a scratch folder for the SDK's layout. The compiler
 /// runs in a resident process (see `resident`), warm after its first module.
 pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, CompileError> {
-    let fail = |output: String| CompileError { output };
+    let fail = CompileError::Setup;
     let asc = asc().map_err(fail)?;
     let pkgs = lay_out_sdk(build).map_err(fail)?;
     let out = build.join(format!(
@@ -334,7 +337,9 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
     args.extend(["--path".into(), text(&pkgs)?, "-o".into(), text(&out)?]);
     let outcome = crate::resident::compile(&asc, &folder, &args).map_err(fail)?;
     if !outcome.ok {
-        return Err(fail(outcome.output));
+        return Err(CompileError::Compiler {
+            output: outcome.output,
+        });
     }
     std::fs::read(&out).map_err(|e| fail(format!("the compiler wrote no `{}`: {e}", out.display())))
 }

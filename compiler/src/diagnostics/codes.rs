@@ -98,6 +98,7 @@ codes! {
     E0701 = "E0701", "asc-failed", "the AssemblyScript compiler failed";
     E0702 = "E0702", "abi-violation", "compiled module breaks the host ABI";
     E0703 = "E0703", "stale-bindings", "generated bindings are stale and were edited by hand";
+    E0704 = "E0704", "build-io", "a file the build writes or reads could not be";
     W0001 = "W0001", "unused-import", "unused import";
     W0002 = "W0002", "naming-style", "type name not PascalCase / field name not camelCase or snake_case";
     W0003 = "W0003", "dangling-doc", "doc comment attached to nothing";
