@@ -65,7 +65,7 @@ fn compiles(rel: PathBuf) -> Result<(), Failed> {
     std::fs::write(&entry, exercise)?;
     toolchain::compile(&entry, &dir.join("build"), Profile::Debug)
         .map(|_| ())
-        .map_err(|e| format!("asc failed:\n{}", e.output).into())
+        .map_err(|e| format!("asc failed:\n{e}").into())
 }
 
 /// The seed's Greeter.ts against our bindings of its header.
@@ -79,7 +79,7 @@ fn seed_greeter_compiles() -> Result<(), Failed> {
     let entry = dir.join("Greeter.ts");
     std::fs::write(&entry, seed)?;
     let wasm = toolchain::compile(&entry, &dir.join("build"), Profile::Release)
-        .map_err(|e| format!("asc failed:\n{}", e.output))?;
+        .map_err(|e| format!("asc failed:\n{e}"))?;
     let mut imports = Vec::new();
     let mut exports = Vec::new();
     for payload in wasmparser::Parser::new(0).parse_all(&wasm) {

@@ -277,6 +277,15 @@ pub enum CompileError {
     Setup(String),
 }
 
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::Compiler { output } => f.write_str(output),
+            CompileError::Setup(why) => f.write_str(why),
+        }
+    }
+}
+
 /// The compiler's flags for `profile`, besides the entries, `--path` and
 /// `-o` (book: reference/generated-names.md).
 pub fn flags(profile: Profile) -> Vec<&'static str> {
