@@ -34,6 +34,28 @@ ids! {
     EntryId;
 }
 
+/// What a top-level name declares: what the resolver records, what the
+/// formats say a schema block's types are (a message or an enum), and
+/// what a name-of-the-wrong-kind error names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclKind {
+    Object,
+    Image,
+    Message,
+    Enum,
+}
+
+impl DeclKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            DeclKind::Object => "object",
+            DeclKind::Image => "image",
+            DeclKind::Message => "message type",
+            DeclKind::Enum => "enum",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Model {
     pub files: Vec<FileDef>,

@@ -6,7 +6,7 @@
 
 use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
-use crate::resolve::DeclKind;
+use crate::model::DeclKind;
 use crate::source::FileSpan;
 
 /// What kind of name was looked for.

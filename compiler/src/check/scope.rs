@@ -7,9 +7,9 @@ use std::cell::{Cell, RefCell};
 
 use crate::diagnostics::Diagnostics;
 use crate::diagnostics::suggest::Candidates;
+use crate::model::DeclKind;
 use crate::model::{ImageId, ObjectId, TypeId};
 use crate::name_errors::NameError;
-use crate::resolve::DeclKind;
 use crate::source::FileSpan;
 
 /// What a name stands for.

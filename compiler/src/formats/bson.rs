@@ -10,10 +10,9 @@ use oth_syntax::ast::Value;
 use oth_syntax::ast::bson::{Block, Decl, EnumValue, FieldItem, Type, TypeKind as SynType};
 
 use super::schema_errors::SchemaError;
-use super::{
-    DeclaredType, Format, LiteralCx, LoweredType, SchemaBlock, TypeKind, TypeLookup, TypeNames,
-};
+use super::{DeclaredType, Format, LiteralCx, LoweredType, SchemaBlock, TypeLookup, TypeNames};
 use crate::diagnostics::Diagnostics;
+use crate::model::DeclKind;
 use crate::model::{self, EnumValueDef, FieldDef, FieldType, Model, Scalar, TypeId};
 use crate::name_errors::{NameError, Sought};
 use crate::source::{FileId, FileSpan};
@@ -33,12 +32,12 @@ impl SchemaBlock for BsonBlock {
             .filter_map(|d| match d {
                 Decl::Message(m) => Some(DeclaredType {
                     name: &m.name.name,
-                    kind: TypeKind::Message,
+                    kind: DeclKind::Message,
                     span: m.name.span,
                 }),
                 Decl::Enum(e) => Some(DeclaredType {
                     name: &e.name.name,
-                    kind: TypeKind::Enum,
+                    kind: DeclKind::Enum,
                     span: e.name.span,
                 }),
                 Decl::Error(_) => None,

@@ -14,21 +14,16 @@ use oth_syntax::Span;
 use oth_syntax::ast::{ContentTypeText, Value};
 
 use crate::diagnostics::Diagnostics;
+use crate::model::DeclKind;
 use crate::model::{self, Model, TypeId};
-use crate::resolve::DeclKind;
 use crate::source::FileId;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TypeKind {
-    Message,
-    Enum,
-}
 
 /// A type a block declares.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeclaredType<'a> {
     pub name: &'a str,
-    pub kind: TypeKind,
+    /// `Message` or `Enum`.
+    pub kind: DeclKind,
     pub span: Span,
 }
 

@@ -14,8 +14,9 @@ use oth_syntax::Trivia;
 use oth_syntax::ast::{self, Item};
 
 use crate::diagnostics::{Diagnostics, Severity};
-use crate::formats::{Formats, SchemaBlock, TypeKind};
+use crate::formats::{Formats, SchemaBlock};
 use crate::loader::{Loader, decode_source, normalize};
+pub use crate::model::DeclKind;
 use crate::source::{FileId, FileSpan, SourceMap};
 use crate::wasm;
 
@@ -70,25 +71,6 @@ pub struct FormatBlock {
     pub block: Box<dyn SchemaBlock>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeclKind {
-    Object,
-    Image,
-    Message,
-    Enum,
-}
-
-impl DeclKind {
-    pub fn describe(self) -> &'static str {
-        match self {
-            DeclKind::Object => "object",
-            DeclKind::Image => "image",
-            DeclKind::Message => "message type",
-            DeclKind::Enum => "enum",
-        }
-    }
-}
-
 /// A name a file declares at top level.
 #[derive(Clone, Debug)]
 pub struct Declared {
@@ -128,10 +110,7 @@ impl Module {
                     {
                         out.push(Declared {
                             name: t.name.to_string(),
-                            kind: match t.kind {
-                                TypeKind::Message => DeclKind::Message,
-                                TypeKind::Enum => DeclKind::Enum,
-                            },
+                            kind: t.kind,
                             span: t.span,
                             exported: all_exported || s.export.is_some(),
                         });

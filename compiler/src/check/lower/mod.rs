@@ -135,7 +135,7 @@ impl Lowerer<'_> {
                         scope.reserve(declared.len());
                         for t in declared {
                             let id = TypeId(self.out.model.types.len() as u32);
-                            let is_enum = t.kind == crate::formats::TypeKind::Enum;
+                            let is_enum = t.kind == crate::model::DeclKind::Enum;
                             self.out.model.types.push(TypeDef {
                                 name: t.name.to_string(),
                                 file: fix,
