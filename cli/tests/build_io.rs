@@ -32,6 +32,7 @@ fn an_output_folder_that_cannot_be_written_is_e0704_not_a_compiler_failure() {
         err.contains("[E0704]") && err.contains("Not a directory"),
         "{err}"
     );
+    // Compiled here (the SDK's folder cannot be made) or taken from the
+    // cache (the module cannot be written): never the compiler's fault.
     assert!(!err.contains("[E0701]"), "blamed on the sources: {err}");
-    assert!(err.contains("nothing is wrong with its sources"), "{err}");
 }
