@@ -147,7 +147,10 @@ pub fn compile(
 /// checked, and no image checked: what reading a module's header needs,
 /// without the image phase a header has nothing for.
 pub fn model_only(front: &mut FrontEnd, diags: &mut Diagnostics) -> Model {
-    lowered_with_rules(front, &Formats::default(), diags).model
+    let formats = std::mem::take(&mut front.formats);
+    let model = lowered_with_rules(front, &formats, diags).model;
+    front.formats = formats;
+    model
 }
 
 /// Lowering, then the rules of each object's header and each type on its
@@ -172,7 +175,8 @@ fn lowered_with_rules(
 /// files and `--set`, in order of precedence (later wins). The schema
 /// blocks' members move into the model, so `front` is checked once.
 pub fn check(front: &mut FrontEnd, values: &[SlotValue], diags: &mut Diagnostics) -> Checked {
-    let formats = Formats::default();
+    // Lent while the front end is lowered (and its blocks moved out).
+    let formats = std::mem::take(&mut front.formats);
     let mut lowered = lowered_with_rules(front, &formats, diags);
     schema::agreement(
         &mut Cx {
@@ -212,6 +216,7 @@ pub fn check(front: &mut FrontEnd, values: &[SlotValue], diags: &mut Diagnostics
         ..
     } = lowered;
     let names = ResolvedNames::new(scopes);
+    front.formats = formats;
     Checked {
         model,
         spans,

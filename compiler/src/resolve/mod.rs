@@ -140,6 +140,9 @@ pub struct FrontEnd {
     pub sources: SourceMap,
     pub diags: Diagnostics,
     pub program: Program,
+    /// The formats schema blocks were handed to: the checker lowers with
+    /// the same ones (made once, here).
+    pub formats: Formats,
 }
 
 /// Why a file could not be read.
@@ -207,6 +210,7 @@ pub fn load(loader: &dyn Loader, roots: &[PathBuf]) -> Result<FrontEnd, RootErro
             modules: r.modules,
             roots: root_ids,
         },
+        formats: r.formats,
     })
 }
 
