@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use othc::model::Seg;
+use othc::model::{EntryId, Seg};
 use othc::namespace::MAX_DEPTH;
 use othc::namespace::path::push_text;
 
@@ -156,55 +156,7 @@ impl Runtime<'_> {
                 req,
                 path,
                 entry,
-            } => {
-                if self.actors[to].dead {
-                    let name = self.actors[to].name.clone();
-                    return self.fail_to(
-                        req.from,
-                        req.ticket,
-                        errno::UNAVAILABLE,
-                        format!("`{name}` has stopped"),
-                    );
-                }
-                let offload = self.offload();
-                let actor = &mut self.actors[to];
-                match &mut actor.body {
-                    Body::Console(_) | Body::Files(_) | Body::Clock | Body::Http(_) => {
-                        self.serve_native(to, req, path, entry)
-                    }
-                    Body::Wasm(w) => {
-                        actor.next_id += 1;
-                        let id = actor.next_id;
-                        let mut served = std::mem::take(&mut self.spare_path);
-                        served.clear();
-                        push_text(&mut served, &path);
-                        if !offload {
-                            // Made here: the payload is read where it is
-                            // kept, and the request kept once the call has
-                            // returned (the round trip's path, measured by
-                            // instruction counts).
-                            let result =
-                                w.serve(id, req.verb.wire(), req.flags, &served, &req.payload);
-                            self.spare_path = served;
-                            actor.serving.insert(id, req);
-                            self.after_call(to, result);
-                        } else {
-                            let mut req = req;
-                            let d = Delivery::Serve {
-                                id,
-                                verb: req.verb,
-                                flags: req.flags,
-                                path: served,
-                                // Lent to the call, and put back after it.
-                                payload: req.payload.take(),
-                            };
-                            actor.serving.insert(id, req);
-                            self.call(to, d);
-                        }
-                    }
-                    Body::Away => unreachable!("a busy instance's deliveries wait"),
-                }
-            }
+            } => self.serve(to, req, path, entry),
             Event::Answer {
                 to,
                 ticket,
@@ -240,20 +192,7 @@ impl Runtime<'_> {
                 code,
                 desc,
             } => match to {
-                Sender::Operator(n) => {
-                    // The image is not configured as written: it stops
-                    // before it serves anything (listeners close at once).
-                    let s = &self.json.startup[n];
-                    let _ = writeln!(
-                        self.io.err,
-                        "error: startup request {} {} failed: {errno} {code}: {desc}\n\
-                         the image stops: it is not configured as its startup requests say",
-                        s.verb.as_str(),
-                        othc::bundle::tree_path(&s.target, &s.path)
-                    );
-                    self.failed = true;
-                    self.fatal = true;
-                }
+                Sender::Operator(n) => self.startup_failed(n, errno, &code, &desc),
                 Sender::Instance(a) => {
                     if !self.actors[a].paced.is_empty() {
                         self.pace_delivery(a, ticket, true);
@@ -279,6 +218,72 @@ impl Runtime<'_> {
             }
             Event::Restart { to } => self.restart(to),
         }
+    }
+
+    /// Request `req` to instance `to`, on `path` of its tree, which reached
+    /// serves entry `entry`: refused if `to` has stopped, else served by a
+    /// native or called into a module (here, or on a worker).
+    fn serve(&mut self, to: usize, req: Serving, path: Arc<[Seg]>, entry: EntryId) {
+        if self.actors[to].dead {
+            let name = self.actors[to].name.clone();
+            return self.fail_to(
+                req.from,
+                req.ticket,
+                errno::UNAVAILABLE,
+                format!("`{name}` has stopped"),
+            );
+        }
+        let offload = self.offload();
+        let actor = &mut self.actors[to];
+        match &mut actor.body {
+            Body::Console(_) | Body::Files(_) | Body::Clock | Body::Http(_) => {
+                self.serve_native(to, req, path, entry)
+            }
+            Body::Wasm(w) => {
+                actor.next_id += 1;
+                let id = actor.next_id;
+                let mut served = std::mem::take(&mut self.spare_path);
+                served.clear();
+                push_text(&mut served, &path);
+                if !offload {
+                    // Made here: the payload is read where it is kept, and
+                    // the request kept once the call has returned (the round
+                    // trip's path, measured by instruction counts).
+                    let result = w.serve(id, req.verb.wire(), req.flags, &served, &req.payload);
+                    self.spare_path = served;
+                    actor.serving.insert(id, req);
+                    self.after_call(to, result);
+                } else {
+                    let mut req = req;
+                    let d = Delivery::Serve {
+                        id,
+                        verb: req.verb,
+                        flags: req.flags,
+                        path: served,
+                        // Lent to the call, and put back after it.
+                        payload: req.payload.take(),
+                    };
+                    actor.serving.insert(id, req);
+                    self.call(to, d);
+                }
+            }
+            Body::Away => unreachable!("a busy instance's deliveries wait"),
+        }
+    }
+
+    /// Startup request `n` failed: the image is not configured as written,
+    /// and it stops before it serves anything (listeners close at once).
+    fn startup_failed(&mut self, n: usize, errno: i32, code: &str, desc: &str) {
+        let s = &self.json.startup[n];
+        let _ = writeln!(
+            self.io.err,
+            "error: startup request {} {} failed: {errno} {code}: {desc}\n\
+                 the image stops: it is not configured as its startup requests say",
+            s.verb.as_str(),
+            othc::bundle::tree_path(&s.target, &s.path)
+        );
+        self.failed = true;
+        self.fatal = true;
     }
 
     /// Ends what `from` asked for (one ticket, or all of them): servers are
