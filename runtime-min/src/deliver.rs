@@ -278,7 +278,7 @@ impl Runtime<'_> {
         let _ = writeln!(
             self.io.err,
             "error: startup request {} {} failed: {errno} {code}: {desc}\n\
-                 the image stops: it is not configured as its startup requests say",
+             the image stops: it is not configured as its startup requests say",
             s.verb.as_str(),
             othc::bundle::tree_path(&s.target, &s.path)
         );

@@ -13,7 +13,6 @@
 //! A reader that is not an instance (a startup request) takes every part
 //! at once.
 
-use crate::natives::Reply;
 use crate::natives::files::Chunks;
 use crate::{Runtime, Sender};
 
@@ -41,9 +40,8 @@ impl Runtime<'_> {
             Sender::Instance(_) => {}
             Sender::Operator(_) => loop {
                 let r = rest.next_part();
-                let last = !matches!(r, Reply::Answer { done: false, .. });
-                self.reply_to(to, ticket, r);
-                if last {
+                let last = r.is_last();
+                if !self.reply_to(to, ticket, r) || last {
                     return;
                 }
             },
@@ -109,7 +107,7 @@ impl Runtime<'_> {
             return;
         }
         let r = p.rest.next_part();
-        if !matches!(r, Reply::Answer { done: false, .. }) {
+        if r.is_last() {
             self.actors[a].paced.remove(&t);
         }
         self.reply_to(Sender::Instance(a), t, r);

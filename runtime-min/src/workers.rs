@@ -234,8 +234,14 @@ impl Runtime<'_> {
             let Body::Wasm(body) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a call into an instance that is not a module's");
             };
-            let delivery = d;
-            return self.dispatch(a, Job::Wasm { a, body, delivery });
+            return self.dispatch(
+                a,
+                Job::Wasm {
+                    a,
+                    body,
+                    delivery: d,
+                },
+            );
         }
         let Body::Wasm(w) = &mut self.actors[a].body else {
             return;

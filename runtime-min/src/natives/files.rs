@@ -18,7 +18,7 @@ use std::time::UNIX_EPOCH;
 
 use othc::model::{Seg, Verb};
 
-use super::{Entries, Reply, entry};
+use super::{Entries, Reply};
 use crate::Payload;
 use crate::abi::{KIND_DIRECTORY, KIND_FILE, STAT_TYPE, Stat, errno};
 
@@ -228,7 +228,7 @@ impl Chunks {
 
 impl Files {
     pub fn serve(&mut self, r: Request<'_>) -> Vec<Reply> {
-        let Some(asked) = entry(ENTRIES, r.entry) else {
+        let Some(&(asked, verb, _)) = ENTRIES.get(r.entry) else {
             return vec![Reply::error(
                 errno::NOT_SUPPORTED,
                 "Files does not serve that",
@@ -243,8 +243,7 @@ impl Files {
                 "Files has no directory yet: the operator writes FilesConfig to its root first",
             )];
         };
-        let safe = matches!(asked, Entry::Read | Entry::Stat | Entry::List);
-        if self.readonly && !safe {
+        if self.readonly && !verb.is_safe() {
             return vec![Reply::error(
                 errno::READ_ONLY,
                 "this Files object is configured read-only",
@@ -267,8 +266,9 @@ impl Files {
             Entry::Write => self.write(&root, &p, r.payload, shown),
             Entry::Create => self.create(&root, &p, r.path, r.payload, shown),
             Entry::Remove => self.remove(&root, &p, r.path, shown),
-            // Taken before a directory is needed (it sets one).
-            Entry::Configure => Ok(self.configure(r.payload)),
+            Entry::Configure => {
+                unreachable!("configuring is answered before a directory is needed")
+            }
         };
         vec![result.unwrap_or_else(|e| e)]
     }
@@ -330,10 +330,11 @@ impl Files {
             shown: shown.to_string(),
         };
         let first = rest.next_part();
-        match first {
-            Reply::Answer { done: false, .. } => Ok(vec![first, Reply::Paced(Box::new(rest))]),
-            _ => Ok(vec![first]),
-        }
+        Ok(if first.is_last() {
+            vec![first]
+        } else {
+            vec![first, Reply::Paced(Box::new(rest))]
+        })
     }
 
     fn stat(&self, root: &Path, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {

@@ -59,6 +59,12 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// Whether nothing follows it for its request: an answer marked
+    /// `done`, or an error (a stream's other answers say it goes on).
+    pub fn is_last(&self) -> bool {
+        !matches!(self, Reply::Answer { done: false, .. } | Reply::Paced(_))
+    }
+
     pub fn done(payload: Option<Payload>) -> Reply {
         Reply::Answer {
             done: true,

@@ -338,11 +338,9 @@ impl Http {
             return Some(Reply::done(None));
         }
         ex.held.push(writer);
-        ex.flow.wanted.store(true, Ordering::Release);
-        // Taken meanwhile, before the listener could see `wanted`?
-        if ex.flow.queued.load(Ordering::Acquire) <= HIGH_WATER {
-            self.drained(id.expect("found by id"));
-        }
+        // Held until the listener says it has taken enough (or answered at
+        // once if it took it meanwhile).
+        self.drained(id.expect("found by id"));
         None
     }
 

@@ -421,6 +421,10 @@ fn a_length_is_only_for_a_streamed_body_no_shorter_than_its_first_part() {
         errno::INVALID,
         "longer than its `length`",
     );
-    refused(with_length(true, -1), errno::INVALID, "a count of bytes");
+    refused(
+        with_length(true, -1),
+        errno::INVALID,
+        "`length` must be a non-negative integer",
+    );
     assert_eq!(with_length(true, 10), Some(Reply::done(None)));
 }

@@ -126,12 +126,7 @@ pub fn response(p: Option<&Payload>) -> Result<Response, String> {
         _ => return Err("HttpResponse has no `body`".into()),
     };
     let streamed = d.get_bool("streamed").unwrap_or(false);
-    let length = match d.get("length") {
-        None | Some(Bson::Null) => None,
-        Some(Bson::Int64(n)) if *n >= 0 => Some(*n as u64),
-        Some(Bson::Int32(n)) if *n >= 0 => Some(*n as u64),
-        Some(_) => return Err("`length` must be a count of bytes (0 or more)".into()),
-    };
+    let length = count(&d, "length")?;
     Ok(Response {
         status: status as u16,
         headers,
