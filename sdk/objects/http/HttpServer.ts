@@ -252,16 +252,14 @@ function allowedBut(method: string): string {
 /** Responds to exchange `id` at once, with an error (a 405 says what the
  * path allows, as `allow`). */
 function fail(id: string, status: i32, code: string, description: string, allow: string | null = null): void {
-  const res = new HttpResponse()
-  res.status = status
-  res.headers.push(header("content-type", "text/plain; charset=utf-8"))
-  res.headers.push(header("othismo-error", code))
-  if (allow != null) res.headers.push(header("allow", allow))
-  res.body = String.UTF8.encode(code + ": " + description + "\n", false)
-  http.writeExchanges(id, res, null)
+  const headers = [header("othismo-error", code)]
+  if (allow != null) headers.push(header("allow", allow))
+  bare(id, status, headers, code + ": " + description)
 }
 
-/** Responds to exchange `id` with no body: `status` and its headers. */
+/** Responds to exchange `id` at once: `status`, `headers` (and
+ * Cache-Control, if configured, for a success or redirect), and `text`, if
+ * any, as a plain-text body. */
 function bare(id: string, status: i32, headers: HttpHeader[], text: string): void {
   const res = new HttpResponse()
   res.status = status
