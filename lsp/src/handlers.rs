@@ -15,10 +15,7 @@ use crate::snapshot::{Place, Snapshot};
 use crate::workspace::{Overlay, path_of};
 
 pub(crate) fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>, Failure> {
-    let Some(pl) = snap.place(&p.text_document_position_params) else {
-        return Ok(None);
-    };
-    let Some((target, at)) = pl.analysis.at(pl.file, pl.offset) else {
+    let Some((pl, target, at)) = snap.target(&p.text_document_position_params) else {
         return Ok(None);
     };
     Ok(Some(Hover {
@@ -31,10 +28,7 @@ pub(crate) fn definition(
     snap: &Snapshot,
     p: GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>, Failure> {
-    let Some(pl) = snap.place(&p.text_document_position_params) else {
-        return Ok(None);
-    };
-    let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
+    let Some((pl, target, _)) = snap.target(&p.text_document_position_params) else {
         return Ok(None);
     };
     let found: Vec<Location> = pl
@@ -54,10 +48,7 @@ pub(crate) fn references(
     snap: &Snapshot,
     p: ReferenceParams,
 ) -> Result<Option<Vec<Location>>, Failure> {
-    let Some(pl) = snap.place(&p.text_document_position) else {
-        return Ok(None);
-    };
-    let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
+    let Some((pl, target, _)) = snap.target(&p.text_document_position) else {
         return Ok(None);
     };
     let mut all = pl.analysis.references(target);
@@ -78,10 +69,7 @@ pub(crate) fn highlights(
     snap: &Snapshot,
     p: DocumentHighlightParams,
 ) -> Result<Option<Vec<DocumentHighlight>>, Failure> {
-    let Some(pl) = snap.place(&p.text_document_position_params) else {
-        return Ok(None);
-    };
-    let Some((target, _)) = pl.analysis.at(pl.file, pl.offset) else {
+    let Some((pl, target, _)) = snap.target(&p.text_document_position_params) else {
         return Ok(None);
     };
     Ok(Some(

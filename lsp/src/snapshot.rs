@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use crossbeam_channel::Sender;
 use lsp_types::{TextDocumentPositionParams, Url};
-use othc::ide::Analysis;
-use othc::source::FileId;
+use othc::ide::{Analysis, Target};
+use othc::source::{FileId, FileSpan};
 
 use crate::config::Config;
 use crate::lines::LineIndex;
@@ -96,6 +96,13 @@ impl Snapshot {
         let analysis = self.analysis()?;
         let file = analysis.file(&path.display().to_string())?;
         Some((analysis, file))
+    }
+
+    /// What is named at `at`, where it is, and the place asked about.
+    pub fn target(&self, at: &TextDocumentPositionParams) -> Option<(Place, Target, FileSpan)> {
+        let pl = self.place(at)?;
+        let (target, span) = pl.analysis.at(pl.file, pl.offset)?;
+        Some((pl, target, span))
     }
 
     /// Where `at` is, in the analysis's terms.
