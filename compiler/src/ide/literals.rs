@@ -12,26 +12,31 @@ use crate::check::Sym;
 use crate::model::{FieldType, TypeId, TypeKind};
 use crate::source::{FileId, FileSpan};
 
+/// The message literals of the images among `items`: slot defaults and
+/// startup payloads, the values a literal's type comes from the checker for.
+pub(super) fn image_literals(items: &[Item]) -> impl Iterator<Item = &ast::Value> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Image(img) => Some(&img.parts),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|part| match part {
+            ImagePart::Slot(s) => s.default.as_ref(),
+            ImagePart::Startup(st) => match &st.payload {
+                Some(Payload::Message(v)) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
 impl Analysis {
     pub(super) fn literal_fields(&self, out: &mut Vec<(Target, FileSpan)>) {
         for m in &self.compiled.front.program.modules {
-            for item in &m.ast.items {
-                let Item::Image(img) = item else { continue };
-                for part in &img.parts {
-                    match part {
-                        ImagePart::Slot(s) => {
-                            if let Some(v) = &s.default {
-                                self.value(m.file, None, v, out);
-                            }
-                        }
-                        ImagePart::Startup(st) => {
-                            if let Some(Payload::Message(v)) = &st.payload {
-                                self.value(m.file, None, v, out);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+            for v in image_literals(&m.ast.items) {
+                self.value(m.file, None, v, out);
             }
         }
     }

@@ -3,10 +3,11 @@
 //! their types, the one the place is in (or the first not yet given)
 //! marked. The literal's type is the checker's, as for hovers.
 
-use oth_syntax::ast::{self, ImagePart, Item, Payload, ValueKind};
+use oth_syntax::ast::{self, ValueKind};
 
 use super::Analysis;
 use super::hover::field_type;
+use super::literals::image_literals;
 use crate::model::{FieldType, TypeId, TypeKind};
 use crate::source::{FileId, FileSpan};
 
@@ -27,21 +28,8 @@ pub struct Signature {
 pub fn signature(analysis: &Analysis, file: FileId, offset: usize) -> Option<Signature> {
     let m = analysis.module(file)?;
     let mut found = None;
-    for item in &m.ast.items {
-        let Item::Image(img) = item else { continue };
-        for part in &img.parts {
-            let v = match part {
-                ImagePart::Slot(s) => s.default.as_ref(),
-                ImagePart::Startup(st) => match &st.payload {
-                    Some(Payload::Message(v)) => Some(v),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(v) = v {
-                innermost(analysis, file, None, v, offset, &mut found);
-            }
-        }
+    for v in image_literals(&m.ast.items) {
+        innermost(analysis, file, None, v, offset, &mut found);
     }
     let (ty, given) = found?;
     let model = &analysis.compiled.checked.model;
