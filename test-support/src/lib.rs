@@ -164,6 +164,19 @@ pub fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
+/// Whether a test can go on, given why it could not (`Err`): under CI it
+/// fails then, saying why; elsewhere it is skipped, saying so.
+pub fn runnable(ready: Result<(), String>) -> bool {
+    match ready {
+        Ok(()) => true,
+        Err(why) if under_ci() => panic!("this test cannot run under CI=true: {why}"),
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            false
+        }
+    }
+}
+
 /// Makes sure the command `bin` exists, installing Debian's `package` with
 /// apt-get if it does not (saying so on stderr). `Err` says why it cannot be
 /// had; the caller fails under CI and skips, saying so, elsewhere.

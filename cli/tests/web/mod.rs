@@ -20,14 +20,7 @@ pub fn root() -> PathBuf {
 
 /// Makes sure curl is there (installing it under CI, skipping elsewhere).
 pub fn have(bin: &str, package: &str) -> bool {
-    match test_support::ensure_debian_tool(bin, package) {
-        Ok(()) => true,
-        Err(e) if test_support::under_ci() => panic!("{e}"),
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            false
-        }
-    }
+    test_support::runnable(test_support::ensure_debian_tool(bin, package))
 }
 
 /// Builds `image` (a path from the repository's root) with its listen slot
