@@ -18,7 +18,7 @@ mod scope;
 mod values;
 
 use crate::diagnostics::codes::Phase;
-use crate::diagnostics::{Code, Diagnostics, Severity};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Severity};
 use crate::formats::Formats;
 use crate::model::{Model, Spans};
 use crate::name_errors::NameError;
@@ -197,7 +197,7 @@ pub fn check(front: &mut FrontEnd, values: &[SlotValue], diags: &mut Diagnostics
     } else {
         Default::default()
     };
-    diags.drop_echoes_of_failed_imports(&[Code::E0203, Code::E0303]);
+    drop_echoes_of_failed_imports(diags);
     diags.merge_repeats(&[Code::E0203, Code::E0303, Code::E0306], "and here");
     unused_imports(front, &lowered, diags);
     // Nobody can act on a style warning in `othismo:env` or a module's header.
@@ -250,4 +250,38 @@ fn unused_imports(front: &FrontEnd, lowered: &lower::Lowered, diags: &mut Diagno
             });
         }
     }
+}
+
+/// The name an error says is not in scope (a name in a header or an image,
+/// or a field type in a schema), read from the error it was made from.
+pub fn unknown_name(d: &Diagnostic) -> Option<&str> {
+    if let Some(NameError::Unknown { name, .. }) = d.cause::<NameError>() {
+        return Some(name.as_str());
+    }
+    match d.cause::<crate::formats::SchemaError>()? {
+        crate::formats::SchemaError::UnknownType { name, .. } => Some(name.as_str()),
+        _ => None,
+    }
+}
+
+/// Drops the unknown-name errors about a name whose import failed in the
+/// same file (the import's error said so, with the right suggestion): one
+/// mistake, one error.
+fn drop_echoes_of_failed_imports(diags: &mut Diagnostics) {
+    let failed: std::collections::HashSet<(crate::source::FileId, String)> = diags
+        .iter()
+        .filter_map(|d| match d.cause::<crate::resolve::LoadError>()? {
+            crate::resolve::LoadError::Private { at, name, .. }
+            | crate::resolve::LoadError::NotExported { at, name, .. } => {
+                Some((at.file, name.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    diags.retain(|d| {
+        unknown_name(d).is_none_or(|name| !failed.contains(&(d.primary.at.file, name.to_string())))
+    });
 }

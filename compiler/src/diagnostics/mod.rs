@@ -71,6 +71,50 @@ pub struct Diagnostic {
     /// Edits that make the fix the help names, when it is that concrete
     /// (an editor offers them as code actions).
     pub fixes: Vec<Fix>,
+    /// The typed error this was made from, when a phase reported one
+    /// ([`Diagnostics::report`]): what consumers that act on a diagnostic
+    /// (the editor's fixes, folding) read, instead of its code and words.
+    pub cause: Option<Cause>,
+}
+
+/// A phase's error value, kept beside the diagnostic it reads as. Read back
+/// by its type with [`Diagnostic::cause`]; the diagnostics layer needs no
+/// knowledge of the phases (they depend on it, not it on them).
+#[derive(Clone)]
+pub struct Cause(std::sync::Arc<dyn CauseValue>);
+
+/// What a cause must be: any error a phase reports ([`ToDiagnostic`]),
+/// comparable so that diagnostics stay comparable.
+pub trait CauseValue: std::any::Any + std::fmt::Debug + Send + Sync {
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn same(&self, other: &dyn CauseValue) -> bool;
+}
+
+impl<T: std::any::Any + std::fmt::Debug + PartialEq + Send + Sync> CauseValue for T {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn same(&self, other: &dyn CauseValue) -> bool {
+        other.as_any().downcast_ref::<T>() == Some(self)
+    }
+}
+
+impl Cause {
+    pub fn new(e: impl CauseValue) -> Cause {
+        Cause(std::sync::Arc::new(e))
+    }
+}
+
+impl std::fmt::Debug for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        self.0.same(&*other.0)
+    }
 }
 
 /// Replace the text at `at` with `replacement`: a fix an editor can apply.
@@ -99,7 +143,13 @@ impl Diagnostic {
             help: None,
             subject: None,
             fixes: Vec::new(),
+            cause: None,
         }
+    }
+
+    /// The typed error this diagnostic was made from, if it is a `T`.
+    pub fn cause<T: 'static>(&self) -> Option<&T> {
+        self.cause.as_ref()?.0.as_any().downcast_ref::<T>()
     }
 
     /// Says what the diagnostic is about (a kind and a name).
@@ -180,6 +230,13 @@ pub trait ToDiagnostic {
     fn to_diagnostic(&self) -> Diagnostic;
 }
 
+/// The diagnostic `e` reads as, holding `e` as its cause.
+pub fn with_cause(e: impl ToDiagnostic + CauseValue) -> Diagnostic {
+    let mut d = e.to_diagnostic();
+    d.cause = Some(Cause::new(e));
+    d
+}
+
 /// How many repeats of one diagnostic are labelled before they are counted.
 const MAX_REPEAT_LABELS: usize = 8;
 
@@ -198,9 +255,10 @@ impl Diagnostics {
         self.list.push(d);
     }
 
-    /// Reports an error held as data.
-    pub fn report(&mut self, e: impl ToDiagnostic) {
-        self.list.push(e.to_diagnostic());
+    /// Reports an error held as data: its diagnostic, with the error
+    /// itself kept as the diagnostic's cause.
+    pub fn report(&mut self, e: impl ToDiagnostic + CauseValue) {
+        self.list.push(with_cause(e));
     }
 
     /// Moves every diagnostic of `other` into this sink.
@@ -256,25 +314,9 @@ impl Diagnostics {
         self.list = out;
     }
 
-    /// Drops the "unknown name" errors (`codes`) about a name whose import
-    /// failed in the same file (E0202 said so, with the right suggestion):
-    /// one mistake, one error.
-    pub fn drop_echoes_of_failed_imports(&mut self, codes: &[Code]) {
-        let failed: std::collections::HashSet<(FileId, String)> = self
-            .list
-            .iter()
-            .filter(|d| d.code == Code::E0202)
-            .filter_map(|d| {
-                let s = d.subject.as_ref()?;
-                Some((d.primary.at.file, s.name.clone()))
-            })
-            .collect();
-        self.list.retain(|d| {
-            !(codes.contains(&d.code)
-                && d.subject
-                    .as_ref()
-                    .is_some_and(|s| failed.contains(&(d.primary.at.file, s.name.clone()))))
-        });
+    /// Keeps the diagnostics `keep` says yes to.
+    pub fn retain(&mut self, keep: impl FnMut(&Diagnostic) -> bool) {
+        self.list.retain(keep);
     }
 
     /// Drops the warnings whose primary span is in one of `files`.

@@ -1,12 +1,15 @@
 //! Fixes an editor offers for a diagnostic beyond the edits it carries:
-//! those that need the whole program to find. An unknown name (E0203)
-//! that another loaded source file exports is imported, the import line
-//! printed by the printer, at the top of the file.
+//! those that need the whole program to find. Each is a function of the
+//! typed error the diagnostic was made from ([`Diagnostic::cause`]), never
+//! of its code or wording: an unknown name (a name in an image or header,
+//! or a field type in a schema) that another loaded source file exports is
+//! imported, the import line printed by the printer, at the top of the
+//! file.
 
 use std::path::Path;
 
 use super::Analysis;
-use crate::diagnostics::{Code, Diagnostic, Fix};
+use crate::diagnostics::{Diagnostic, Fix};
 use crate::resolve::Origin;
 use crate::source::{FileSpan, Span};
 
@@ -16,12 +19,9 @@ pub fn program_fixes(analysis: &Analysis, d: &Diagnostic) -> Vec<Fix> {
 }
 
 /// For an unknown name another loaded source file exports under it: its
-/// import. The name is the diagnostic's subject (data, not re-read text).
+/// import.
 fn import_fix(analysis: &Analysis, d: &Diagnostic) -> Option<Fix> {
-    if d.code != Code::E0203 {
-        return None;
-    }
-    let name = &d.subject.as_ref()?.name;
+    let name = crate::check::unknown_name(d)?;
     let file = d.primary.at.file;
     let sources = &analysis.compiled.front.sources;
     let here = Path::new(&sources.get(file).name);
@@ -35,7 +35,7 @@ fn import_fix(analysis: &Analysis, d: &Diagnostic) -> Option<Fix> {
         .find(|m| {
             m.declarations()
                 .iter()
-                .any(|x| x.name == *name && x.exported)
+                .any(|x| x.name == name && x.exported)
         })?;
     let rel = relative(here.parent()?, Path::new(&sources.get(from.file).name))?;
     Some(Fix {
@@ -43,7 +43,7 @@ fn import_fix(analysis: &Analysis, d: &Diagnostic) -> Option<Fix> {
         at: FileSpan::new(file, Span::point(0)),
         replacement: format!(
             "{}\n",
-            crate::printer::import_line(std::slice::from_ref(name), &rel)
+            crate::printer::import_line(&[name.to_string()], &rel)
         ),
         new_line: false,
     })

@@ -405,7 +405,9 @@ impl Resolver<'_> {
                 let Some(target) = target else { continue };
                 let t = &self.modules[target.0 as usize];
                 let decls = t.declarations();
-                let tname = self.sources.get(t.file).name.clone();
+                // The path as the import writes it: the file's name as the
+                // reader of this file knows it.
+                let tname = imp.from.value.clone();
                 for n in &imp.names {
                     let want = &n.name.name;
                     let found = decls.iter().find(|d| d.name == *want);

@@ -213,7 +213,10 @@ impl<'a> ImageChecker<'a> {
     }
 
     /// Reports an error held as data.
-    fn report(&mut self, e: impl crate::diagnostics::ToDiagnostic) {
-        self.diags.push(e.to_diagnostic());
+    fn report(
+        &mut self,
+        e: impl crate::diagnostics::ToDiagnostic + crate::diagnostics::CauseValue,
+    ) {
+        self.diags.push(crate::diagnostics::with_cause(e));
     }
 }
