@@ -137,10 +137,14 @@ impl Model {
     }
 }
 
+/// Where a file of the program came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FileOrigin {
+pub enum Origin {
+    /// A `.oth` file.
     Source,
+    /// `othismo:env`.
     Env,
+    /// The header sections of a compiled module.
     Wasm,
 }
 
@@ -148,7 +152,7 @@ pub enum FileOrigin {
 pub struct FileDef {
     /// The path as shown to people, or `othismo:env`.
     pub name: String,
-    pub origin: FileOrigin,
+    pub origin: Origin,
 }
 
 // ---- types ----------------------------------------------------------------

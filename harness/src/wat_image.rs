@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use othc::bundle::{Built, sha256_hex};
 use othc::loader::Loader;
-use othc::model::{FileOrigin, ImageId, ObjectId};
+use othc::model::{Origin, ImageId, ObjectId};
 
 /// The bundle of the first image of `file` (loaded through `loader`, with
 /// `sets` as `--set` values), whose objects are implemented by the
@@ -40,7 +40,7 @@ pub fn wat_bundle(
     for (i, o) in model.objects.iter().enumerate() {
         if o.native
             || o.file.0 != root_file
-            || model.files[o.file.index()].origin != FileOrigin::Source
+            || model.files[o.file.index()].origin != Origin::Source
         {
             continue;
         }

@@ -12,7 +12,7 @@ use super::Checked;
 use super::header::HeaderError;
 use crate::diagnostics::Diagnostics;
 use crate::loader::Loader;
-use crate::model::{FileOrigin, ImageId, ObjectId, Shape};
+use crate::model::{Origin, ImageId, ObjectId, Shape};
 use crate::resolve::FrontEnd;
 
 /// The implementation file of `object`, declared in `key` (a `.oth` path).
@@ -25,7 +25,7 @@ pub fn implementation_path(key: &std::path::Path, object: &str) -> PathBuf {
 pub fn objects_to_build(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
     let mut out = objects_used(front, checked);
     out.retain(|o| {
-        checked.model.files[checked.model.object(*o).file.index()].origin == FileOrigin::Source
+        checked.model.files[checked.model.object(*o).file.index()].origin == Origin::Source
     });
     out
 }
@@ -35,7 +35,7 @@ pub fn objects_to_build(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
 pub fn prebuilt_objects(front: &FrontEnd, checked: &Checked) -> Vec<ObjectId> {
     let mut out = objects_used(front, checked);
     out.retain(|o| {
-        checked.model.files[checked.model.object(*o).file.index()].origin == FileOrigin::Wasm
+        checked.model.files[checked.model.object(*o).file.index()].origin == Origin::Wasm
     });
     out
 }

@@ -28,18 +28,10 @@ pub const ENV_IMPORT: &str = "othismo:env";
 /// The runtime's native objects (book: reference/running.md), embedded so any image anywhere can use them.
 pub const ENV_SOURCE: &str = include_str!("../../../sdk/env/Runtime.oth");
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ModuleId(pub u32);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// A `.oth` file.
-    Source,
-    /// `othismo:env`.
-    Env,
-    /// The header sections of a compiled module.
-    Wasm,
-}
+/// A loaded file is known by the index it keeps in the model
+/// (`Program::modules[i]` is `Model::files[i]`), and by where it came from
+/// as the model says it.
+pub use crate::model::{FileIx, Origin};
 
 /// One loaded file.
 pub struct Module {
@@ -54,7 +46,7 @@ pub struct Module {
     /// One per `schemas` item, in order.
     pub schemas: Vec<ParsedSchemas>,
     /// One per `import` item, in order: the module it names, if it loaded.
-    pub imports: Vec<Option<ModuleId>>,
+    pub imports: Vec<Option<FileIx>>,
 }
 
 pub struct ParsedSchemas {
@@ -80,43 +72,82 @@ pub struct Declared {
     pub exported: bool,
 }
 
+/// What one item of a file declares (see [`Module::declares`]).
+pub enum Declares<'a> {
+    Object(&'a ast::Object),
+    Image(&'a ast::Image),
+    /// A schemas block's types, as its format read them.
+    Types {
+        format: &'static str,
+        types: Vec<crate::formats::DeclaredType<'a>>,
+    },
+}
+
+/// An item that declares names: its index in the file's items, whether
+/// what it declares is exported, and what it declares.
+pub struct DeclaringItem<'a> {
+    pub item: usize,
+    pub exported: bool,
+    pub declares: Declares<'a>,
+}
+
 impl Module {
-    /// Objects, images, and the types of its schema blocks, in source order.
-    pub fn declarations(&self) -> Vec<Declared> {
+    /// The items that declare names, in source order: the one walk that
+    /// says what a file declares and what it exports (the resolver's
+    /// import checks and the lowering both read it). A schemas block no
+    /// format reads declares nothing.
+    pub fn declares(&self) -> impl Iterator<Item = DeclaringItem<'_>> {
         // Everything in a compiled module's header is there to be used.
         let all_exported = self.origin != Origin::Source;
-        let mut out = Vec::new();
         let mut blocks = self.schemas.iter();
-        for item in &self.ast.items {
-            match item {
-                Item::Object(o) => out.push(Declared {
+        self.ast
+            .items
+            .iter()
+            .enumerate()
+            .filter_map(move |(item, it)| {
+                let (export, declares) = match it {
+                    Item::Object(o) => (o.export.is_some(), Declares::Object(o)),
+                    Item::Image(i) => (i.export.is_some(), Declares::Image(i)),
+                    Item::Schemas(s) => {
+                        let parsed = blocks.next()?.parsed.as_ref()?;
+                        let types = parsed.block.declared();
+                        let format = parsed.format;
+                        (s.export.is_some(), Declares::Types { format, types })
+                    }
+                    Item::Import(_) | Item::Error(_) => return None,
+                };
+                Some(DeclaringItem {
+                    item,
+                    exported: all_exported || export,
+                    declares,
+                })
+            })
+    }
+
+    /// Objects, images, and the types of its schema blocks, in source order.
+    pub fn declarations(&self) -> Vec<Declared> {
+        let mut out = Vec::new();
+        for d in self.declares() {
+            let exported = d.exported;
+            match d.declares {
+                Declares::Object(o) => out.push(Declared {
                     name: o.name.name.clone(),
                     kind: DeclKind::Object,
                     span: o.name.span,
-                    exported: all_exported || o.export.is_some(),
+                    exported,
                 }),
-                Item::Image(i) => out.push(Declared {
+                Declares::Image(i) => out.push(Declared {
                     name: i.name.name.clone(),
                     kind: DeclKind::Image,
                     span: i.name.span,
-                    exported: all_exported || i.export.is_some(),
+                    exported,
                 }),
-                Item::Schemas(s) => {
-                    let parsed = blocks.next();
-                    for t in parsed
-                        .and_then(|p| p.parsed.as_ref())
-                        .map(|p| p.block.declared())
-                        .unwrap_or_default()
-                    {
-                        out.push(Declared {
-                            name: t.name.to_string(),
-                            kind: t.kind,
-                            span: t.span,
-                            exported: all_exported || s.export.is_some(),
-                        });
-                    }
-                }
-                Item::Import(_) | Item::Error(_) => {}
+                Declares::Types { types, .. } => out.extend(types.into_iter().map(|t| Declared {
+                    name: t.name.to_string(),
+                    kind: t.kind,
+                    span: t.span,
+                    exported,
+                })),
             }
         }
         out
@@ -126,12 +157,12 @@ impl Module {
 pub struct Program {
     pub modules: Vec<Module>,
     /// The files named on the command line, in order.
-    pub roots: Vec<ModuleId>,
+    pub roots: Vec<FileIx>,
 }
 
 impl Program {
-    pub fn module(&self, id: ModuleId) -> &Module {
-        &self.modules[id.0 as usize]
+    pub fn module(&self, id: FileIx) -> &Module {
+        &self.modules[id.index()]
     }
 }
 
@@ -220,14 +251,14 @@ struct Resolver<'a> {
     sources: SourceMap,
     diags: Diagnostics,
     modules: Vec<Module>,
-    by_key: HashMap<PathBuf, ModuleId>,
+    by_key: HashMap<PathBuf, FileIx>,
     /// The import chain being followed: each module and the import that led to it.
-    visiting: Vec<(ModuleId, Option<FileSpan>)>,
+    visiting: Vec<(FileIx, Option<FileSpan>)>,
 }
 
 impl Resolver<'_> {
     /// Reads and parses one file.
-    fn read(&mut self, key: &Path) -> Result<ModuleId, ReadFailure> {
+    fn read(&mut self, key: &Path) -> Result<FileIx, ReadFailure> {
         let (name, text, origin) = if key == Path::new(ENV_IMPORT) {
             (ENV_IMPORT.to_string(), ENV_SOURCE.to_string(), Origin::Env)
         } else {
@@ -279,7 +310,7 @@ impl Resolver<'_> {
             self.diags.append(found);
         }
         let imports = parsed.tree.imports().map(|_| None).collect();
-        let id = ModuleId(self.modules.len() as u32);
+        let id = FileIx(self.modules.len() as u32);
         self.modules.push(Module {
             file,
             key: key.to_path_buf(),
@@ -328,9 +359,9 @@ impl Resolver<'_> {
     }
 
     /// Follows the imports of `id`, depth first; `site` is the import that led here.
-    fn visit_from(&mut self, id: ModuleId, site: Option<FileSpan>) {
+    fn visit_from(&mut self, id: FileIx, site: Option<FileSpan>) {
         self.visiting.push((id, site));
-        let m = &self.modules[id.0 as usize];
+        let m = &self.modules[id.index()];
         let file = m.file;
         let dir = m.key.parent().map(Path::to_path_buf).unwrap_or_default();
         let imports: Vec<(String, Span)> = m
@@ -363,7 +394,7 @@ impl Resolver<'_> {
                     }
                 },
             };
-            self.modules[id.0 as usize].imports[n] = target;
+            self.modules[id.index()].imports[n] = target;
         }
         self.visiting.pop();
     }
@@ -390,7 +421,7 @@ impl Resolver<'_> {
             .map(|(m, site)| {
                 let name = self
                     .sources
-                    .get(self.modules[m.0 as usize].file)
+                    .get(self.modules[m.index()].file)
                     .name
                     .clone();
                 (name, *site)
@@ -403,7 +434,7 @@ impl Resolver<'_> {
         for m in &self.modules {
             for (imp, target) in m.ast.imports().zip(&m.imports) {
                 let Some(target) = target else { continue };
-                let t = &self.modules[target.0 as usize];
+                let t = &self.modules[target.index()];
                 let decls = t.declarations();
                 // The path as the import writes it: the file's name as the
                 // reader of this file knows it.

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::Cx;
 use crate::asnames;
-use crate::model::{EntryId, FileOrigin, NeedBlock, Seg};
+use crate::model::{EntryId, Origin, NeedBlock, Seg};
 use crate::source::FileSpan;
 
 mod errors;
@@ -21,7 +21,7 @@ pub fn check(cx: &mut Cx) {
         .model
         .objects
         .iter()
-        .filter(|o| o.native && cx.model.files[o.file.index()].origin == FileOrigin::Env)
+        .filter(|o| o.native && cx.model.files[o.file.index()].origin == Origin::Env)
         .map(|o| o.name.clone())
         .collect();
     // The clients of the objects of one file live in one bindings file.
@@ -31,7 +31,7 @@ pub fn check(cx: &mut Cx) {
         let file = o.file.0;
         let sp = &cx.spans.objects[oi];
         if o.native
-            && cx.model.files[o.file.index()].origin == FileOrigin::Source
+            && cx.model.files[o.file.index()].origin == Origin::Source
             && !natives.contains(&o.name)
         {
             cx.diags.report(HeaderError::UnknownNative {

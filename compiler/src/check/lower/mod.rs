@@ -15,7 +15,7 @@ use super::scope::{Scope, Sym};
 use crate::diagnostics::Diagnostics;
 use crate::formats::{Formats, TypeLookup, TypeNames};
 use crate::model::*;
-use crate::resolve::{FrontEnd, ModuleId, Origin};
+use crate::resolve::{DeclaringItem, Declares, FrontEnd};
 use crate::source::{FileId, FileSpan};
 
 /// The model, and what the later checks need to get back to the source.
@@ -25,7 +25,7 @@ pub struct Lowered {
     /// Per file (indexed like `model.files`).
     pub scopes: Vec<Scope>,
     /// Per image: the module and item index it came from.
-    pub image_src: Vec<(ModuleId, usize)>,
+    pub image_src: Vec<(FileIx, usize)>,
     /// Per image, per startup request: the type of what it sends
     /// (`Some(None)`: no payload; `None`: a payload that did not check),
     /// filled in by `check::payloads`.
@@ -111,23 +111,21 @@ impl Lowerer<'_> {
             let file = m.file;
             self.out.model.files.push(FileDef {
                 name: self.front.sources.get(file).name.clone(),
-                origin: match m.origin {
-                    Origin::Source => FileOrigin::Source,
-                    Origin::Env => FileOrigin::Env,
-                    Origin::Wasm => FileOrigin::Wasm,
-                },
+                origin: m.origin,
             });
             let fix = FileIx(mi as u32);
-            let all_exported = m.origin != Origin::Source;
             let mut scope = Scope::default();
-            let mut blocks = m.schemas.iter();
-            for (ii, item) in m.ast.items.iter().enumerate() {
-                match item {
-                    Item::Schemas(s) => {
-                        let Some(parsed) = blocks.next().and_then(|p| p.parsed.as_ref()) else {
-                            continue;
-                        };
-                        let declared = parsed.block.declared();
+            for DeclaringItem {
+                item: ii,
+                exported,
+                declares,
+            } in m.declares()
+            {
+                match declares {
+                    Declares::Types {
+                        format,
+                        types: declared,
+                    } => {
                         // A large block declares tens of thousands of types:
                         // no doubling (and copying) of the arenas on the way.
                         self.out.model.types.reserve(declared.len());
@@ -139,8 +137,8 @@ impl Lowerer<'_> {
                             self.out.model.types.push(TypeDef {
                                 name: t.name.to_string(),
                                 file: fix,
-                                format: parsed.format.into(),
-                                exported: all_exported || s.export.is_some(),
+                                format: format.into(),
+                                exported,
                                 doc: None,
                                 kind: if is_enum {
                                     TypeKind::Enum { values: Vec::new() }
@@ -156,12 +154,12 @@ impl Lowerer<'_> {
                             scope.bind(t.name, sym, fs(file, t.span), false, self.diags);
                         }
                     }
-                    Item::Object(o) => {
+                    Declares::Object(o) => {
                         let id = ObjectId(self.out.model.objects.len() as u32);
                         self.out.model.objects.push(ObjectDef {
                             name: o.name.name.clone(),
                             file: fix,
-                            exported: all_exported || o.export.is_some(),
+                            exported,
                             native: o.native.is_some(),
                             doc: doc(&o.doc),
                             serves: Vec::new(),
@@ -175,12 +173,12 @@ impl Lowerer<'_> {
                         let sym = Sym::Object(id);
                         scope.bind(&o.name.name, sym, fs(file, o.name.span), false, self.diags);
                     }
-                    Item::Image(i) => {
+                    Declares::Image(i) => {
                         let id = ImageId(self.out.model.images.len() as u32);
                         self.out.model.images.push(ImageDef {
                             name: i.name.name.clone(),
                             file: fix,
-                            exported: all_exported || i.export.is_some(),
+                            exported,
                             doc: doc(&i.doc),
                             slots: Vec::new(),
                             instances: Vec::new(),
@@ -196,11 +194,10 @@ impl Lowerer<'_> {
                             startup: Vec::new(),
                             needs: Vec::new(),
                         });
-                        self.out.image_src.push((ModuleId(mi as u32), ii));
+                        self.out.image_src.push((FileIx(mi as u32), ii));
                         let sym = Sym::Image(id);
                         scope.bind(&i.name.name, sym, fs(file, i.name.span), false, self.diags);
                     }
-                    Item::Import(_) | Item::Error(_) => {}
                 }
             }
             self.out.scopes.push(scope);
