@@ -200,8 +200,8 @@ fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
         namespace: c.checked.namespace.clone(),
         names: Default::default(),
     };
-    checked.namespace.flat = vec![None; model.images.len()];
-    checked.namespace.flat[outer.index()] = Some(flat);
+    checked.namespace.flat = othc::model::PerImage::new(model, |_, _| None);
+    checked.namespace.flat[outer] = Some(flat);
     let built: Vec<othc::bundle::Built> = (0..model.objects.len())
         .map(|o| othc::bundle::Built {
             object: othc::model::ObjectId(o as u32),

@@ -184,13 +184,13 @@ impl Analysis {
                 .collect(),
             Target::Export(img, x) => ns
                 .exports
-                .get(img.index())
+                .get(img)
                 .and_then(|e| e.get(x))
                 .cloned()
                 .unwrap_or_default(),
             Target::Startup(img, k) => ns
                 .startup
-                .get(img.index())
+                .get(img)
                 .and_then(|s| s.get(k).copied().flatten())
                 .into_iter()
                 .collect(),

@@ -236,7 +236,7 @@ pub fn flatten(tree: &Tree, wires: &Wires, id: ImageId) -> Result<Flat, FlatErro
                 if inst.wiring[k + 1..].iter().any(|x| x.link.at == w.link.at) {
                     continue;
                 }
-                let r = match &wires[img_id.index()][i][k] {
+                let r = match &wires[img_id][i][k] {
                     Ok(r) => r.clone(),
                     Err(_) => {
                         return Err(fl.error(

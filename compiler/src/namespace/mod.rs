@@ -23,7 +23,7 @@ pub mod serve;
 pub mod tree;
 pub mod view;
 
-use crate::model::{EntryId, ImageId, Model};
+use crate::model::{EntryId, ImageId, Model, PerImage};
 
 /// How many links one resolution may follow.
 pub const MAX_DEPTH: usize = 32;
@@ -32,8 +32,9 @@ pub const MAX_DEPTH: usize = 32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limit;
 
-/// Per image, per instance, per wire: where the wire leads.
-pub type Wires = Vec<Vec<Vec<Result<view::Reached, view::LinkError>>>>;
+/// Per image, per instance (its position in the image), per wire (its
+/// position in the instance's wiring): where the wire leads.
+pub type Wires = PerImage<Vec<Vec<Result<view::Reached, view::LinkError>>>>;
 
 /// What the checker found out about an image's paths, kept for those who
 /// come after it (the bundle writer, the language server, the tests).
@@ -44,13 +45,13 @@ pub struct Namespace {
     /// Per checked need entry of an instance, what it reached.
     pub needs: Vec<NeedCheck>,
     /// Per image, per export: the serve entries its source leads to.
-    pub exports: Vec<Vec<Vec<EntryId>>>,
+    pub exports: PerImage<Vec<Vec<EntryId>>>,
     /// Per image, per startup request: the serve entry that answers it
     /// (none when the request is refused).
-    pub startup: Vec<Vec<Option<EntryId>>>,
+    pub startup: PerImage<Vec<Option<EntryId>>>,
     /// Per image: the image flattened, for an image that can run on its own
     /// (no needs of its own, and nothing broken in it).
-    pub flat: Vec<Option<flatten::Flat>>,
+    pub flat: PerImage<Option<flatten::Flat>>,
 }
 
 /// What a need entry of an instance reaches, as the checker resolved it.
@@ -86,33 +87,27 @@ impl Namespace {
         ii: usize,
         w: usize,
     ) -> Option<&Result<view::Reached, view::LinkError>> {
-        self.wires.get(img.index())?.get(ii)?.get(w)
+        self.wires.get(img)?.get(ii)?.get(w)
     }
 
     /// The flattened image `id`, if the checker could flatten it.
     pub fn flat(&self, id: ImageId) -> Option<&flatten::Flat> {
-        self.flat.get(id.index()).and_then(Option::as_ref)
+        self.flat.get(id).and_then(Option::as_ref)
     }
 }
 
 /// Resolves every wire of every image (`broken` images are skipped).
 pub fn resolve_wires(tree: &tree::Tree) -> Wires {
     let model: &Model = tree.model;
-    model
-        .images
-        .iter()
-        .enumerate()
-        .map(|(i, img)| {
-            let id = ImageId(i as u32);
-            (0..img.instances.len())
-                .map(|ii| {
-                    if tree.is_broken(id) {
-                        vec![Err(view::LinkError::Broken); img.instances[ii].wiring.len()]
-                    } else {
-                        view::resolve_wires(tree, id, ii)
-                    }
-                })
-                .collect()
-        })
-        .collect()
+    PerImage::new(model, |id, img| {
+        (0..img.instances.len())
+            .map(|ii| {
+                if tree.is_broken(id) {
+                    vec![Err(view::LinkError::Broken); img.instances[ii].wiring.len()]
+                } else {
+                    view::resolve_wires(tree, id, ii)
+                }
+            })
+            .collect()
+    })
 }

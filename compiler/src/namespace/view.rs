@@ -186,7 +186,7 @@ pub fn view(
         .enumerate()
         .map(|(i, w)| (w.link.at.segs.as_slice(), i));
     let (wi, rest) = longest(ats, path).ok_or(ViewMiss::Nothing)?;
-    match &wires[img.index()][ii][wi] {
+    match &wires[img][ii][wi] {
         Ok(r) => {
             let mut r = r.clone();
             r.path.extend_from_slice(rest);

@@ -190,7 +190,7 @@ impl Report<'_> {
                 readonly: e.readonly,
                 serves: ns
                     .exports
-                    .get(img.index())
+                    .get(img)
                     .and_then(|v| v.get(x))
                     .map(|es| es.iter().map(|&s| self.served_text(img, s)).collect())
                     .unwrap_or_default(),
@@ -206,7 +206,7 @@ impl Report<'_> {
                 written: self.place(s.whole),
                 answered_by: ns
                     .startup
-                    .get(img.index())
+                    .get(img)
                     .and_then(|v| v.get(k).copied().flatten())
                     .map(|e| self.served_text(img, e)),
             })

@@ -38,9 +38,9 @@ pub struct ImageChecker<'a> {
     /// What each need entry reached.
     pub need_checks: Vec<NeedCheck>,
     /// Per image, per export: the serve entries it leads to.
-    export_entries: Vec<Vec<Vec<EntryId>>>,
+    export_entries: PerImage<Vec<Vec<EntryId>>>,
     /// Per image, per startup request: the serve entry that answers it.
-    startup_entries: Vec<Vec<Option<EntryId>>>,
+    startup_entries: PerImage<Vec<Option<EntryId>>>,
 }
 
 pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
@@ -57,20 +57,10 @@ impl<'a> ImageChecker<'a> {
             lowered,
             diags,
             broken: vec![false; lowered.model.images.len()],
-            wires: Vec::new(),
+            wires: PerImage::default(),
             need_checks: Vec::new(),
-            export_entries: lowered
-                .model
-                .images
-                .iter()
-                .map(|i| vec![Vec::new(); i.exports.len()])
-                .collect(),
-            startup_entries: lowered
-                .model
-                .images
-                .iter()
-                .map(|i| vec![None; i.startup.len()])
-                .collect(),
+            export_entries: PerImage::new(&lowered.model, |_, i| vec![Vec::new(); i.exports.len()]),
+            startup_entries: PerImage::new(&lowered.model, |_, i| vec![None; i.startup.len()]),
         }
     }
 
@@ -107,15 +97,12 @@ impl<'a> ImageChecker<'a> {
         // hold them; only once everything checked, so a flattening failure
         // is never a cascade of another error.
         let clean = !self.diags.has_errors();
-        let flat = (0..n)
-            .map(|i| {
-                let id = ImageId(i as u32);
-                if !clean || self.broken[i] || !self.model().image(id).needs.is_empty() {
-                    return None;
-                }
-                self.flatten(&tree, id)
-            })
-            .collect();
+        let flat = PerImage::new(self.model(), |id, img| {
+            if !clean || self.broken[id.index()] || !img.needs.is_empty() {
+                return None;
+            }
+            self.flatten(&tree, id)
+        });
         crate::namespace::Namespace {
             wires: self.wires,
             needs: self.need_checks,

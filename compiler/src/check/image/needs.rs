@@ -70,7 +70,7 @@ impl ImageChecker<'_> {
                 }
             }
             // A broken wire was reported; what it would have used is unknown.
-            let all_ok = self.wires[img.index()][ii].iter().all(Result::is_ok);
+            let all_ok = self.wires[img][ii].iter().all(Result::is_ok);
             for (wi, w) in inst.wiring.iter().enumerate() {
                 if all_ok && !used[wi] {
                     let sp = &self.spans().images[img.index()].instances[ii].wiring[wi];

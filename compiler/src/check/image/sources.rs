@@ -22,7 +22,7 @@ impl ImageChecker<'_> {
                     WireKind::Mount => "mount",
                     WireKind::Bind => "bind",
                 };
-                let Err(e) = &self.wires[img.index()][ii][wi] else {
+                let Err(e) = &self.wires[img][ii][wi] else {
                     continue;
                 };
                 match e.clone() {
@@ -70,7 +70,7 @@ impl ImageChecker<'_> {
                         if !served.unknown && served.entries.is_empty() {
                             self.nothing_served(target, &rest, &e.from, sp, "export");
                         }
-                        self.export_entries[img.index()][ei] = served.entries;
+                        self.export_entries[img][ei] = served.entries;
                     }
                 }
             }

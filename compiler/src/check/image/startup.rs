@@ -50,7 +50,7 @@ impl<'a> ImageChecker<'a> {
                     verbs,
                 }),
                 Found::Entry { entry, readonly } => {
-                    self.startup_entries[img.index()][si] = Some(entry);
+                    self.startup_entries[img][si] = Some(entry);
                     let serve = model.entry(entry);
                     if !verb.is_safe() && !readonly.is_empty() {
                         let readonly = readonly
