@@ -30,7 +30,7 @@ pub use implementations::{
 };
 pub use matching::covers;
 pub use payloads::SlotValue;
-pub use scope::{NameUse, Sym};
+pub use scope::{MemberUse, NameUse, Sym};
 pub use values::{ValueInputs, load_values};
 
 /// What the rule modules share.
@@ -58,16 +58,15 @@ pub struct Checked {
 /// command-line check's serial time.
 #[derive(Default)]
 pub struct ResolvedNames {
-    /// Per file, every use the file's scope recorded.
-    uses: Vec<Vec<NameUse>>,
-    /// Per file (indexed like `model.files`): the names in scope.
-    in_scope: Vec<Vec<(String, Sym)>>,
+    /// Per file (indexed like `model.files`), what its scope recorded.
+    files: Vec<scope::FileNames>,
 }
 
 impl ResolvedNames {
     fn new(scopes: Vec<scope::Scope>) -> ResolvedNames {
-        let (uses, in_scope) = scopes.into_iter().map(scope::Scope::into_names).unzip();
-        ResolvedNames { uses, in_scope }
+        ResolvedNames {
+            files: scopes.into_iter().map(scope::Scope::into_names).collect(),
+        }
     }
 }
 
@@ -78,20 +77,34 @@ impl ResolvedNames {
 pub struct NameIndex {
     /// Every resolved use, sorted by file and place, each place once.
     pub uses: Vec<NameUse>,
+    /// Every member named in a literal (a field name, an enum value),
+    /// sorted by file and place, each place once.
+    pub members: Vec<MemberUse>,
     /// Per file (indexed like `model.files`): the names in scope, sorted.
     pub in_scope: Vec<Vec<(String, Sym)>>,
 }
 
 impl NameIndex {
     pub fn new(names: ResolvedNames) -> NameIndex {
-        let ResolvedNames { uses, mut in_scope } = names;
-        let mut uses: Vec<NameUse> = uses.into_iter().flatten().collect();
+        let mut uses = Vec::new();
+        let mut members = Vec::new();
+        let mut in_scope = Vec::with_capacity(names.files.len());
+        for f in names.files {
+            uses.extend(f.uses);
+            members.extend(f.members);
+            let mut names = f.in_scope;
+            names.sort();
+            in_scope.push(names);
+        }
         uses.sort_by_key(|u| (u.at.file, u.at.span.start(), u.at.span.end()));
         uses.dedup();
-        for names in &mut in_scope {
-            names.sort();
+        members.sort_by_key(|u| (u.at.file, u.at.span.start(), u.at.span.end()));
+        members.dedup();
+        NameIndex {
+            uses,
+            members,
+            in_scope,
         }
-        NameIndex { uses, in_scope }
     }
 }
 

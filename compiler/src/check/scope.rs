@@ -51,11 +51,31 @@ pub struct NameUse {
     pub sym: Sym,
 }
 
+/// What a file's scope resolved, moved out when the check ends.
+pub struct FileNames {
+    pub uses: Vec<NameUse>,
+    pub members: Vec<MemberUse>,
+    pub in_scope: Vec<(String, Sym)>,
+}
+
+/// Text that names a member of a type (a field name or an enum value in a
+/// literal), as the literal's check resolved it: `member` is the field's or
+/// value's position in the type. `at` is the written text, quotes included
+/// when it is a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberUse {
+    pub at: FileSpan,
+    pub ty: TypeId,
+    pub member: usize,
+}
+
 #[derive(Default)]
 pub struct Scope {
     names: FastMap<String, Binding>,
     /// Every name this file resolved, in the order it was looked up.
     uses: RefCell<Vec<NameUse>>,
+    /// Every member a literal of this file named.
+    members: RefCell<Vec<MemberUse>>,
     /// The type names, sorted, once asked for (cleared by `bind`).
     type_names: std::cell::OnceCell<Candidates>,
 }
@@ -124,11 +144,19 @@ impl Scope {
         self.uses.borrow_mut().push(NameUse { at, sym });
     }
 
-    /// Every name the file resolved, and every name in scope with what it
-    /// stands for, moved out.
-    pub fn into_names(self) -> (Vec<NameUse>, Vec<(String, Sym)>) {
-        let bindings = self.names.into_iter().map(|(n, b)| (n, b.sym)).collect();
-        (self.uses.into_inner(), bindings)
+    /// Records a member a literal names.
+    pub fn record_member(&self, m: MemberUse) {
+        self.members.borrow_mut().push(m);
+    }
+
+    /// Every name the file resolved, every member its literals named, and
+    /// every name in scope with what it stands for, moved out.
+    pub fn into_names(self) -> FileNames {
+        FileNames {
+            uses: self.uses.into_inner(),
+            members: self.members.into_inner(),
+            in_scope: self.names.into_iter().map(|(n, b)| (n, b.sym)).collect(),
+        }
     }
 
     /// Names of the kinds `want` accepts, for "did you mean" help.

@@ -102,7 +102,11 @@ fn message(
     let mut ok = true;
     let mut given: Vec<Option<(&Key, &Value)>> = vec![None; decl.len()];
     for (key, value) in fields {
-        let Some(i) = decl.iter().position(|f| f.name == key.name) else {
+        let i = decl.iter().position(|f| f.name == key.name);
+        if let Some(i) = i {
+            cx.names.member_used(at(cx, key.span), ty, i);
+        }
+        let Some(i) = i else {
             cx.diags.report(ValueError::UnknownField {
                 message: tname.clone(),
                 field: key.name.clone(),
@@ -227,7 +231,8 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
                     let ValueKind::Str(s) = &v.kind else {
                         return mismatch(cx, &format!("a `{ename}` value (a string)"), v);
                     };
-                    if names.iter().any(|n| n == s) {
+                    if let Some(k) = names.iter().position(|n| n == s) {
+                        cx.names.member_used(at(cx, v.span), id, k);
                         return Some(Bson::String(s.clone()));
                     }
                     cx.diags.report(ValueError::UnknownEnumValue {

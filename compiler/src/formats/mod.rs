@@ -44,6 +44,10 @@ pub trait TypeNames {
     fn lookup(&self, name: &str, at: crate::source::FileSpan) -> TypeLookup;
     /// The type names in scope, for "did you mean" help.
     fn candidates(&self) -> crate::diagnostics::suggest::Candidates;
+    /// Records that the text at `at` names member `member` (a field, or an
+    /// enum's value) of type `ty`: a literal's field name or enum value,
+    /// which the language server's hover, definition and rename read.
+    fn member_used(&self, at: crate::source::FileSpan, ty: TypeId, member: usize);
 }
 
 /// The message type a literal names before its braces, or what is wrong

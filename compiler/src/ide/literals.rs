@@ -2,14 +2,14 @@
 //! payloads), each tied to the field it sets, and the enum values written
 //! as strings where an enum is expected, each tied to its value: hover
 //! shows the field's type, definition goes to its declaration, rename
-//! changes them with it. A literal's type comes from the name use the
-//! checker recorded for it; nested messages follow the field types.
+//! changes them with it. The checker resolved them when it encoded the
+//! literals (the name index's `members`); here they only become places.
 
-use oth_syntax::ast::{self, ImagePart, Item, Payload, ValueKind};
+use oth_syntax::ast::{self, ImagePart, Item, Payload};
 
 use super::{Analysis, Target};
 use crate::check::Sym;
-use crate::model::{FieldType, TypeId, TypeKind};
+use crate::model::{TypeId, TypeKind};
 use crate::source::{FileId, FileSpan};
 
 /// The message literals of the images among `items`: slot defaults and
@@ -34,41 +34,15 @@ pub(super) fn image_literals(items: &[Item]) -> impl Iterator<Item = &ast::Value
 
 impl Analysis {
     pub(super) fn literal_fields(&self, out: &mut Vec<(Target, FileSpan)>) {
-        for m in &self.compiled.front.program.modules {
-            for v in image_literals(&m.ast.items) {
-                self.value(m.file, None, v, out);
-            }
-        }
-    }
-
-    /// A value whose type is `expected` (a message type), if known.
-    fn value(
-        &self,
-        file: FileId,
-        expected: Option<TypeId>,
-        v: &ast::Value,
-        out: &mut Vec<(Target, FileSpan)>,
-    ) {
-        let (ty, fields) = match &v.kind {
-            ValueKind::Message(name, fields) => {
-                (self.named_message(FileSpan::new(file, name.span)), fields)
-            }
-            ValueKind::Map(fields) => (expected, fields),
-            _ => return,
-        };
-        let Some(ty) = ty else { return };
         let model = &self.compiled.checked.model;
-        let TypeKind::Message { fields: defs } = &model.ty(ty).kind else {
-            return;
-        };
-        for (key, val) in fields {
-            let Some(k) = defs.iter().position(|f| f.name == key.name) else {
-                continue;
+        for m in &self.names.members {
+            let name = match &model.ty(m.ty).kind {
+                TypeKind::Message { fields } => fields.get(m.member).map(|f| &f.name),
+                TypeKind::Enum { values } => values.get(m.member).map(|v| &v.name),
             };
-            if let Some(at) = self.name_in(file, key.span, &key.name) {
-                out.push((Target::Member(ty, k), at));
+            if let Some(at) = name.and_then(|n| self.name_in(m.at.file, m.at.span, n)) {
+                out.push((Target::Member(m.ty, m.member), at));
             }
-            self.typed(file, &defs[k].ty, val, out);
         }
     }
 
@@ -84,39 +58,6 @@ impl Analysis {
         match uses[i].sym {
             Sym::Type(t, false) => Some(t),
             _ => None,
-        }
-    }
-
-    /// A field's value, by the field's type.
-    fn typed(
-        &self,
-        file: FileId,
-        t: &FieldType,
-        v: &ast::Value,
-        out: &mut Vec<(Target, FileSpan)>,
-    ) {
-        match (t, &v.kind) {
-            (FieldType::List(inner), ValueKind::List(items)) => {
-                for i in items {
-                    self.typed(file, inner, i, out);
-                }
-            }
-            (FieldType::Map(inner), ValueKind::Map(entries)) => {
-                for (_, e) in entries {
-                    self.typed(file, inner, e, out);
-                }
-            }
-            (FieldType::Named(id), ValueKind::Str(s)) => {
-                let model = &self.compiled.checked.model;
-                if let TypeKind::Enum { values } = &model.ty(*id).kind
-                    && let Some(k) = values.iter().position(|x| x.name == *s)
-                    && let Some(at) = self.name_in(file, v.span, s)
-                {
-                    out.push((Target::Member(*id, k), at));
-                }
-            }
-            (FieldType::Named(id), _) => self.value(file, Some(*id), v, out),
-            _ => {}
         }
     }
 

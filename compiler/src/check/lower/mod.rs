@@ -11,7 +11,7 @@ mod images;
 use oth_syntax::Span;
 use oth_syntax::ast::{self, ImagePart, Item, ObjectMember};
 
-use super::scope::{Scope, Sym};
+use super::scope::{MemberUse, Scope, Sym};
 use crate::diagnostics::Diagnostics;
 use crate::formats::{Formats, TypeLookup, TypeNames};
 use crate::model::*;
@@ -334,5 +334,9 @@ impl TypeNames for ScopeNames<'_> {
 
     fn candidates(&self) -> crate::diagnostics::suggest::Candidates {
         self.scope.type_names()
+    }
+
+    fn member_used(&self, at: FileSpan, ty: TypeId, member: usize) {
+        self.scope.record_member(MemberUse { at, ty, member });
     }
 }
