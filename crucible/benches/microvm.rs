@@ -21,7 +21,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crucible::sandbox::{LocalBackend, Output, Sandbox};
+use crucible::local::LocalBackend;
+use crucible::sandbox::{Output, Sandbox};
 use crucible::vm::image::{GuestSpec, KernelSource};
 use crucible::vm::qemu::{self, How, Size, VmConfig};
 use crucible::vm::{accel, image, snapshot};

@@ -29,6 +29,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::failure::FailureKind;
 use crate::http::{Prefixed, query_param, read_head};
 use crate::sandbox::{Backend, NewSandbox, Sandbox, check_id};
 use crate::wire::{ErrorBody, ExecRequest};
@@ -184,7 +185,7 @@ async fn create(d: &Daemon, body: Incoming) -> Response<Body> {
     };
     match d.backend.create(spec).await {
         Ok(info) => json_ok(StatusCode::CREATED, &info),
-        Err(e) => backend_error(e.status, e.reason),
+        Err(e) => backend_error(e.kind, e.reason),
     }
 }
 
@@ -197,11 +198,20 @@ fn json_ok<T: serde::Serialize>(status: StatusCode, value: &T) -> Response<Body>
 }
 
 /// The JSON error for a status a backend chose (a files or lifecycle error).
-fn backend_error(status: u16, reason: String) -> Response<Body> {
-    json_error(
-        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-        reason,
-    )
+fn backend_error(kind: FailureKind, reason: String) -> Response<Body> {
+    json_error(status_of(kind), reason)
+}
+
+/// The HTTP status a failure answers: the one place kinds become statuses.
+pub fn status_of(kind: FailureKind) -> StatusCode {
+    match kind {
+        FailureKind::Invalid => StatusCode::BAD_REQUEST,
+        FailureKind::NotFound => StatusCode::NOT_FOUND,
+        FailureKind::Conflict => StatusCode::CONFLICT,
+        FailureKind::Unsupported => StatusCode::METHOD_NOT_ALLOWED,
+        FailureKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        FailureKind::Unreachable => StatusCode::BAD_GATEWAY,
+    }
 }
 
 /// `None` when the request may go on; the 401 otherwise.
@@ -285,7 +295,7 @@ async fn handle(d: Arc<Daemon>, req: Request<Incoming>) -> Response<Body> {
                     .status(StatusCode::NO_CONTENT)
                     .body(Full::new(Bytes::new()).boxed())
                     .expect("a response"),
-                Err(e) => backend_error(e.status, e.reason),
+                Err(e) => backend_error(e.kind, e.reason),
             },
             Lifecycle::Refused(why) => refused(why),
         };
@@ -333,7 +343,7 @@ async fn handle(d: Arc<Daemon>, req: Request<Incoming>) -> Response<Body> {
                         .boxed(),
                     )
                     .expect("a response"),
-                Ok(Err(e)) => backend_error(e.status, e.reason),
+                Ok(Err(e)) => backend_error(e.kind, e.reason),
                 Err(e) => json_error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             }
         }
@@ -346,7 +356,7 @@ async fn handle(d: Arc<Daemon>, req: Request<Incoming>) -> Response<Body> {
                     .header("content-type", "application/octet-stream")
                     .body(Full::new(Bytes::from(bytes)).boxed())
                     .expect("a response"),
-                Ok(Err(e)) => backend_error(e.status, e.reason),
+                Ok(Err(e)) => backend_error(e.kind, e.reason),
                 Err(e) => json_error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             }
         }

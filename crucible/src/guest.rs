@@ -9,38 +9,37 @@ use std::fs;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use crate::failure::FailureKind;
 use crate::wire::WireFilesPutResult;
 
-/// Why a file request failed: the HTTP status it answers, and the reason.
+/// Why a file request failed: what kind of failure, and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilesError {
-    pub status: u16,
+    pub kind: FailureKind,
     pub reason: String,
 }
 
 impl FilesError {
-    pub fn bad(reason: impl Into<String>) -> FilesError {
+    pub fn new(kind: FailureKind, reason: impl Into<String>) -> FilesError {
         FilesError {
-            status: 400,
+            kind,
             reason: reason.into(),
         }
     }
 
+    pub fn bad(reason: impl Into<String>) -> FilesError {
+        FilesError::new(FailureKind::Invalid, reason)
+    }
+
     pub fn not_found(reason: impl Into<String>) -> FilesError {
-        FilesError {
-            status: 404,
-            reason: reason.into(),
-        }
+        FilesError::new(FailureKind::NotFound, reason)
     }
 
     fn io(what: &str, e: std::io::Error) -> FilesError {
         if e.kind() == std::io::ErrorKind::NotFound {
             FilesError::not_found(format!("{what}: no such file"))
         } else {
-            FilesError {
-                status: 500,
-                reason: format!("{what}: {e}"),
-            }
+            FilesError::new(FailureKind::Internal, format!("{what}: {e}"))
         }
     }
 }

@@ -4,6 +4,7 @@
 //! drives it. What only a VM can show (boot, isolation, a dying VM) is in
 //! the microVM suite; here is everything the agent itself decides.
 
+use crucible::failure::FailureKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,8 +179,8 @@ async fn files_go_both_ways_under_the_guest_rules() {
     .await
     .unwrap();
     assert_eq!(got.0.unwrap(), b"hello");
-    assert_eq!(got.1.unwrap_err().status, 404);
-    assert_eq!(got.2.unwrap_err().status, 400);
+    assert_eq!(got.1.unwrap_err().kind, FailureKind::NotFound);
+    assert_eq!(got.2.unwrap_err().kind, FailureKind::Invalid);
 }
 
 #[tokio::test]
@@ -197,7 +198,7 @@ async fn a_port_that_dies_ends_every_session_in_band() {
     let e = tokio::task::spawn_blocking(move || l.get_file("/x"))
         .await
         .unwrap();
-    assert_eq!(e.unwrap_err().status, 502);
+    assert_eq!(e.unwrap_err().kind, FailureKind::Unreachable);
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crucible::client::Client;
 use crucible::daemon::{self, Config};
-use crucible::sandbox::LocalBackend;
+use crucible::local::LocalBackend;
 
 #[tokio::test]
 async fn the_local_backend_conforms() {

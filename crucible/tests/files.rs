@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crucible::client::{Client, ClientError};
 use crucible::daemon::{self, Config};
 use crucible::guest::extract_tar;
-use crucible::sandbox::LocalBackend;
+use crucible::local::LocalBackend;
 use crucible::wire::WireFilesPutResult;
 
 fn scratch(name: &str) -> PathBuf {
@@ -126,7 +126,11 @@ fn every_escape_is_refused_and_nothing_is_written() {
     for (what, entries) in cases {
         let (root, at) = sandbox(&what.replace(' ', "_"));
         let err = extract_tar(&root, "/dest", &archive(entries)).expect_err(what);
-        assert_eq!(err.status, 400, "{what}: {err:?}");
+        assert_eq!(
+            err.kind,
+            crucible::failure::FailureKind::Invalid,
+            "{what}: {err:?}"
+        );
         untouched(&at);
         assert!(
             !root.join("dest").exists()
@@ -186,7 +190,11 @@ fn an_archive_that_cannot_be_written_whole_writes_nothing() {
     for (what, entries, says) in cases {
         let (root, at) = sandbox(&what.replace(' ', "_"));
         let err = extract_tar(&root, "/dest", &archive(entries)).expect_err(what);
-        assert_eq!(err.status, 400, "{what}: {err:?}");
+        assert_eq!(
+            err.kind,
+            crucible::failure::FailureKind::Invalid,
+            "{what}: {err:?}"
+        );
         assert!(err.reason.contains(says), "{what}: {}", err.reason);
         assert!(
             !root.join("dest").exists(),
@@ -222,7 +230,7 @@ fn a_sparse_entry_is_refused_without_reading_it() {
     let declared = a.entries().unwrap().next().unwrap().unwrap().size();
     assert!(declared > 1 << 32, "{declared}");
     let err = extract_tar(&root, "/dest", &tar).unwrap_err();
-    assert_eq!(err.status, 400);
+    assert_eq!(err.kind, crucible::failure::FailureKind::Invalid);
     assert!(err.reason.contains("sparse"), "{}", err.reason);
     untouched(&at);
 }

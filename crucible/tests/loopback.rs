@@ -10,7 +10,8 @@ use std::time::Duration;
 use crucible::client::{Client, ClientError, Transport, collect_within};
 use crucible::daemon::{self, Config};
 use crucible::guest::FilesError;
-use crucible::sandbox::{Backend, LocalBackend, Process, Sandbox};
+use crucible::local::LocalBackend;
+use crucible::sandbox::{Backend, Process, Sandbox};
 use crucible::wire::{ExecRequest, ExecResult, WireFilesPutResult};
 
 const KEY: &str = "sesame";

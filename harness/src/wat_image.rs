@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use othc::bundle::{Built, sha256_hex};
 use othc::loader::Loader;
-use othc::model::{Origin, ImageId, ObjectId};
+use othc::model::{ImageId, ObjectId, Origin};
 
 /// The bundle of the first image of `file` (loaded through `loader`, with
 /// `sets` as `--set` values), whose objects are implemented by the
@@ -38,9 +38,7 @@ pub fn wat_bundle(
     let mut built = Vec::new();
     let mut modules = Vec::new();
     for (i, o) in model.objects.iter().enumerate() {
-        if o.native
-            || o.file.0 != root_file
-            || model.files[o.file.index()].origin != Origin::Source
+        if o.native || o.file.0 != root_file || model.files[o.file.index()].origin != Origin::Source
         {
             continue;
         }

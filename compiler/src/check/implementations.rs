@@ -12,7 +12,7 @@ use super::Checked;
 use super::header::HeaderError;
 use crate::diagnostics::Diagnostics;
 use crate::loader::Loader;
-use crate::model::{Origin, ImageId, ObjectId, Shape};
+use crate::model::{ImageId, ObjectId, Origin, Shape};
 use crate::resolve::FrontEnd;
 
 /// The implementation file of `object`, declared in `key` (a `.oth` path).

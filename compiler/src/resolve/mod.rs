@@ -419,11 +419,7 @@ impl Resolver<'_> {
         let chain = self.visiting[pos..]
             .iter()
             .map(|(m, site)| {
-                let name = self
-                    .sources
-                    .get(self.modules[m.index()].file)
-                    .name
-                    .clone();
+                let name = self.sources.get(self.modules[m.index()].file).name.clone();
                 (name, *site)
             })
             .collect();

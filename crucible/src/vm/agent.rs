@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::guest;
-use crate::sandbox::kill_group;
+use crate::local::kill_group;
 use crate::vm::wire::{FilesFailure, Kind, Message, Ready, Start};
 use crate::wire::{ExecResult, bounded};
 
@@ -35,7 +35,7 @@ pub trait Host: Send + Sync + 'static {
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 
 fn send(out: &Out, m: Message) {
-    let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+    let mut w = crate::lock(out);
     // A port that cannot be written is a host gone: the reader sees it end.
     let _ = m.write_to(&mut *w);
 }
@@ -87,7 +87,7 @@ pub fn serve(
                 exec(m.session, start, root, &host, &out, &sessions);
             }
             Kind::Stdin | Kind::StdinClose => {
-                let mut table = sessions.lock().unwrap_or_else(|p| p.into_inner());
+                let mut table = crate::lock(&sessions);
                 if let Some(s) = table.get_mut(&m.session) {
                     if m.kind == Kind::StdinClose {
                         s.stdin = None;
@@ -97,7 +97,7 @@ pub fn serve(
                 }
             }
             Kind::Kill => {
-                let table = sessions.lock().unwrap_or_else(|p| p.into_inner());
+                let table = crate::lock(&sessions);
                 if let Some(g) = table.get(&m.session).and_then(|s| s.group) {
                     kill_group(g);
                 }
@@ -129,7 +129,7 @@ pub fn serve(
 }
 
 fn kill_all(sessions: &Sessions) {
-    let table = sessions.lock().unwrap_or_else(|p| p.into_inner());
+    let table = crate::lock(sessions);
     for g in table.values().filter_map(|s| s.group) {
         kill_group(g);
     }
@@ -156,7 +156,7 @@ fn files(m: Message, root: &Path, out: &Out) {
             m.session,
             Kind::FilesFailed,
             &FilesFailure {
-                status: e.status,
+                kind: e.kind,
                 reason: e.reason,
             },
         )
@@ -214,7 +214,7 @@ fn exec(id: u32, start: Start, root: &Path, host: &Arc<dyn Host>, out: &Out, ses
         });
         tx
     });
-    sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(
+    crate::lock(sessions).insert(
         id,
         Session {
             stdin,
@@ -227,10 +227,7 @@ fn exec(id: u32, start: Start, root: &Path, host: &Arc<dyn Host>, out: &Out, ses
         let result = run(id, &mut child, timeout, &out);
         // What is left of the group goes with the session.
         kill_group(child.id());
-        sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
+        crate::lock(&sessions).remove(&id);
         send(&out, Message::json(id, Kind::Exit, &result));
     });
 }

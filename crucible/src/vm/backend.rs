@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use crate::failure::FailureKind;
 use crate::sandbox::{
     Backend, Later, LifecycleError, NewSandbox, Sandbox, SandboxInfo, check_id, fresh_id,
 };
@@ -92,7 +93,7 @@ impl MicroVmBackend {
 
 impl Backend for MicroVmBackend {
     fn sandbox(&self, id: &str) -> Option<Arc<dyn Sandbox>> {
-        match self.vms.lock().expect("the VM table").get(id)? {
+        match crate::lock(&self.vms).get(id)? {
             Entry::Up(vm) => Some(Arc::new(vm.link.clone())),
             // A VM still booting is not there yet.
             Entry::Booting => None,
@@ -102,7 +103,7 @@ impl Backend for MicroVmBackend {
     fn create(&self, spec: NewSandbox) -> Later<'_, SandboxInfo> {
         Box::pin(async move {
             let id = spec.id.unwrap_or_else(fresh_id);
-            check_id(&id).map_err(|why| LifecycleError::new(400, why))?;
+            check_id(&id).map_err(|why| LifecycleError::new(FailureKind::Invalid, why))?;
             let size = Size {
                 memory_mib: spec.memory_mib.unwrap_or(self.config.memory_mib),
                 vcpus: spec.vcpus.unwrap_or(self.config.vcpus),
@@ -110,7 +111,7 @@ impl Backend for MicroVmBackend {
             let least = self.least_memory_mib();
             if !(least..=MAX_MEMORY_MIB).contains(&size.memory_mib) {
                 return Err(LifecycleError::new(
-                    400,
+                    FailureKind::Invalid,
                     format!(
                         "memory_mib must be {least} to {MAX_MEMORY_MIB}, not {} (the guest's \
                          initramfs unpacks into its memory)",
@@ -120,14 +121,17 @@ impl Backend for MicroVmBackend {
             }
             if !(1..=MAX_VCPUS).contains(&size.vcpus) {
                 return Err(LifecycleError::new(
-                    400,
+                    FailureKind::Invalid,
                     format!("vcpus must be 1 to {MAX_VCPUS}, not {}", size.vcpus),
                 ));
             }
             {
-                let mut vms = self.vms.lock().expect("the VM table");
+                let mut vms = crate::lock(&self.vms);
                 if vms.contains_key(&id) {
-                    return Err(LifecycleError::new(409, format!("sandbox `{id}` exists")));
+                    return Err(LifecycleError::new(
+                        FailureKind::Conflict,
+                        format!("sandbox `{id}` exists"),
+                    ));
                 }
                 vms.insert(id.clone(), Entry::Booting);
             }
@@ -137,7 +141,7 @@ impl Backend for MicroVmBackend {
                 _ => How::Cold,
             };
             let booted = qemu::start(&self.guest, &self.config, size, &dir, how).await;
-            let mut vms = self.vms.lock().expect("the VM table");
+            let mut vms = crate::lock(&self.vms);
             match booted {
                 Ok(mut vm) => match vms.get_mut(&id) {
                     Some(e) => {
@@ -147,14 +151,14 @@ impl Backend for MicroVmBackend {
                     }
                     // Deleted while it booted: it goes (dropping a Vm kills qemu).
                     None => Err(LifecycleError::new(
-                        409,
+                        FailureKind::Conflict,
                         format!("sandbox `{id}` was deleted while it started"),
                     )),
                 },
                 Err(why) => {
                     vms.remove(&id);
                     Err(LifecycleError::new(
-                        500,
+                        FailureKind::Internal,
                         format!("sandbox `{id}` did not start: {why}"),
                     ))
                 }
@@ -163,7 +167,7 @@ impl Backend for MicroVmBackend {
     }
 
     fn info(&self, id: &str) -> Option<SandboxInfo> {
-        let mut vms = self.vms.lock().expect("the VM table");
+        let mut vms = crate::lock(&self.vms);
         Some(match vms.get_mut(id)? {
             Entry::Booting => SandboxInfo {
                 state: "starting".into(),
@@ -176,9 +180,12 @@ impl Backend for MicroVmBackend {
     fn delete(&self, id: &str) -> Later<'_, ()> {
         let id = id.to_string();
         Box::pin(async move {
-            let entry = self.vms.lock().expect("the VM table").remove(&id);
+            let entry = crate::lock(&self.vms).remove(&id);
             match entry {
-                None => Err(LifecycleError::new(404, format!("no sandbox `{id}`"))),
+                None => Err(LifecycleError::new(
+                    FailureKind::NotFound,
+                    format!("no sandbox `{id}`"),
+                )),
                 Some(Entry::Up(vm)) => {
                     vm.stop().await;
                     Ok(())

@@ -46,15 +46,13 @@ struct Shared {
 }
 
 impl Shared {
-    /// The state, whatever a panicking holder left (each change to it is
-    /// one step, so what a panic leaves is still whole): the link's one
-    /// policy for a poisoned lock.
+    /// The state (a poisoned lock as the crate treats one: `crate::lock`).
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.state)
     }
 
     fn pongs(&self) -> std::sync::MutexGuard<'_, Vec<oneshot::Sender<Vec<u8>>>> {
-        self.pongs.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.pongs)
     }
 
     /// Opens session `id`'s route, unless the link is dead (then why).
@@ -240,10 +238,7 @@ impl AgentLink {
 }
 
 fn unreachable(why: String) -> FilesError {
-    FilesError {
-        status: 502,
-        reason: why,
-    }
+    FilesError::new(crate::failure::FailureKind::Unreachable, why)
 }
 
 async fn read_message(r: &mut (impl AsyncRead + Unpin)) -> std::io::Result<Option<Message>> {
@@ -421,10 +416,7 @@ fn answer<T>(
         return take(m);
     }
     match m.parse::<FilesFailure>() {
-        Ok(f) if m.kind == Kind::FilesFailed => Err(FilesError {
-            status: f.status,
-            reason: f.reason,
-        }),
+        Ok(f) if m.kind == Kind::FilesFailed => Err(FilesError::new(f.kind, f.reason)),
         _ => Err(unreachable(format!("the agent answered {:?}", m.kind))),
     }
 }

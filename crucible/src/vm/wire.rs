@@ -203,10 +203,10 @@ pub struct Clock {
     pub seed: Vec<u8>,
 }
 
-/// A file transfer that failed: the HTTP status it answers, and why.
+/// A file transfer that failed: what kind of failure, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FilesFailure {
-    pub status: u16,
+    pub kind: crate::failure::FailureKind,
     pub reason: String,
 }
 

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::Cx;
 use crate::asnames;
-use crate::model::{EntryId, Origin, NeedBlock, Seg};
+use crate::model::{EntryId, NeedBlock, Origin, Seg};
 use crate::source::FileSpan;
 
 mod errors;

@@ -15,7 +15,7 @@ use super::scope::{MemberUse, Scope, Sym};
 use crate::diagnostics::Diagnostics;
 use crate::formats::{Formats, TypeLookup, TypeNames};
 use crate::model::*;
-use crate::resolve::{DeclaringItem, Declares, FrontEnd};
+use crate::resolve::{Declares, DeclaringItem, FrontEnd};
 use crate::source::{FileId, FileSpan};
 
 /// The model, and what the later checks need to get back to the source.
