@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use othc::model::{EntryId, Seg};
+use othc::model::{EntryId, Seg, Verb};
 use othc::namespace::MAX_DEPTH;
 use othc::namespace::path::push_text;
 
@@ -14,6 +14,13 @@ use crate::host::{Call, Carried};
 use crate::natives::Reply;
 use crate::workers::Delivery;
 use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, route, view};
+
+/// Whether an instance is still running after one of its calls was done.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Went {
+    On,
+    Stopped,
+}
 
 impl Runtime<'_> {
     pub(crate) fn fail_to(&mut self, to: Sender, ticket: i32, errno: i32, desc: String) {
@@ -363,42 +370,16 @@ impl Runtime<'_> {
     /// Does what instance `a` asked for in one call, in order; stops at a
     /// call that gets it stopped.
     fn act_on(&mut self, a: usize, calls: &mut Vec<Call>) {
-        let limit = self.limits.payload;
         for call in calls.drain(..) {
-            match call {
+            let went = match call {
                 Call::Request {
                     ticket,
                     verb,
                     aim,
                     payload,
                 } => {
-                    let from = Sender::Instance(a);
-                    let payload = match payload {
-                        Carried::TooLarge(n) => {
-                            self.fail_to(
-                                from,
-                                ticket,
-                                errno::TOO_LARGE,
-                                format!("the payload is {n} bytes, over the limit of {limit}"),
-                            );
-                            continue;
-                        }
-                        Carried::Some(p) => Some(p),
-                        Carried::None => None,
-                    };
-                    if self.actors[a].pacing.is_some() {
-                        self.pace_request(a, ticket);
-                    }
-                    let req = Serving {
-                        from,
-                        ticket,
-                        verb,
-                        flags: 0,
-                        payload,
-                        stream: false,
-                        forwarded: Vec::new(),
-                    };
-                    self.route(a, req, aim);
+                    self.request(a, ticket, verb, aim, payload);
+                    Went::On
                 }
                 Call::Cancel { ticket } => {
                     if !self.actors[a].paced.is_empty() {
@@ -406,85 +387,122 @@ impl Runtime<'_> {
                     }
                     self.drop_ticket(a, ticket);
                     self.withdraw(Sender::Instance(a), Some(ticket));
+                    Went::On
                 }
-                Call::Answer { id, done, payload } => {
-                    let s = match self.claim(a, id, "answered") {
-                        Claim::Serving(s) => s,
-                        Claim::Late => continue,
-                        Claim::Stopped => return,
-                    };
-                    // A non-stream has one answer: the first finishes it.
-                    let done = done || !s.stream;
-                    let payload = match payload {
-                        Carried::TooLarge(n) => {
-                            self.fail_to(
-                                s.from,
-                                s.ticket,
-                                errno::TOO_LARGE,
-                                format!("the answer is {n} bytes, over the limit of {limit}"),
-                            );
-                            continue;
-                        }
-                        Carried::Some(p) => Some(p),
-                        Carried::None => None,
-                    };
-                    self.queue.push_back(Event::Answer {
-                        to: s.from,
-                        ticket: s.ticket,
-                        done,
-                        payload,
-                    });
-                    if !done {
-                        self.actors[a].serving.insert(id, s);
-                    }
-                }
+                Call::Answer { id, done, payload } => self.answer(a, id, done, payload),
                 Call::Fail {
                     id,
                     errno,
                     code,
                     desc,
-                } => {
-                    let s = match self.claim(a, id, "failed") {
-                        Claim::Serving(s) => s,
-                        Claim::Late => continue,
-                        Claim::Stopped => return,
-                    };
-                    self.queue.push_back(Event::Error {
-                        to: s.from,
-                        ticket: s.ticket,
-                        errno,
-                        code,
-                        desc,
-                    });
-                }
-                Call::Forward { id, aim } => {
-                    let s = match self.claim(a, id, "forwarded") {
-                        Claim::Serving(s) => s,
-                        Claim::Late => continue,
-                        Claim::Stopped => return,
-                    };
-                    // A request handed on and on (A to B to A…) would never
-                    // end: past the limit its caller is answered, naming the
-                    // instances it went round; they themselves run on.
-                    let mut s = s;
-                    s.forwarded.push(a);
-                    if s.forwarded.len() > MAX_DEPTH {
-                        let names: Vec<&str> = s.forwarded[..4.min(s.forwarded.len())]
-                            .iter()
-                            .map(|i| self.actors[*i].name.as_str())
-                            .collect();
-                        let desc = format!(
-                            "forwarded more than {MAX_DEPTH} times, round {} → …",
-                            names.join(" → ")
-                        );
-                        self.fail_to(s.from, s.ticket, errno::NOT_FOUND, desc);
-                        continue;
+                } => match self.claim(a, id, "failed") {
+                    Claim::Serving(s) => {
+                        self.queue.push_back(Event::Error {
+                            to: s.from,
+                            ticket: s.ticket,
+                            errno,
+                            code,
+                            desc,
+                        });
+                        Went::On
                     }
-                    // Resolved as if `a` had sent it; answered to the original caller.
-                    self.route(a, s, aim);
-                }
+                    Claim::Late => Went::On,
+                    Claim::Stopped => Went::Stopped,
+                },
+                Call::Forward { id, aim } => self.forward(a, id, aim),
+            };
+            if went == Went::Stopped {
+                return;
             }
         }
+    }
+
+    /// Instance `a` sends a request.
+    fn request(&mut self, a: usize, ticket: i32, verb: Verb, aim: view::Aim, payload: Carried) {
+        let from = Sender::Instance(a);
+        let payload = match payload {
+            Carried::TooLarge(n) => {
+                let limit = self.limits.payload;
+                let why = format!("the payload is {n} bytes, over the limit of {limit}");
+                self.fail_to(from, ticket, errno::TOO_LARGE, why);
+                return;
+            }
+            Carried::Some(p) => Some(p),
+            Carried::None => None,
+        };
+        if self.actors[a].pacing.is_some() {
+            self.pace_request(a, ticket);
+        }
+        let req = Serving {
+            from,
+            ticket,
+            verb,
+            flags: 0,
+            payload,
+            stream: false,
+            forwarded: Vec::new(),
+        };
+        self.route(a, req, aim);
+    }
+
+    /// Instance `a` answers request `id` (`done`: its last answer).
+    fn answer(&mut self, a: usize, id: i32, done: bool, payload: Carried) -> Went {
+        let s = match self.claim(a, id, "answered") {
+            Claim::Serving(s) => s,
+            Claim::Late => return Went::On,
+            Claim::Stopped => return Went::Stopped,
+        };
+        // A non-stream has one answer: the first finishes it.
+        let done = done || !s.stream;
+        let payload = match payload {
+            Carried::TooLarge(n) => {
+                let limit = self.limits.payload;
+                let why = format!("the answer is {n} bytes, over the limit of {limit}");
+                self.fail_to(s.from, s.ticket, errno::TOO_LARGE, why);
+                return Went::On;
+            }
+            Carried::Some(p) => Some(p),
+            Carried::None => None,
+        };
+        self.queue.push_back(Event::Answer {
+            to: s.from,
+            ticket: s.ticket,
+            done,
+            payload,
+        });
+        if !done {
+            self.actors[a].serving.insert(id, s);
+        }
+        Went::On
+    }
+
+    /// Instance `a` hands request `id` on to `aim`, to be answered to its
+    /// original caller.
+    fn forward(&mut self, a: usize, id: i32, aim: view::Aim) -> Went {
+        let mut s = match self.claim(a, id, "forwarded") {
+            Claim::Serving(s) => s,
+            Claim::Late => return Went::On,
+            Claim::Stopped => return Went::Stopped,
+        };
+        // A request handed on and on (A to B to A…) would never end: past
+        // the limit its caller is answered, naming the instances it went
+        // round; they themselves run on.
+        s.forwarded.push(a);
+        if s.forwarded.len() > MAX_DEPTH {
+            let names: Vec<&str> = s.forwarded[..4.min(s.forwarded.len())]
+                .iter()
+                .map(|i| self.actors[*i].name.as_str())
+                .collect();
+            let desc = format!(
+                "forwarded more than {MAX_DEPTH} times, round {} → …",
+                names.join(" → ")
+            );
+            self.fail_to(s.from, s.ticket, errno::NOT_FOUND, desc);
+            return Went::On;
+        }
+        // Resolved as if `a` had sent it; answered to the original caller.
+        self.route(a, s, aim);
+        Went::On
     }
 
     /// Instance `a` answers, fails or forwards (`what`) request `id`: the
