@@ -4,12 +4,13 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
+use std::sync::Arc;
+
+use othc::model::Seg;
 
 use othc::namespace::path::parse_request;
 
 use crate::host::{self, Wasm};
-use crate::natives::console::Console;
-use crate::natives::files::Files;
 use crate::outside::Inbox;
 use crate::supervise::Supervised;
 use crate::ticker::Ticker;
@@ -56,7 +57,14 @@ impl<'a> Runtime<'a> {
         let engine =
             wasmtime::Engine::new(&crate::code::config()).map_err(|e| LoadError(e.to_string()))?;
         let ticker = Ticker::start(&engine);
-        let linker = host::linker(&engine).map_err(|e| LoadError(e.to_string()))?;
+        let mut io = io;
+        let mut compiled = Compiled {
+            linker: host::linker(&engine).map_err(|e| LoadError(e.to_string()))?,
+            engine: &engine,
+            modules: &modules,
+            code,
+            done: HashMap::new(),
+        };
         // The natives' header is compiled only for an image that has natives.
         let natives: Vec<Rc<Header>> = if json.instances.iter().any(|i| i.native.is_some()) {
             othc::header::natives()
@@ -73,134 +81,27 @@ impl<'a> Runtime<'a> {
             .enumerate()
             .map(|(i, inst)| (inst.name.as_str(), i))
             .collect();
-        // Each module is compiled and its header read once, however many
-        // instances it has.
-        type Linked = Rc<wasmtime::InstancePre<host::Host>>;
-        let mut compiled: HashMap<&str, (Linked, (Rc<Header>, String))> = HashMap::new();
-        let mut actors = Vec::new();
+        let mut actors = Vec::with_capacity(json.instances.len());
         for inst in &json.instances {
             let view = inst
                 .view
                 .iter()
                 .map(|l| parse_link(l, &index))
                 .collect::<Result<Vec<_>, _>>()?;
-            let mut supervised = None;
-            let (body, header) = match (&inst.native, &inst.module) {
-                (Some(n), _) => {
-                    let body = match n.as_str() {
-                        "Console" => Body::Console(Console::default()),
-                        "Files" => Body::Files(Files::default()),
-                        "Clock" => Body::Clock,
-                        "Http" => Body::Http(Box::default()),
-                        _ => {
-                            return Err(LoadError(format!(
-                                "instance `{}`: the runtime has no native object `{n}`",
-                                inst.name
-                            )));
-                        }
-                    };
-                    let header = natives
-                        .iter()
-                        .find(|h| h.1.name == *n)
-                        .cloned()
-                        .ok_or_else(|| LoadError(format!("no header for native `{n}`")))?;
-                    (body, header)
-                }
+            let actor = match (&inst.native, &inst.module) {
+                (Some(n), _) => native_actor(inst, n, &natives)?,
                 (None, Some(m)) => {
-                    if !compiled.contains_key(m.as_str()) {
-                        let (_, bytes) = modules
-                            .iter()
-                            .find(|(name, _)| name == m)
-                            .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))?;
-                        // The same ABI table `othc build` checks against: a
-                        // module that breaks it is refused in its words, not
-                        // wasmtime's.
-                        let problems = othc::abi_check::problems(bytes);
-                        if !problems.is_empty() {
-                            return Err(LoadError(format!(
-                                "`{m}` breaks the host ABI: {}",
-                                problems.join("; ")
-                            )));
-                        }
-                        let h = othc::header::read(bytes)
-                            .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-                        let digest = othc::bundle::header_sha256(bytes)
-                            .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-                        let header = ((h.model, h.object), digest);
-                        let module = crate::code::module(&engine, bytes, m, code, &mut *io.err)
-                            .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-                        let pre = linker
-                            .instantiate_pre(&module)
-                            .map_err(|e| LoadError(format!("`{m}`: {e:#}")))?;
-                        compiled.insert(m, (Rc::new(pre), (Rc::new(header.0), header.1)));
-                    }
-                    let (pre, (header, digest)) = &compiled[m.as_str()];
-                    // The module must be the object the image was checked
-                    // with: a module swapped in (its hash updated) is not.
-                    if header.1.name != inst.object {
-                        return Err(LoadError(format!(
-                            "instance `{}` is a `{}`, but `{m}` declares `{}`",
-                            inst.name, inst.object, header.1.name
-                        )));
-                    }
-                    if inst.header_sha256.as_deref() != Some(digest.as_str()) {
-                        return Err(LoadError(format!(
-                            "instance `{}`: the header of `{m}` is not the one the image was checked with",
-                            inst.name
-                        )));
-                    }
-                    let wasm = Wasm::new(pre, view.clone(), &limits).map_err(|e| {
-                        LoadError(format!("instance `{}` (`{m}`): {e:#}", inst.name))
-                    })?;
-                    supervised = Some(Supervised::new(Rc::clone(pre), view));
-                    (Body::Wasm(Box::new(wasm)), Rc::clone(header))
+                    let module = compiled.module(m, &mut *io.err)?;
+                    wasm_actor(inst, m, module, view, &limits)?
                 }
                 (None, None) => {
                     return Err(LoadError(format!("instance `{}` has no module", inst.name)));
                 }
             };
-            actors.push(Actor {
-                name: inst.name.clone(),
-                body,
-                header,
-                serving: IdMap::default(),
-                cancelled: IdSet::default(),
-                dropped: IdSet::default(),
-                queued: 0,
-                next_id: 0,
-                dead: false,
-                passed: None,
-                reached: None,
-                supervised,
-                busy: false,
-                mailbox: VecDeque::new(),
-                exposed: Vec::new(),
-                paced: IdMap::default(),
-                pacing: None,
-            });
+            actors.push(actor);
         }
-        // Each startup request's receiver and path, checked now: a bundle
-        // that names what is not there does not load.
-        let startup = json
-            .startup
-            .iter()
-            .map(|s| {
-                let to = *index.get(s.target.as_str()).ok_or_else(|| {
-                    LoadError(format!(
-                        "a startup request names `{}`, which is no instance",
-                        s.target
-                    ))
-                })?;
-                let path = parse_request(&s.path).ok_or_else(|| {
-                    LoadError(format!(
-                        "a startup request's path `{}` is malformed",
-                        s.path
-                    ))
-                })?;
-                Ok((to, path.into()))
-            })
-            .collect::<Result<Vec<_>, LoadError>>()?;
-        let mut io = io;
+        let startup = startup_requests(&json, &index)?;
+        drop(compiled);
         let input = std::mem::replace(&mut io.input, Box::new(std::iter::empty()));
         Ok(Runtime {
             actors,
@@ -225,4 +126,169 @@ impl<'a> Runtime<'a> {
             _ticker: ticker,
         })
     }
+}
+
+/// A startup request: its receiver and its path.
+type Startup = (usize, Arc<[Seg]>);
+
+impl Actor {
+    /// A fresh instance, serving nothing yet.
+    fn new(name: String, body: Body, header: Rc<Header>, supervised: Option<Supervised>) -> Actor {
+        Actor {
+            name,
+            body,
+            header,
+            serving: IdMap::default(),
+            cancelled: IdSet::default(),
+            dropped: IdSet::default(),
+            queued: 0,
+            next_id: 0,
+            dead: false,
+            passed: None,
+            reached: None,
+            supervised,
+            busy: false,
+            mailbox: VecDeque::new(),
+            exposed: Vec::new(),
+            paced: IdMap::default(),
+            pacing: None,
+        }
+    }
+}
+
+/// A module ready to instantiate, with the header read from it and that
+/// header's digest.
+struct Module {
+    pre: Rc<wasmtime::InstancePre<host::Host>>,
+    header: Rc<Header>,
+    digest: String,
+}
+
+/// The bundle's modules, each compiled, linked and its header read once,
+/// however many instances it has.
+struct Compiled<'b> {
+    engine: &'b wasmtime::Engine,
+    linker: wasmtime::Linker<host::Host>,
+    modules: &'b [(String, Vec<u8>)],
+    code: Option<&'b std::path::Path>,
+    done: HashMap<String, Module>,
+}
+
+impl Compiled<'_> {
+    fn module(&mut self, m: &str, err: &mut dyn std::io::Write) -> Result<&Module, LoadError> {
+        if !self.done.contains_key(m) {
+            let module = self.compile(m, err)?;
+            self.done.insert(m.to_string(), module);
+        }
+        Ok(&self.done[m])
+    }
+
+    fn compile(&self, m: &str, err: &mut dyn std::io::Write) -> Result<Module, LoadError> {
+        let (_, bytes) = self
+            .modules
+            .iter()
+            .find(|(name, _)| name == m)
+            .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))?;
+        // The same ABI table `othc build` checks against: a module that
+        // breaks it is refused in its words, not wasmtime's.
+        let problems = othc::abi_check::problems(bytes);
+        if !problems.is_empty() {
+            return Err(LoadError(format!(
+                "`{m}` breaks the host ABI: {}",
+                problems.join("; ")
+            )));
+        }
+        let h = othc::header::read(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+        let digest =
+            othc::bundle::header_sha256(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+        let module = crate::code::module(self.engine, bytes, m, self.code, err)
+            .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+        let pre = self
+            .linker
+            .instantiate_pre(&module)
+            .map_err(|e| LoadError(format!("`{m}`: {e:#}")))?;
+        Ok(Module {
+            pre: Rc::new(pre),
+            header: Rc::new((h.model, h.object)),
+            digest,
+        })
+    }
+}
+
+/// An instance of native object `n`.
+fn native_actor(
+    inst: &othc::bundle::InstanceJson,
+    n: &str,
+    natives: &[Rc<Header>],
+) -> Result<Actor, LoadError> {
+    let body = crate::natives::body(n).ok_or_else(|| {
+        LoadError(format!(
+            "instance `{}`: the runtime has no native object `{n}`",
+            inst.name
+        ))
+    })?;
+    let header = natives
+        .iter()
+        .find(|h| h.1.name == *n)
+        .cloned()
+        .ok_or_else(|| LoadError(format!("no header for native `{n}`")))?;
+    Ok(Actor::new(inst.name.clone(), body, header, None))
+}
+
+/// An instance of module `m`, which must be the object the image was
+/// checked with: a module swapped in (its hash updated) is not.
+fn wasm_actor(
+    inst: &othc::bundle::InstanceJson,
+    m: &str,
+    module: &Module,
+    view: Vec<Link>,
+    limits: &Limits,
+) -> Result<Actor, LoadError> {
+    if module.header.1.name != inst.object {
+        return Err(LoadError(format!(
+            "instance `{}` is a `{}`, but `{m}` declares `{}`",
+            inst.name, inst.object, module.header.1.name
+        )));
+    }
+    if inst.header_sha256.as_deref() != Some(module.digest.as_str()) {
+        return Err(LoadError(format!(
+            "instance `{}`: the header of `{m}` is not the one the image was checked with",
+            inst.name
+        )));
+    }
+    let wasm = Wasm::new(&module.pre, view.clone(), limits)
+        .map_err(|e| LoadError(format!("instance `{}` (`{m}`): {e:#}", inst.name)))?;
+    let supervised = Supervised::new(Rc::clone(&module.pre), view);
+    Ok(Actor::new(
+        inst.name.clone(),
+        Body::Wasm(Box::new(wasm)),
+        Rc::clone(&module.header),
+        Some(supervised),
+    ))
+}
+
+/// Each startup request's receiver and path, checked now: a bundle that
+/// names what is not there does not load.
+fn startup_requests(
+    json: &othc::bundle::ImageJson,
+    index: &HashMap<&str, usize>,
+) -> Result<Vec<Startup>, LoadError> {
+    json.startup
+        .iter()
+        .map(|s| {
+            let to = *index.get(s.target.as_str()).ok_or_else(|| {
+                LoadError(format!(
+                    "a startup request names `{}`, which is no instance",
+                    s.target
+                ))
+            })?;
+            let path = parse_request(&s.path).ok_or_else(|| {
+                LoadError(format!(
+                    "a startup request's path `{}` is malformed",
+                    s.path
+                ))
+            })?;
+            Ok((to, path.into()))
+        })
+        .collect()
 }

@@ -16,7 +16,19 @@ pub(crate) mod http;
 use othc::model::{Seg, Verb};
 
 use crate::abi::errno;
-use crate::{Payload, Sender};
+use crate::{Body, Payload, Sender};
+
+/// A fresh instance of the native object named `name` in the runtime's
+/// header, if the runtime has one of that name.
+pub(crate) fn body(name: &str) -> Option<Body> {
+    Some(match name {
+        "Console" => Body::Console(console::Console::default()),
+        "Files" => Body::Files(files::Files::default()),
+        "Clock" => Body::Clock,
+        "Http" => Body::Http(Box::default()),
+        _ => return None,
+    })
+}
 
 /// A request to a native object, as the router delivers it.
 pub(crate) struct Asked<'a> {
