@@ -302,23 +302,36 @@ impl Plan<'_> {
     }
 }
 
+/// What one entry of an archive makes, once checked.
+enum Item {
+    Dir(PathBuf),
+    File(PathBuf, Vec<u8>, u32),
+    Symlink(PathBuf, PathBuf),
+    Hardlink(PathBuf, PathBuf),
+}
+
 /// Extracts the tar archive `tar` beneath guest directory `dest` of the
 /// sandbox rooted at `root`. Every entry is checked first; one that would
 /// land outside `dest` refuses the whole archive before anything is written.
 pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutResult, FilesError> {
     let dest_rel = guest_relative(dest)?;
     let root = fs::canonicalize(root).map_err(|e| FilesError::io("the sandbox", e))?;
-    // Pass 1: read and check every entry, lexically.
-    enum Item {
-        Dir(PathBuf),
-        File(PathBuf, Vec<u8>, u32),
-        Symlink(PathBuf, PathBuf),
-        Hardlink(PathBuf, PathBuf),
-    }
-    let mut items = Vec::new();
     let base = root.join(&dest_rel);
-    for prefix in ancestors_and_self(&dest_rel) {
-        match disk_kind(&root, &prefix) {
+    plain_directories(&root, &dest_rel, dest)?;
+    let items = checked_entries(&base, tar)?;
+    make_dirs(&root, &dest_rel)?;
+    let mut result = WireFilesPutResult { files: 0, bytes: 0 };
+    for item in items {
+        write_item(&base, dest, item, &mut result)?;
+    }
+    Ok(result)
+}
+
+/// `dest` and the directories above it, as far as they exist, are
+/// directories: not files, not links (nothing is written through links).
+fn plain_directories(root: &Path, dest_rel: &Path, dest: &str) -> Result<(), FilesError> {
+    for prefix in ancestors_and_self(dest_rel) {
+        match disk_kind(root, &prefix) {
             None | Some(Kind::Dir) => {}
             Some(Kind::Link) => {
                 return Err(FilesError::bad(format!(
@@ -334,14 +347,20 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
             }
         }
     }
-    // What the archive makes, entry by entry, laid over what is on disk: a
-    // conflict anywhere refuses the archive before anything is written.
+    Ok(())
+}
+
+/// Pass 1: every entry read and checked, lexically and against what the
+/// archive makes laid over what is on disk under `base`; a conflict
+/// anywhere refuses the archive before anything is written.
+fn checked_entries(base: &Path, tar: &[u8]) -> Result<Vec<Item>, FilesError> {
     let mut plan = Plan {
-        base: &base,
+        base,
         made: HashMap::new(),
     };
     // The links earlier entries make, to judge later links against.
     let mut links: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut items = Vec::new();
     let mut archive = tar::Archive::new(tar);
     let entries = archive
         .entries()
@@ -359,73 +378,90 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
             continue; // `./` itself
         }
         plan.parents(&rel)?;
-        let kind = entry.header().entry_type();
-        let item = match kind {
-            tar::EntryType::Directory => {
-                plan.make(&rel, Kind::Dir)?;
-                Item::Dir(rel)
-            }
-            // A sparse entry can declare a size far beyond its bytes (a
-            // kilobyte archive reading as a terabyte): refused, so what is
-            // read is bounded by the archive itself.
-            tar::EntryType::GNUSparse => {
-                return Err(FilesError::bad(format!(
-                    "entry `{shown}` is a sparse file: sparse entries are not taken"
-                )));
-            }
-            tar::EntryType::Regular | tar::EntryType::Continuous => {
-                let mut data = Vec::new();
-                entry
-                    .read_to_end(&mut data)
-                    .map_err(|e| FilesError::bad(format!("entry `{shown}`: {e}")))?;
-                let mode = entry.header().mode().unwrap_or(0o644) & 0o777;
-                plan.make(&rel, Kind::File)?;
-                Item::File(rel, data, mode)
-            }
-            tar::EntryType::Symlink => {
-                let target = link_target(&entry, &shown)?;
-                // Where the link points, from its own directory: inside, or refused.
-                let from = rel.parent().unwrap_or(Path::new(""));
-                if target.is_absolute() || normalize(&from.join(&target)).is_none() {
-                    return Err(FilesError::bad(format!(
-                        "link `{shown}` points outside the destination (to `{}`)",
-                        target.display()
-                    )));
-                }
-                through_no_link(&base, &links, from, &target, &shown)?;
-                plan.make(&rel, Kind::Link)?;
-                links.insert(rel.clone());
-                Item::Symlink(rel, target)
-            }
-            tar::EntryType::Link => {
-                let target = link_target(&entry, &shown)?;
-                let target = relative(&target).ok_or_else(|| {
-                    FilesError::bad(format!(
-                        "hard link `{shown}` points outside the destination (to `{}`)",
-                        target.display()
-                    ))
-                })?;
-                plan.names_a_file(&rel, &target)?;
-                plan.make(&rel, Kind::File)?;
-                Item::Hardlink(rel, target)
-            }
-            other => {
-                return Err(FilesError::bad(format!(
-                    "entry `{shown}` is a {other:?}: only files, directories and links are taken"
-                )));
-            }
-        };
-        items.push(item);
+        items.push(checked_entry(
+            &mut plan, &mut links, &mut entry, rel, &shown,
+        )?);
     }
-    // Pass 2: write. Pass 1 judged every entry against the disk, so what
-    // can fail here is the disk itself (full, or changed meanwhile); the
-    // checks below stay as a second line, resolving what is on disk (links from earlier entries
-    // or already there) and refusing to write through any link.
-    make_dirs(&root, &dest_rel)?;
-    let mut result = WireFilesPutResult { files: 0, bytes: 0 };
-    let parent_of = |rel: &Path| -> Result<(), FilesError> {
-        make_dirs(&base, rel.parent().unwrap_or(Path::new("")))
-    };
+    Ok(items)
+}
+
+/// One entry, at `rel`, checked and read.
+fn checked_entry(
+    plan: &mut Plan,
+    links: &mut std::collections::HashSet<PathBuf>,
+    entry: &mut tar::Entry<&[u8]>,
+    rel: PathBuf,
+    shown: &str,
+) -> Result<Item, FilesError> {
+    Ok(match entry.header().entry_type() {
+        tar::EntryType::Directory => {
+            plan.make(&rel, Kind::Dir)?;
+            Item::Dir(rel)
+        }
+        // A sparse entry can declare a size far beyond its bytes (a
+        // kilobyte archive reading as a terabyte): refused, so what is
+        // read is bounded by the archive itself.
+        tar::EntryType::GNUSparse => {
+            return Err(FilesError::bad(format!(
+                "entry `{shown}` is a sparse file: sparse entries are not taken"
+            )));
+        }
+        tar::EntryType::Regular | tar::EntryType::Continuous => {
+            let mut data = Vec::new();
+            entry
+                .read_to_end(&mut data)
+                .map_err(|e| FilesError::bad(format!("entry `{shown}`: {e}")))?;
+            let mode = entry.header().mode().unwrap_or(0o644) & 0o777;
+            plan.make(&rel, Kind::File)?;
+            Item::File(rel, data, mode)
+        }
+        tar::EntryType::Symlink => {
+            let target = link_target(entry, shown)?;
+            // Where the link points, from its own directory: inside, or refused.
+            let from = rel.parent().unwrap_or(Path::new(""));
+            if target.is_absolute() || normalize(&from.join(&target)).is_none() {
+                return Err(FilesError::bad(format!(
+                    "link `{shown}` points outside the destination (to `{}`)",
+                    target.display()
+                )));
+            }
+            through_no_link(plan.base, links, from, &target, shown)?;
+            plan.make(&rel, Kind::Link)?;
+            links.insert(rel.clone());
+            Item::Symlink(rel, target)
+        }
+        tar::EntryType::Link => {
+            let target = link_target(entry, shown)?;
+            let target = relative(&target).ok_or_else(|| {
+                FilesError::bad(format!(
+                    "hard link `{shown}` points outside the destination (to `{}`)",
+                    target.display()
+                ))
+            })?;
+            plan.names_a_file(&rel, &target)?;
+            plan.make(&rel, Kind::File)?;
+            Item::Hardlink(rel, target)
+        }
+        other => {
+            return Err(FilesError::bad(format!(
+                "entry `{shown}` is a {other:?}: only files, directories and links are taken"
+            )));
+        }
+    })
+}
+
+/// Pass 2: one checked entry written under `base`. Pass 1 judged every
+/// entry against the disk, so what can fail here is the disk itself (full,
+/// or changed meanwhile); the checks here stay as a second line, resolving
+/// what is on disk (links from earlier entries or already there) and
+/// refusing to write through any link.
+fn write_item(
+    base: &Path,
+    dest: &str,
+    item: Item,
+    result: &mut WireFilesPutResult,
+) -> Result<(), FilesError> {
+    let parent_of = |rel: &Path| make_dirs(base, rel.parent().unwrap_or(Path::new("")));
     let not_a_link = |at: &Path, rel: &Path| -> Result<(), FilesError> {
         match fs::symlink_metadata(at) {
             Ok(m) if m.file_type().is_symlink() => Err(FilesError::bad(format!(
@@ -435,60 +471,58 @@ pub fn extract_tar(root: &Path, dest: &str, tar: &[u8]) -> Result<WireFilesPutRe
             _ => Ok(()),
         }
     };
-    for item in items {
-        match item {
-            Item::Dir(rel) => make_dirs(&base, &rel)?,
-            Item::File(rel, data, mode) => {
-                parent_of(&rel)?;
-                let at = base.join(&rel);
-                not_a_link(&at, &rel)?;
-                fs::write(&at, &data).map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    let _ = fs::set_permissions(&at, fs::Permissions::from_mode(mode.max(0o400)));
-                }
-                #[cfg(not(unix))]
-                let _ = mode;
-                result.files += 1;
-                result.bytes += data.len() as u64;
+    match item {
+        Item::Dir(rel) => make_dirs(base, &rel)?,
+        Item::File(rel, data, mode) => {
+            parent_of(&rel)?;
+            let at = base.join(&rel);
+            not_a_link(&at, &rel)?;
+            fs::write(&at, &data).map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = fs::set_permissions(&at, fs::Permissions::from_mode(mode.max(0o400)));
             }
-            Item::Symlink(rel, target) => {
-                parent_of(&rel)?;
-                let at = base.join(&rel);
-                if fs::symlink_metadata(&at).is_ok() {
-                    return Err(FilesError::bad(format!(
-                        "link `{}`: something is already there",
-                        rel.display()
-                    )));
-                }
-                #[cfg(unix)]
-                std::os::unix::fs::symlink(&target, &at)
-                    .map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
-                #[cfg(not(unix))]
+            #[cfg(not(unix))]
+            let _ = mode;
+            result.files += 1;
+            result.bytes += data.len() as u64;
+        }
+        Item::Symlink(rel, target) => {
+            parent_of(&rel)?;
+            let at = base.join(&rel);
+            if fs::symlink_metadata(&at).is_ok() {
                 return Err(FilesError::bad(format!(
-                    "links are not supported here: {}",
-                    target.display()
+                    "link `{}`: something is already there",
+                    rel.display()
                 )));
             }
-            Item::Hardlink(rel, target) => {
-                parent_of(&rel)?;
-                let at = base.join(&rel);
-                not_a_link(&at, &rel)?;
-                let source = fs::canonicalize(base.join(&target))
-                    .map_err(|e| FilesError::io(&target.display().to_string(), e))?;
-                let base_real = fs::canonicalize(&base).map_err(|e| FilesError::io(dest, e))?;
-                if !source.starts_with(&base_real) {
-                    return Err(FilesError::bad(format!(
-                        "hard link `{}` points outside the destination",
-                        rel.display()
-                    )));
-                }
-                fs::hard_link(&source, &at)
-                    .map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
-                result.files += 1;
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(&target, &at)
+                .map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
+            #[cfg(not(unix))]
+            return Err(FilesError::bad(format!(
+                "links are not supported here: {}",
+                target.display()
+            )));
+        }
+        Item::Hardlink(rel, target) => {
+            parent_of(&rel)?;
+            let at = base.join(&rel);
+            not_a_link(&at, &rel)?;
+            let source = fs::canonicalize(base.join(&target))
+                .map_err(|e| FilesError::io(&target.display().to_string(), e))?;
+            let base_real = fs::canonicalize(base).map_err(|e| FilesError::io(dest, e))?;
+            if !source.starts_with(&base_real) {
+                return Err(FilesError::bad(format!(
+                    "hard link `{}` points outside the destination",
+                    rel.display()
+                )));
             }
+            fs::hard_link(&source, &at)
+                .map_err(|e| FilesError::io(&rel.display().to_string(), e))?;
+            result.files += 1;
         }
     }
-    Ok(result)
+    Ok(())
 }
