@@ -251,171 +251,161 @@ fn as_string(c: &mut Caller<'_, Host>, ptr: i32) -> String {
     String::from_utf16_lossy(&units)
 }
 
+/// The host functions a module imports, one named function each.
 pub fn linker(engine: &Engine) -> wasmtime::Result<Linker<Host>> {
     let mut l: Linker<Host> = Linker::new(engine);
-    l.func_wrap(
-        "env",
-        "abort",
-        |mut c: Caller<'_, Host>,
-         msg: i32,
-         file: i32,
-         line: i32,
-         col: i32|
-         -> wasmtime::Result<()> {
-            let (m, f) = (as_string(&mut c, msg), as_string(&mut c, file));
-            Err(wasmtime::Error::msg(format!(
-                "aborted: {m} ({f}:{line}:{col})"
-            )))
-        },
-    )?;
-    l.func_wrap(
-        "othismo",
-        "request",
-        |mut c: Caller<'_, Host>,
-         verb: i32,
-         pp: i32,
-         pl: i32,
-         tp: i32,
-         tl: i32,
-         dp: i32,
-         dl: i32|
-         -> wasmtime::Result<i32> {
-            let verb = Verb::from_wire(verb).ok_or_else(|| {
-                misuse(
-                    "request",
-                    format!("{verb} is not a verb (1 read to 7 remove)"),
-                )
-            })?;
-            let aim = aim(&mut c, "request", pp, pl)?;
-            let payload = payload(&mut c, "request", (tp, tl, dp, dl))?;
-            let host = c.data_mut();
-            host.next_ticket += 1;
-            let ticket = host.next_ticket;
-            host.hold(Call::Request {
-                ticket,
-                verb,
-                aim,
-                payload,
-            })?;
-            Ok(ticket)
-        },
-    )?;
-    l.func_wrap(
-        "othismo",
-        "cancel",
-        |mut c: Caller<'_, Host>, ticket: i32| -> wasmtime::Result<()> {
-            let host = c.data_mut();
-            if ticket <= 0 || ticket > host.next_ticket {
-                return Err(misuse(
-                    "cancel",
-                    format!("ticket {ticket} was never issued"),
-                ));
-            }
-            host.hold(Call::Cancel { ticket })
-        },
-    )?;
-    l.func_wrap(
-        "othismo",
-        "answer",
-        |mut c: Caller<'_, Host>,
-         id: i32,
-         done: i32,
-         tp: i32,
-         tl: i32,
-         dp: i32,
-         dl: i32|
-         -> wasmtime::Result<()> {
-            let payload = payload(&mut c, "answer", (tp, tl, dp, dl))?;
-            c.data_mut().hold(Call::Answer {
-                id,
-                done: done != 0,
-                payload,
-            })
-        },
-    )?;
-    l.func_wrap(
-        "othismo",
-        "fail",
-        |mut c: Caller<'_, Host>,
-         id: i32,
-         errno: i32,
-         cp: i32,
-         cl: i32,
-         dp: i32,
-         dl: i32|
-         -> wasmtime::Result<()> {
-            if errno <= 0 {
-                return Err(misuse(
-                    "fail",
-                    format!("errno {errno}: an error's errno is a positive number"),
-                ));
-            }
-            let code = string(&mut c, "fail", "its code", cp, cl)?;
-            let desc = string(&mut c, "fail", "its description", dp, dl)?;
-            c.data_mut().hold(Call::Fail {
-                id,
-                errno,
-                code,
-                desc,
-            })
-        },
-    )?;
-    l.func_wrap(
-        "othismo",
-        "forward",
-        |mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32| -> wasmtime::Result<()> {
-            let aim = aim(&mut c, "forward", pp, pl)?;
-            c.data_mut().hold(Call::Forward { id, aim })
-        },
-    )?;
+    l.func_wrap("env", "abort", abort)?;
+    l.func_wrap("othismo", "request", request)?;
+    l.func_wrap("othismo", "cancel", cancel)?;
+    l.func_wrap("othismo", "answer", answer)?;
+    l.func_wrap("othismo", "fail", fail)?;
+    l.func_wrap("othismo", "forward", forward)?;
     // The view is the store's own: rearranging it calls nobody, so it is
     // done during the call and the errno returned at once.
-    l.func_wrap(
-        "othismo",
-        "bind",
-        |mut c: Caller<'_, Host>,
-         np: i32,
-         nl: i32,
-         op: i32,
-         ol: i32,
-         flags: i32|
-         -> wasmtime::Result<i32> {
-            let new = string(&mut c, "bind", "its new path", np, nl)?;
-            let old = string(&mut c, "bind", "its old path", op, ol)?;
-            Ok(c.data_mut().view.bind(&new, &old, flags))
-        },
-    )?;
-    l.func_wrap(
-        "othismo",
-        "unmount",
-        |mut c: Caller<'_, Host>, pp: i32, pl: i32| -> wasmtime::Result<i32> {
-            let path = string(&mut c, "unmount", "its path", pp, pl)?;
-            Ok(c.data_mut().view.unmount(&path))
-        },
-    )?;
-    l.func_wrap(
-        "othismo",
-        "expose",
-        |mut c: Caller<'_, Host>,
-         ap: i32,
-         al: i32,
-         vp: i32,
-         vl: i32,
-         flags: i32|
-         -> wasmtime::Result<i32> {
-            let at = string(&mut c, "expose", "its path", ap, al)?;
-            let from = string(&mut c, "expose", "its view path", vp, vl)?;
-            let host = c.data_mut();
-            Ok(view::expose(
-                host.view.links(),
-                &mut host.exposed,
-                &at,
-                &from,
-                flags,
-            ))
-        },
-    )?;
+    l.func_wrap("othismo", "bind", bind)?;
+    l.func_wrap("othismo", "unmount", unmount)?;
+    l.func_wrap("othismo", "expose", expose)?;
     Ok(l)
+}
+
+fn abort(
+    mut c: Caller<'_, Host>,
+    msg: i32,
+    file: i32,
+    line: i32,
+    col: i32,
+) -> wasmtime::Result<()> {
+    let (m, f) = (as_string(&mut c, msg), as_string(&mut c, file));
+    Err(wasmtime::Error::msg(format!(
+        "aborted: {m} ({f}:{line}:{col})"
+    )))
+}
+
+#[allow(clippy::too_many_arguments)] // the ABI's shape: pointer and length pairs
+fn request(
+    mut c: Caller<'_, Host>,
+    verb: i32,
+    pp: i32,
+    pl: i32,
+    tp: i32,
+    tl: i32,
+    dp: i32,
+    dl: i32,
+) -> wasmtime::Result<i32> {
+    let verb = Verb::from_wire(verb).ok_or_else(|| {
+        misuse(
+            "request",
+            format!("{verb} is not a verb (1 read to 7 remove)"),
+        )
+    })?;
+    let aim = aim(&mut c, "request", pp, pl)?;
+    let payload = payload(&mut c, "request", (tp, tl, dp, dl))?;
+    let host = c.data_mut();
+    host.next_ticket += 1;
+    let ticket = host.next_ticket;
+    host.hold(Call::Request {
+        ticket,
+        verb,
+        aim,
+        payload,
+    })?;
+    Ok(ticket)
+}
+
+fn cancel(mut c: Caller<'_, Host>, ticket: i32) -> wasmtime::Result<()> {
+    let host = c.data_mut();
+    if ticket <= 0 || ticket > host.next_ticket {
+        return Err(misuse(
+            "cancel",
+            format!("ticket {ticket} was never issued"),
+        ));
+    }
+    host.hold(Call::Cancel { ticket })
+}
+
+fn answer(
+    mut c: Caller<'_, Host>,
+    id: i32,
+    done: i32,
+    tp: i32,
+    tl: i32,
+    dp: i32,
+    dl: i32,
+) -> wasmtime::Result<()> {
+    let payload = payload(&mut c, "answer", (tp, tl, dp, dl))?;
+    c.data_mut().hold(Call::Answer {
+        id,
+        done: done != 0,
+        payload,
+    })
+}
+
+fn fail(
+    mut c: Caller<'_, Host>,
+    id: i32,
+    errno: i32,
+    cp: i32,
+    cl: i32,
+    dp: i32,
+    dl: i32,
+) -> wasmtime::Result<()> {
+    if errno <= 0 {
+        return Err(misuse(
+            "fail",
+            format!("errno {errno}: an error's errno is a positive number"),
+        ));
+    }
+    let code = string(&mut c, "fail", "its code", cp, cl)?;
+    let desc = string(&mut c, "fail", "its description", dp, dl)?;
+    c.data_mut().hold(Call::Fail {
+        id,
+        errno,
+        code,
+        desc,
+    })
+}
+
+fn forward(mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32) -> wasmtime::Result<()> {
+    let aim = aim(&mut c, "forward", pp, pl)?;
+    c.data_mut().hold(Call::Forward { id, aim })
+}
+
+fn bind(
+    mut c: Caller<'_, Host>,
+    np: i32,
+    nl: i32,
+    op: i32,
+    ol: i32,
+    flags: i32,
+) -> wasmtime::Result<i32> {
+    let new = string(&mut c, "bind", "its new path", np, nl)?;
+    let old = string(&mut c, "bind", "its old path", op, ol)?;
+    Ok(c.data_mut().view.bind(&new, &old, flags))
+}
+
+fn unmount(mut c: Caller<'_, Host>, pp: i32, pl: i32) -> wasmtime::Result<i32> {
+    let path = string(&mut c, "unmount", "its path", pp, pl)?;
+    Ok(c.data_mut().view.unmount(&path))
+}
+
+fn expose(
+    mut c: Caller<'_, Host>,
+    ap: i32,
+    al: i32,
+    vp: i32,
+    vl: i32,
+    flags: i32,
+) -> wasmtime::Result<i32> {
+    let at = string(&mut c, "expose", "its path", ap, al)?;
+    let from = string(&mut c, "expose", "its view path", vp, vl)?;
+    let host = c.data_mut();
+    Ok(view::expose(
+        host.view.links(),
+        &mut host.exposed,
+        &at,
+        &from,
+        flags,
+    ))
 }
 
 impl Wasm {
