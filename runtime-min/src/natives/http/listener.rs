@@ -207,90 +207,12 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
         id,
     };
     let (head, body) = req.into_parts();
-    // hyper bounds its buffer, not the head: a head this long is refused
-    // here, before anything of it is copied.
-    let head_bytes: usize = head
-        .headers
-        .iter()
-        .map(|(n, v)| n.as_str().len() + v.len() + 4)
-        .sum::<usize>()
-        + head.uri.to_string().len();
-    if head_bytes > MAX_HEAD {
-        return respond(
-            answer(
-                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-                &format!("the request head is over {MAX_HEAD} bytes"),
-            ),
-            None,
-            gone,
-        );
+    if let Some(refused) = head_refused(&head) {
+        return respond(refused, None, gone);
     }
-    // RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host.
-    if head.version == hyper::Version::HTTP_11
-        && head.headers.get_all(hyper::header::HOST).iter().count() != 1
-    {
-        return respond(
-            answer(
-                StatusCode::BAD_REQUEST,
-                "an HTTP/1.1 request has exactly one Host header",
-            ),
-            None,
-            gone,
-        );
-    }
-    // RFC 9112 §6.1: a transfer coding other than one `chunked` (two
-    // headers, `gzip, chunked`) can be read one way here and another by a
-    // proxy in front, the request smuggling nginx refuses too. (A length
-    // given both ways, hyper reads as chunked and closes the connection
-    // after, as §6.3 says.)
-    let codings: Vec<_> = head
-        .headers
-        .get_all(hyper::header::TRANSFER_ENCODING)
-        .iter()
-        .collect();
-    if !codings.is_empty()
-        && (codings.len() > 1 || !codings[0].as_bytes().eq_ignore_ascii_case(b"chunked"))
-    {
-        return respond(
-            answer(
-                StatusCode::BAD_REQUEST,
-                "the body's length is given more than one way (Transfer-Encoding)",
-            ),
-            None,
-            gone,
-        );
-    }
-    let too_large = || {
-        answer(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            &format!("the body is over {} bytes", shared.max_body),
-        )
-    };
-    // A length declared over the limit is refused before any of it is read.
-    if body.size_hint().lower() > shared.max_body as u64 {
-        return respond(too_large(), None, gone);
-    }
-    let limited = http_body_util::Limited::new(body, shared.max_body);
-    let body = match tokio::time::timeout(shared.timeout, limited.collect()).await {
-        Ok(Ok(b)) => b.to_bytes().to_vec(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
-            return respond(too_large(), None, gone);
-        }
-        Ok(Err(_)) => {
-            // Framing hyper could not read: a bad chunk size, say.
-            return respond(
-                answer(StatusCode::BAD_REQUEST, "the body is malformed"),
-                None,
-                gone,
-            );
-        }
-        Err(_) => {
-            return respond(
-                answer(StatusCode::REQUEST_TIMEOUT, "the body came too slowly"),
-                None,
-                gone,
-            );
-        }
+    let body = match read_body(&shared, body).await {
+        Ok(b) => b,
+        Err(refused) => return respond(refused, None, gone),
     };
     let (parts, mut rx) = mpsc::unbounded_channel();
     let flow = Arc::new(Flow::default());
@@ -310,20 +232,13 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
         parts,
         flow: flow.clone(),
     };
+    let stopped = || answer(StatusCode::SERVICE_UNAVAILABLE, "the image has stopped");
     if !(shared.notify)(HttpEvent::Request(incoming)) {
-        return respond(
-            answer(StatusCode::SERVICE_UNAVAILABLE, "the image has stopped"),
-            None,
-            gone,
-        );
+        return respond(stopped(), None, gone);
     }
     match tokio::time::timeout(shared.timeout, rx.recv()).await {
         Ok(Some(part)) => respond(part, Some((rx, flow)), gone),
-        Ok(None) => respond(
-            answer(StatusCode::SERVICE_UNAVAILABLE, "the image has stopped"),
-            None,
-            gone,
-        ),
+        Ok(None) => respond(stopped(), None, gone),
         Err(_) => respond(
             answer(
                 StatusCode::GATEWAY_TIMEOUT,
@@ -332,6 +247,80 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
             None,
             gone,
         ),
+    }
+}
+
+/// The answer to a request head the listener refuses on its own, if it
+/// does: one too long, without its one Host, or whose body's length could
+/// be read two ways.
+fn head_refused(head: &hyper::http::request::Parts) -> Option<Part> {
+    // hyper bounds its buffer, not the head: a head this long is refused
+    // here, before anything of it is copied.
+    let head_bytes: usize = head
+        .headers
+        .iter()
+        .map(|(n, v)| n.as_str().len() + v.len() + 4)
+        .sum::<usize>()
+        + head.uri.to_string().len();
+    if head_bytes > MAX_HEAD {
+        return Some(answer(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            &format!("the request head is over {MAX_HEAD} bytes"),
+        ));
+    }
+    // RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host.
+    if head.version == hyper::Version::HTTP_11
+        && head.headers.get_all(hyper::header::HOST).iter().count() != 1
+    {
+        return Some(answer(
+            StatusCode::BAD_REQUEST,
+            "an HTTP/1.1 request has exactly one Host header",
+        ));
+    }
+    // RFC 9112 §6.1: a transfer coding other than one `chunked` (two
+    // headers, `gzip, chunked`) can be read one way here and another by a
+    // proxy in front, the request smuggling nginx refuses too. (A length
+    // given both ways, hyper reads as chunked and closes the connection
+    // after, as §6.3 says.)
+    let codings: Vec<_> = head
+        .headers
+        .get_all(hyper::header::TRANSFER_ENCODING)
+        .iter()
+        .collect();
+    if !codings.is_empty()
+        && (codings.len() > 1 || !codings[0].as_bytes().eq_ignore_ascii_case(b"chunked"))
+    {
+        return Some(answer(
+            StatusCode::BAD_REQUEST,
+            "the body's length is given more than one way (Transfer-Encoding)",
+        ));
+    }
+    None
+}
+
+/// The request's body, whole, or the answer that refuses it: over the
+/// limit (a declared length before any of it is read), malformed, or too
+/// slow.
+async fn read_body(shared: &Shared, body: HyperBody) -> Result<Vec<u8>, Part> {
+    let too_large = || {
+        answer(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!("the body is over {} bytes", shared.max_body),
+        )
+    };
+    if body.size_hint().lower() > shared.max_body as u64 {
+        return Err(too_large());
+    }
+    let limited = http_body_util::Limited::new(body, shared.max_body);
+    match tokio::time::timeout(shared.timeout, limited.collect()).await {
+        Ok(Ok(b)) => Ok(b.to_bytes().to_vec()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        // Framing hyper could not read: a bad chunk size, say.
+        Ok(Err(_)) => Err(answer(StatusCode::BAD_REQUEST, "the body is malformed")),
+        Err(_) => Err(answer(
+            StatusCode::REQUEST_TIMEOUT,
+            "the body came too slowly",
+        )),
     }
 }
 
