@@ -257,6 +257,10 @@ pub struct Runtime<'a> {
     /// The worker threads (none with `--workers 1`: every call is made
     /// on this thread), and how many calls are out on them.
     pool: Option<workers::Pool>,
+    /// Jobs waiting for a worker to be free (disk work of a slow disk).
+    waiting_jobs: VecDeque<workers::Job>,
+    /// The last stream given to a reader (`pace`).
+    pace_serial: u64,
     in_flight: usize,
     /// Why the run must end now (a startup request failed, an instance
     /// stopped past its restarts): it serves nothing more.

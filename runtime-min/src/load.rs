@@ -112,6 +112,8 @@ impl<'a> Runtime<'a> {
             forget: VecDeque::new(),
             fatal: false,
             pool: None,
+            waiting_jobs: VecDeque::new(),
+            pace_serial: 0,
             in_flight: 0,
             io,
             inbox: Inbox::new(input),

@@ -18,7 +18,12 @@ use crate::{Runtime, Sender};
 
 /// A stream of parts waiting for its reader.
 pub(crate) struct Pace {
-    rest: Box<Chunks>,
+    /// The stream's rest; `None` while a worker reads its next part.
+    rest: Option<Box<Chunks>>,
+    /// Which stream this is, whatever its ticket: a part read on a worker
+    /// comes back to it only, never to a later stream that took the ticket
+    /// (a restarted instance numbers its tickets again).
+    serial: u64,
     /// The requests its reader made while taking the last part, not yet
     /// answered for good.
     awaiting: Vec<i32>,
@@ -29,10 +34,13 @@ impl Runtime<'_> {
     pub(crate) fn pace(&mut self, to: Sender, ticket: i32, mut rest: Box<Chunks>) {
         match to {
             Sender::Instance(a) if !self.actors[a].dead => {
+                self.pace_serial += 1;
+                let serial = self.pace_serial;
                 self.actors[a].paced.insert(
                     ticket,
                     Pace {
-                        rest,
+                        rest: Some(rest),
+                        serial,
                         awaiting: Vec::new(),
                     },
                 );
@@ -98,18 +106,56 @@ impl Runtime<'_> {
         }
     }
 
-    /// The next part of stream `t` of `a`, if its last one is taken.
+    /// The next part of stream `t` of `a`, if its last one is taken (and
+    /// it is not being read already). A stream whose last part was slow
+    /// to read has its next read on a worker, when there are workers.
     fn advance(&mut self, a: usize, t: i32) {
+        let has_workers = self.pool.is_some();
         let Some(p) = self.actors[a].paced.get_mut(&t) else {
             return;
         };
         if !p.awaiting.is_empty() {
             return;
         }
-        let r = p.rest.next_part();
+        let Some(rest) = p.rest.as_mut() else {
+            return;
+        };
+        if rest.slow && has_workers {
+            let (serial, rest) = (p.serial, p.rest.take().expect("present"));
+            return self.read_part_away(a, t, serial, rest);
+        }
+        let r = rest.next_part();
         if r.is_last() {
             self.actors[a].paced.remove(&t);
         }
         self.reply_to(Sender::Instance(a), t, r);
+    }
+
+    /// A part of stream `t` of `a` read on a worker is back: delivered if
+    /// the stream is still read (not cancelled, its reader not stopped).
+    pub(crate) fn part_read(
+        &mut self,
+        a: usize,
+        t: i32,
+        serial: u64,
+        rest: Box<Chunks>,
+        part: crate::natives::Reply,
+    ) {
+        let actor = &mut self.actors[a];
+        if actor.dead {
+            return;
+        }
+        let Some(p) = actor.paced.get_mut(&t) else {
+            return;
+        };
+        if p.serial != serial {
+            return;
+        }
+        if part.is_last() {
+            self.actors[a].paced.remove(&t);
+        } else {
+            p.rest = Some(rest);
+        }
+        self.reply_to(Sender::Instance(a), t, part);
     }
 }

@@ -18,24 +18,15 @@
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use othc::model::{Seg, Verb};
 
 use crate::host::Wasm;
-use crate::natives::files::Files;
+use crate::natives::files::{Chunks, Files, SLOW_DISK};
 use crate::natives::{self, Reply};
 use crate::outside::Outside;
 use crate::{Body, Payload, Runtime, Serving};
-
-/// A `Files` request that took longer than this marks its disk slow until
-/// one takes less: its next request goes to a worker if one is free. A
-/// seek on a spinning disk or a network file system's round trip is about
-/// this; a preempted thread on a busy machine is less (at 1 ms, a fast
-/// disk's requests kept going to the workers under load, two thread
-/// switches each). Not for good: a disk marked slow for good after one
-/// preempted request halved the site's requests/s within minutes.
-const SLOW_DISK: Duration = Duration::from_millis(10);
 
 /// One call into an instance, with what it carries.
 pub(crate) enum Delivery {
@@ -89,7 +80,7 @@ impl Delivery {
 }
 
 /// Work for a worker.
-enum Job {
+pub(crate) enum Job {
     Wasm {
         a: usize,
         body: Box<Wasm>,
@@ -103,6 +94,13 @@ enum Job {
         /// The serves entry it reached, by its place in Files' header.
         entry: usize,
         limit: usize,
+    },
+    /// The next part of stream `t` that instance `a` reads (`pace`).
+    Part {
+        a: usize,
+        t: i32,
+        serial: u64,
+        rest: Box<Chunks>,
     },
 }
 
@@ -119,6 +117,13 @@ pub(crate) enum Finished {
         files: Files,
         req: Serving,
         replies: Vec<Reply>,
+    },
+    Part {
+        a: usize,
+        t: i32,
+        serial: u64,
+        rest: Box<Chunks>,
+        part: Reply,
     },
 }
 
@@ -195,6 +200,18 @@ impl Job {
                     req,
                 }
             }
+            Job::Part {
+                a,
+                t,
+                serial,
+                mut rest,
+            } => Finished::Part {
+                a,
+                t,
+                serial,
+                part: rest.next_part(),
+                rest,
+            },
         }
     }
 }
@@ -252,8 +269,9 @@ impl Runtime<'_> {
 
     /// What the `Files` instance `a` does for `req`: on a worker, or here.
     /// A fast disk's work is done here (handing it over costs more than a
-    /// stat); a disk seen to be slow has a worker do it whenever one is
-    /// free, so it stalls nobody else.
+    /// stat) unless a worker is free while this thread has other work; a
+    /// disk seen to be slow always has a worker do it (waiting for one to
+    /// be free if need be), so it stalls nobody else.
     pub(crate) fn serve_files(&mut self, a: usize, req: Serving, path: Arc<[Seg]>, entry: usize) {
         let limit = self.limits.payload;
         let slow = matches!(&self.actors[a].body, Body::Files(f) if f.slow);
@@ -261,7 +279,7 @@ impl Runtime<'_> {
             .pool
             .as_ref()
             .is_some_and(|p| self.in_flight < p.threads);
-        if free && (slow || !self.queue.is_empty()) {
+        if (slow && self.pool.is_some()) || (free && !self.queue.is_empty()) {
             let Body::Files(files) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a Files request to another kind of object");
             };
@@ -283,15 +301,33 @@ impl Runtime<'_> {
     }
 
     /// Hands `job` (instance `a`'s, its body taken) to the workers: `a` is
-    /// busy until it is back. With no worker left, it is done here.
+    /// busy until it is back.
     fn dispatch(&mut self, a: usize, job: Job) {
         self.actors[a].busy = true;
-        self.in_flight += 1;
-        let sent = match &self.pool {
-            Some(pool) => pool.jobs.send(job).map_err(|mpsc::SendError(job)| job),
-            None => Err(job),
+        self.send_job(job);
+    }
+
+    /// Reads the next part of stream `t` of instance `a` on a worker: the
+    /// reader is not busy meanwhile (it may be sent other things), and the
+    /// part is delivered when it is back, if the stream is still read.
+    pub(crate) fn read_part_away(&mut self, a: usize, t: i32, serial: u64, rest: Box<Chunks>) {
+        self.send_job(Job::Part { a, t, serial, rest });
+    }
+
+    /// Sends `job` to a free worker; with none free, it waits for one (a
+    /// job here is disk work or a call, which a worker finishes). With no
+    /// worker at all (they could not be started), it is done here.
+    fn send_job(&mut self, job: Job) {
+        let Some(pool) = &self.pool else {
+            self.in_flight += 1;
+            return self.finish(job.run());
         };
-        if let Err(job) = sent {
+        if self.in_flight >= pool.threads {
+            self.waiting_jobs.push_back(job);
+            return;
+        }
+        self.in_flight += 1;
+        if let Err(mpsc::SendError(job)) = pool.jobs.send(job) {
             self.pool = None;
             self.finish(job.run());
         }
@@ -325,6 +361,9 @@ impl Runtime<'_> {
     /// did is acted on, and its mailbox is delivered.
     pub(crate) fn finish(&mut self, f: Finished) {
         self.in_flight -= 1;
+        if let Some(job) = self.waiting_jobs.pop_front() {
+            self.send_job(job);
+        }
         let a = match f {
             Finished::Wasm {
                 a,
@@ -348,6 +387,13 @@ impl Runtime<'_> {
                 self.reply(&req, replies);
                 a
             }
+            Finished::Part {
+                a,
+                t,
+                serial,
+                rest,
+                part,
+            } => return self.part_read(a, t, serial, rest, part),
         };
         while !self.actors[a].busy
             && let Some(e) = self.actors[a].mailbox.pop_front()

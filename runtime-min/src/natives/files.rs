@@ -179,6 +179,15 @@ fn refuse_outside() -> Reply {
 /// stream of parts this long (or the payload limit, if that is less).
 pub const PART: usize = 256 * 1024;
 
+/// A `Files` request (or a part of a stream) that took longer than this
+/// marks its disk slow until one takes less: its next request (or part)
+/// goes to a worker. A seek on a spinning disk or a network file system's
+/// round trip is about this; a preempted thread on a busy machine is less (at 1 ms, a fast
+/// disk's requests kept going to the workers under load, two thread
+/// switches each). Not for good: a disk marked slow for good after one
+/// preempted request halved the site's requests/s within minutes.
+pub(crate) const SLOW_DISK: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// The rest of a file being read, a part at a time.
 #[derive(Debug)]
 pub struct Chunks {
@@ -189,6 +198,9 @@ pub struct Chunks {
     content_type: &'static str,
     part: usize,
     shown: String,
+    /// Its last part took long to read (`SLOW_DISK`): the next is read on
+    /// a worker, so the disk stalls nobody else.
+    pub slow: bool,
 }
 
 /// A stream being read is itself and no other.
@@ -205,7 +217,10 @@ impl Chunks {
     pub fn next_part(&mut self) -> Reply {
         let want = self.left.min(self.part as u64) as usize;
         let mut data = Vec::with_capacity(want);
-        match (&mut self.file).take(want as u64).read_to_end(&mut data) {
+        let began = std::time::Instant::now();
+        let read = (&mut self.file).take(want as u64).read_to_end(&mut data);
+        self.slow = began.elapsed() > SLOW_DISK;
+        match read {
             Err(e) => return Reply::io(&e, &self.shown),
             Ok(n) if n < want => {
                 return Reply::error(
@@ -328,6 +343,7 @@ impl Files {
             content_type: guess_type(&real),
             part: PART.min(limit.max(1)),
             shown: shown.to_string(),
+            slow: false,
         };
         let first = rest.next_part();
         Ok(if first.is_last() {
