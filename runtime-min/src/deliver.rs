@@ -13,7 +13,7 @@ use crate::abi::errno;
 use crate::host::{Call, Carried};
 use crate::natives::Reply;
 use crate::workers::Delivery;
-use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, route, view};
+use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, cluster, route, view};
 
 /// Whether an instance is still running after one of its calls was done.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -89,6 +89,7 @@ impl Runtime<'_> {
         match from {
             Sender::Instance(c) => self.actors[c].dead || self.actors[c].dropped.contains(&ticket),
             Sender::Operator(_) => false,
+            Sender::Remote(k) => self.remote_abandoned(k),
         }
     }
 
@@ -170,7 +171,19 @@ impl Runtime<'_> {
                 done,
                 payload,
             } => {
-                let Sender::Instance(a) = to else { return };
+                let a = match to {
+                    Sender::Instance(a) => a,
+                    Sender::Remote(k) => {
+                        let w = |to, id| cluster::wire::Wire::Answer {
+                            to,
+                            id,
+                            done,
+                            payload,
+                        };
+                        return self.answer_remote(k, w, done);
+                    }
+                    Sender::Operator(_) => return,
+                };
                 if !self.actors[a].paced.is_empty() {
                     self.pace_delivery(a, ticket, done);
                 }
@@ -200,6 +213,16 @@ impl Runtime<'_> {
                 desc,
             } => match to {
                 Sender::Operator(n) => self.startup_failed(n, errno, &code, &desc),
+                Sender::Remote(k) => {
+                    let w = |to, id| cluster::wire::Wire::Error {
+                        to,
+                        id,
+                        errno,
+                        code,
+                        desc,
+                    };
+                    self.answer_remote(k, w, true);
+                }
                 Sender::Instance(a) => {
                     if !self.actors[a].paced.is_empty() {
                         self.pace_delivery(a, ticket, true);
@@ -219,8 +242,10 @@ impl Runtime<'_> {
                 if self.actors[to].dead {
                     return;
                 }
-                if let Body::Wasm(_) = &self.actors[to].body {
-                    self.call(to, Delivery::Cancel { id });
+                match &self.actors[to].body {
+                    Body::Wasm(_) => self.call(to, Delivery::Cancel { id }),
+                    Body::Remote(_) => self.cancel_remote(to, id),
+                    _ => {}
                 }
             }
             Event::Restart { to } => self.restart(to),
@@ -273,6 +298,10 @@ impl Runtime<'_> {
                     actor.serving.insert(id, req);
                     self.call(to, d);
                 }
+            }
+            Body::Remote(_) => {
+                actor.reached = None;
+                self.serve_remote(to, req, &path)
             }
             Body::Away => unreachable!("a busy instance's deliveries wait"),
         }
@@ -539,7 +568,7 @@ fn receiver(e: &Event) -> Option<usize> {
         Event::Serve { to, .. } | Event::Cancel { to, .. } | Event::Restart { to } => Some(*to),
         Event::Answer { to, .. } | Event::Error { to, .. } => match to {
             Sender::Instance(a) => Some(*a),
-            Sender::Operator(_) => None,
+            Sender::Operator(_) | Sender::Remote(_) => None,
         },
     }
 }

@@ -29,6 +29,7 @@
 //! `natives/`.
 
 pub mod abi;
+pub mod cluster;
 pub mod code;
 mod deliver;
 mod host;
@@ -79,11 +80,13 @@ impl Payload {
     }
 }
 
-/// Who sent a request: an instance, or the operator (startup request `n`).
+/// Who sent a request: an instance, the operator (startup request `n`),
+/// or an instance on another node (its request's key here, `cluster`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Sender {
     Instance(usize),
     Operator(usize),
+    Remote(u32),
 }
 
 /// Request ids and tickets are small counters: hashed by one multiply
@@ -144,6 +147,8 @@ enum Body {
     Clock,
     /// Out on a worker (`workers`): back when the call returns.
     Away,
+    /// Run by other nodes (`cluster`).
+    Remote(Box<cluster::Remote>),
 }
 
 struct Actor {
@@ -261,6 +266,8 @@ pub struct Runtime<'a> {
     waiting_jobs: VecDeque<workers::Job>,
     /// The last stream given to a reader (`pace`).
     pace_serial: u64,
+    /// The other nodes, when the image runs on several (`--cluster`).
+    cluster: Option<cluster::Cluster>,
     in_flight: usize,
     /// Why the run must end now (a startup request failed, an instance
     /// stopped past its restarts): it serves nothing more.
@@ -367,13 +374,20 @@ impl<'a> Runtime<'a> {
     /// The image is idle: waits for something from outside that gives it
     /// work. False when nothing can any more (the run is over).
     fn wake(&mut self) -> bool {
+        self.cluster_idle(true);
+        let woke = self.wait_for_work();
+        self.cluster_idle(!woke);
+        woke
+    }
+
+    fn wait_for_work(&mut self) -> bool {
         loop {
             let watched = self.console_watched() && self.stopping.is_none();
             if watched && let Some(line) = self.pending_line.take() {
                 self.hand_line(line);
                 return true;
             }
-            let listening = self.https().any(|(_, h)| h.open());
+            let listening = self.https().any(|(_, h)| h.open()) || self.cluster_holds();
             if !watched && !listening {
                 return false;
             }
@@ -423,6 +437,7 @@ impl<'a> Runtime<'a> {
                 !self.queue.is_empty()
             }
             Outside::Http { actor, event } => self.http_event(actor, event),
+            Outside::Cluster(f) => self.cluster_event(f),
             Outside::Finished(f) => {
                 self.finish(*f);
                 !self.queue.is_empty()
@@ -553,6 +568,18 @@ pub fn run_on_stdio_with_code(
     trace: bool,
     code: Option<&std::path::Path>,
 ) -> Result<i32, LoadError> {
+    run_on_stdio_placed(bundle, limits, trace, code, None)
+}
+
+/// [`run_on_stdio_with_code`] as one node of a cluster, when `cluster`
+/// says so.
+pub fn run_on_stdio_placed(
+    bundle: &[u8],
+    limits: Limits,
+    trace: bool,
+    code: Option<&std::path::Path>,
+    cluster: Option<&cluster::ClusterConfig>,
+) -> Result<i32, LoadError> {
     // Read line by line by the input thread; a read error ends input.
     let input = std::iter::from_fn(|| {
         let mut line = String::new();
@@ -578,5 +605,5 @@ pub fn run_on_stdio_with_code(
         err: &mut err,
         trace: if trace { Some(&mut trace_to) } else { None },
     };
-    Ok(Runtime::load_with_code(bundle, limits, io, code)?.run())
+    Ok(Runtime::load_placed(bundle, limits, io, code, cluster)?.run())
 }

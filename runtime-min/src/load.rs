@@ -53,7 +53,25 @@ impl<'a> Runtime<'a> {
         io: Io<'a>,
         code: Option<&std::path::Path>,
     ) -> Result<Runtime<'a>, LoadError> {
+        Runtime::load_placed(bundle, limits, io, code, None)
+    }
+
+    /// [`Runtime::load_with_code`] on one node of a cluster: the instances
+    /// `cluster` places here are made, the others stand in as proxies, and
+    /// the node joins.
+    pub fn load_placed(
+        bundle: &[u8],
+        limits: Limits,
+        io: Io<'a>,
+        code: Option<&std::path::Path>,
+        cluster: Option<&crate::cluster::ClusterConfig>,
+    ) -> Result<Runtime<'a>, LoadError> {
         let (json, modules) = othc::bundle::read(bundle).map_err(LoadError)?;
+        let here = match cluster {
+            Some(c) => Some(crate::cluster::placed_here(&json, c)?),
+            None => None,
+        };
+        let prefix = crate::cluster::prefix_of(bundle);
         let engine =
             wasmtime::Engine::new(&crate::code::config()).map_err(|e| LoadError(e.to_string()))?;
         let ticker = Ticker::start(&engine);
@@ -64,6 +82,7 @@ impl<'a> Runtime<'a> {
             modules: &modules,
             code,
             done: HashMap::new(),
+            headers: HashMap::new(),
         };
         // The natives' header is compiled only for an image that has natives.
         let natives: Vec<Rc<Header>> = if json.instances.iter().any(|i| i.native.is_some()) {
@@ -82,13 +101,35 @@ impl<'a> Runtime<'a> {
             .map(|(i, inst)| (inst.name.as_str(), i))
             .collect();
         let mut actors = Vec::with_capacity(json.instances.len());
+        let mut views = Vec::with_capacity(json.instances.len());
         for inst in &json.instances {
             let view = inst
                 .view
                 .iter()
                 .map(|l| parse_link(l, &index))
                 .collect::<Result<Vec<_>, _>>()?;
+            if here.is_some() {
+                views.push(view.clone());
+            }
+            let elsewhere = here.as_ref().is_some_and(|h| !h.contains(&inst.name));
             let actor = match (&inst.native, &inst.module) {
+                (Some(n), _) if elsewhere => {
+                    let mut a = native_actor(inst, n, &natives)?;
+                    a.body =
+                        Body::Remote(Box::new(crate::cluster::Remote::new(&prefix, &inst.name)));
+                    a
+                }
+                (None, Some(m)) if elsewhere => {
+                    let module = compiled.header(m)?;
+                    held_to_image(inst, m, &module.0, &module.1)?;
+                    let remote = crate::cluster::Remote::new(&prefix, &inst.name);
+                    Actor::new(
+                        inst.name.clone(),
+                        Body::Remote(Box::new(remote)),
+                        module.0.clone(),
+                        None,
+                    )
+                }
                 (Some(n), _) => native_actor(inst, n, &natives)?,
                 (None, Some(m)) => {
                     let module = compiled.module(m, &mut *io.err)?;
@@ -103,7 +144,7 @@ impl<'a> Runtime<'a> {
         let startup = startup_requests(&json, &index)?;
         drop(compiled);
         let input = std::mem::replace(&mut io.input, Box::new(std::iter::empty()));
-        Ok(Runtime {
+        let mut rt = Runtime {
             actors,
             startup,
             json,
@@ -113,6 +154,7 @@ impl<'a> Runtime<'a> {
             fatal: false,
             pool: None,
             waiting_jobs: VecDeque::new(),
+            cluster: None,
             pace_serial: 0,
             in_flight: 0,
             io,
@@ -126,7 +168,11 @@ impl<'a> Runtime<'a> {
             spare_calls: Vec::new(),
             spare_path: String::new(),
             _ticker: ticker,
-        })
+        };
+        if let (Some(c), Some(here)) = (cluster, here) {
+            rt.join(c, &here, prefix, views, bundle)?;
+        }
+        Ok(rt)
     }
 }
 
@@ -174,9 +220,11 @@ struct Compiled<'b> {
     modules: &'b [(String, Vec<u8>)],
     code: Option<&'b std::path::Path>,
     done: HashMap<String, Module>,
+    /// The headers of modules run on other nodes (not compiled here).
+    headers: HashMap<String, (Rc<Header>, String)>,
 }
 
-impl Compiled<'_> {
+impl<'b> Compiled<'b> {
     fn module(&mut self, m: &str, err: &mut dyn std::io::Write) -> Result<&Module, LoadError> {
         if !self.done.contains_key(m) {
             let module = self.compile(m, err)?;
@@ -185,12 +233,29 @@ impl Compiled<'_> {
         Ok(&self.done[m])
     }
 
-    fn compile(&self, m: &str, err: &mut dyn std::io::Write) -> Result<Module, LoadError> {
-        let (_, bytes) = self
-            .modules
+    /// Module `m`'s header and its digest, without compiling it.
+    fn header(&mut self, m: &str) -> Result<&(Rc<Header>, String), LoadError> {
+        if !self.headers.contains_key(m) {
+            let bytes = self.bytes(m)?;
+            let h = othc::header::read(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+            let digest =
+                othc::bundle::header_sha256(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+            self.headers
+                .insert(m.to_string(), (Rc::new((h.model, h.object)), digest));
+        }
+        Ok(&self.headers[m])
+    }
+
+    fn bytes(&self, m: &str) -> Result<&'b [u8], LoadError> {
+        self.modules
             .iter()
             .find(|(name, _)| name == m)
-            .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))?;
+            .map(|(_, b)| b.as_slice())
+            .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))
+    }
+
+    fn compile(&self, m: &str, err: &mut dyn std::io::Write) -> Result<Module, LoadError> {
+        let bytes = self.bytes(m)?;
         // The same ABI table `othc build` checks against: a module that
         // breaks it is refused in its words, not wasmtime's.
         let problems = othc::abi_check::problems(bytes);
@@ -237,8 +302,7 @@ fn native_actor(
     Ok(Actor::new(inst.name.clone(), body, header, None))
 }
 
-/// An instance of module `m`, which must be the object the image was
-/// checked with: a module swapped in (its hash updated) is not.
+/// An instance of module `m`.
 fn wasm_actor(
     inst: &othc::bundle::InstanceJson,
     m: &str,
@@ -246,18 +310,7 @@ fn wasm_actor(
     view: Vec<Link>,
     limits: &Limits,
 ) -> Result<Actor, LoadError> {
-    if module.header.1.name != inst.object {
-        return Err(LoadError(format!(
-            "instance `{}` is a `{}`, but `{m}` declares `{}`",
-            inst.name, inst.object, module.header.1.name
-        )));
-    }
-    if inst.header_sha256.as_deref() != Some(module.digest.as_str()) {
-        return Err(LoadError(format!(
-            "instance `{}`: the header of `{m}` is not the one the image was checked with",
-            inst.name
-        )));
-    }
+    held_to_image(inst, m, &module.header, &module.digest)?;
     let wasm = Wasm::new(&module.pre, view.clone(), limits)
         .map_err(|e| LoadError(format!("instance `{}` (`{m}`): {e:#}", inst.name)))?;
     let supervised = Supervised::new(Rc::clone(&module.pre), view);
@@ -267,6 +320,29 @@ fn wasm_actor(
         Rc::clone(&module.header),
         Some(supervised),
     ))
+}
+
+/// Module `m` must be the object the image was checked with: a module
+/// swapped in (its hash updated) is not.
+fn held_to_image(
+    inst: &othc::bundle::InstanceJson,
+    m: &str,
+    header: &Header,
+    digest: &str,
+) -> Result<(), LoadError> {
+    if header.1.name != inst.object {
+        return Err(LoadError(format!(
+            "instance `{}` is a `{}`, but `{m}` declares `{}`",
+            inst.name, inst.object, header.1.name
+        )));
+    }
+    if inst.header_sha256.as_deref() != Some(digest) {
+        return Err(LoadError(format!(
+            "instance `{}`: the header of `{m}` is not the one the image was checked with",
+            inst.name
+        )));
+    }
+    Ok(())
 }
 
 /// Each startup request's receiver and path, checked now: a bundle that

@@ -25,6 +25,10 @@ An instance stopped by a trap or a limit is replaced by a fresh one of its modul
 startup requests sent again (at most --max-restarts times within --restart-period; past that \
 the run ends). A startup request that fails ends the run at once, listeners closed. SIGUSR1 \
 to a listening image prints what the runtime holds on stderr.\n\n\
+With --cluster and --instances, this process is one node of a cluster joined over NATS: it \
+runs the instances named, and sends requests to the others over NATS, where the node that \
+takes each checks it again. A node that runs the console ends when its input has ended and \
+the whole cluster is quiet; any other node serves until SIGINT or SIGTERM.\n\n\
 Exit status: 0 the image went idle and its input ended, or a listening image was stopped \
 by a signal; 1 an instance was stopped \
 (a trap or a limit; restarted or not) or a startup request failed; 2 the bundle could not be loaded."
@@ -41,6 +45,41 @@ struct Args {
 
     #[command(flatten)]
     limits: Limits,
+
+    /// Run this node's part of the image in a cluster: the NATS servers,
+    /// comma-separated (`nats://HOST:PORT,...`). Every node loads the same
+    /// bundle; requests to instances run by other nodes go over NATS
+    #[arg(
+        long,
+        value_name = "URLS",
+        value_delimiter = ',',
+        requires = "instances"
+    )]
+    cluster: Vec<String>,
+
+    /// With --cluster: the instances this node runs, comma-separated (the
+    /// others are run by other nodes)
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        requires = "cluster"
+    )]
+    instances: Vec<String>,
+
+    /// With --cluster: the NATS user (and OTHISMO_CLUSTER_PASSWORD, or
+    /// --cluster-password)
+    #[arg(long, env = "OTHISMO_CLUSTER_USER", requires = "cluster")]
+    cluster_user: Option<String>,
+
+    /// With --cluster: the NATS user's password
+    #[arg(
+        long,
+        env = "OTHISMO_CLUSTER_PASSWORD",
+        requires = "cluster_user",
+        hide_env_values = true
+    )]
+    cluster_password: Option<String>,
 
     /// A directory of precompiled code for the bundle's modules (what
     /// `othc run --on` ships): code there that this runtime can use is
@@ -66,11 +105,20 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match othismo_runtime::run_on_stdio_with_code(
+    let cluster = (!args.cluster.is_empty()).then(|| othismo_runtime::cluster::ClusterConfig {
+        servers: args.cluster.clone(),
+        instances: args.instances.clone(),
+        user: args
+            .cluster_user
+            .clone()
+            .map(|u| (u, args.cluster_password.clone().unwrap_or_default())),
+    });
+    match othismo_runtime::run_on_stdio_placed(
         &bytes,
         args.limits,
         args.trace,
         args.code.as_deref(),
+        cluster.as_ref(),
     ) {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) => {

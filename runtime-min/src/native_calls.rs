@@ -70,7 +70,7 @@ impl Runtime<'_> {
                 self.http_due(to);
             }
             Body::Files(_) => self.serve_files(to, req, path, place),
-            Body::Wasm(_) | Body::Away => {}
+            Body::Wasm(_) | Body::Away | Body::Remote(_) => {}
         }
     }
 }

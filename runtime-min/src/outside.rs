@@ -28,6 +28,8 @@ pub(crate) enum Outside {
     Report,
     /// A worker's call has returned.
     Finished(Box<crate::workers::Finished>),
+    /// What came from the other nodes.
+    Cluster(crate::cluster::node::FromCluster),
 }
 
 /// The channel from outside, and what feeds it.

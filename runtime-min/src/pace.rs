@@ -46,7 +46,9 @@ impl Runtime<'_> {
                 );
             }
             Sender::Instance(_) => {}
-            Sender::Operator(_) => loop {
+            // Another node's reader, or the operator, takes every part at
+            // once.
+            Sender::Operator(_) | Sender::Remote(_) => loop {
                 let r = rest.next_part();
                 let last = r.is_last();
                 if !self.reply_to(to, ticket, r) || last {

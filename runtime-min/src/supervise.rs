@@ -62,7 +62,9 @@ impl Runtime<'_> {
         let held = std::mem::take(&mut self.queue);
         for n in 0..self.startup.len() {
             let (to, path) = self.startup[n].clone();
-            if only.is_some_and(|a| a != to) {
+            // On a cluster's node, each runs its own instances' startup
+            // requests (every replica gets them).
+            if only.is_some_and(|a| a != to) || !self.is_local(to) {
                 continue;
             }
             let s = &self.json.startup[n];

@@ -13,6 +13,7 @@ impl Runtime<'_> {
         match s {
             Sender::Instance(a) => self.actors[a].name.clone(),
             Sender::Operator(_) => "operator".into(),
+            Sender::Remote(k) => format!("remote#{k}"),
         }
     }
 

@@ -1,0 +1,347 @@
+//! This node's link to NATS: a thread of its own running the client on a
+//! small tokio runtime. It joins (refused if another bundle of the same
+//! image is running), subscribes to what this node serves, passes what
+//! arrives to the event loop through a callback, publishes what the loop
+//! hands it, and says every 250 ms how busy the node is (its heartbeat,
+//! which is how a node that reads the console knows the cluster is quiet).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use bson::Document;
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use super::wire::Wire;
+
+/// How often a node says how busy it is.
+pub const BEAT: Duration = Duration::from_millis(250);
+
+/// How to reach the cluster and what this node is in it.
+pub struct Joining {
+    /// `nats://host:port` of each server (any one is enough).
+    pub servers: Vec<String>,
+    pub user: Option<(String, String)>,
+    /// This node's name, unique in the cluster.
+    pub node: String,
+    /// The image's name and its bundle's hash.
+    pub image: String,
+    pub hash: String,
+    /// The subject tokens of the instances run here (`token`).
+    pub serves: Vec<String>,
+}
+
+/// What comes from the cluster for the event loop.
+pub enum FromCluster {
+    Wire(Wire),
+    /// Nobody takes requests to the instance whose token is `to`: request
+    /// `id` to it is not delivered.
+    NoResponders {
+        to: String,
+        id: i32,
+    },
+    /// A message on the image's subjects that is not one (it is dropped).
+    Malformed(String),
+    Beat(Beat),
+    /// The link to NATS is gone for good.
+    Lost(String),
+}
+
+/// How busy a node was when it last said so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Beat {
+    pub node: String,
+    pub idle: bool,
+    /// Messages it has sent to other nodes, and received from them.
+    pub sent: u64,
+    pub received: u64,
+}
+
+/// What the event loop and the NATS thread share.
+#[derive(Default)]
+pub struct Counters {
+    pub idle: AtomicBool,
+    pub sent: AtomicU64,
+    pub received: AtomicU64,
+}
+
+/// The event loop's handle on the NATS thread.
+pub struct Node {
+    out: mpsc::UnboundedSender<Outgoing>,
+    pub counters: Arc<Counters>,
+    /// The largest message the servers take.
+    pub max_payload: usize,
+    /// This node's subject: answers to its requests come there.
+    pub reply: String,
+}
+
+/// A message to publish, and where the servers say "no responders".
+type Outgoing = (String, Option<String>, Vec<u8>);
+
+impl Node {
+    /// Publishes `bytes` on `subject` (in the order published).
+    pub fn publish(&self, subject: String, bytes: Vec<u8>) {
+        let _ = self.out.send((subject, None, bytes));
+    }
+
+    /// Publishes request `id` to the instance whose token is `to`: if no
+    /// node takes requests on `subject`, the servers say so at once
+    /// (`FromCluster::NoResponders`).
+    pub fn request(&self, subject: String, to: &str, id: i32, bytes: Vec<u8>) {
+        let probe = format!("{}.r.{to}.{id}", self.reply);
+        let _ = self.out.send((subject, Some(probe), bytes));
+    }
+}
+
+/// The subject token for an instance name: itself when it is made of
+/// letters, digits, `-` and `_`; else `x` and its bytes in hex (NATS gives
+/// `.`, `*`, `>` and spaces meanings of their own).
+pub fn token(name: &str) -> String {
+    if !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && !name.starts_with('x')
+    {
+        name.to_string()
+    } else {
+        let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+        format!("x{hex}")
+    }
+}
+
+/// Starts the NATS thread and joins; `Err` says why this node cannot.
+pub fn start(
+    j: Joining,
+    prefix: String,
+    deliver: Box<dyn Fn(FromCluster) + Send>,
+) -> Result<Node, String> {
+    let (out_tx, out_rx) = mpsc::unbounded_channel();
+    let counters = Arc::new(Counters::default());
+    let reply = format!("{prefix}.n.{}", j.node);
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<usize, String>>();
+    let c = counters.clone();
+    std::thread::Builder::new()
+        .name("cluster".into())
+        .spawn(move || {
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(format!("cannot start the NATS client: {e}")));
+                    return;
+                }
+            };
+            rt.block_on(run(j, prefix, deliver, out_rx, c, ready_tx));
+        })
+        .map_err(|e| format!("cannot start the NATS thread: {e}"))?;
+    let max_payload = ready_rx
+        .recv()
+        .map_err(|_| "the NATS thread ended while joining".to_string())??;
+    Ok(Node {
+        out: out_tx,
+        counters,
+        max_payload,
+        reply,
+    })
+}
+
+async fn run(
+    j: Joining,
+    prefix: String,
+    deliver: Box<dyn Fn(FromCluster) + Send>,
+    mut out: mpsc::UnboundedReceiver<Outgoing>,
+    counters: Arc<Counters>,
+    ready: std::sync::mpsc::Sender<Result<usize, String>>,
+) {
+    let client = match join(&j, &prefix).await {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    let mut subs = Vec::new();
+    for s in &j.serves {
+        match client
+            .queue_subscribe(format!("{prefix}.i.{s}"), s.clone())
+            .await
+        {
+            Ok(sub) => subs.push(sub),
+            Err(e) => {
+                let _ = ready.send(Err(format!("cannot subscribe: {e}")));
+                return;
+            }
+        }
+    }
+    for subject in [
+        format!("{prefix}.n.{}", j.node),
+        format!("{prefix}.n.{}.r.>", j.node),
+        format!("{prefix}.cancel"),
+    ] {
+        match client.subscribe(subject).await {
+            Ok(sub) => subs.push(sub),
+            Err(e) => {
+                let _ = ready.send(Err(format!("cannot subscribe: {e}")));
+                return;
+            }
+        }
+    }
+    let beats = client.subscribe(format!("{prefix}.hb")).await;
+    let joins = client
+        .subscribe(format!("oth.image.{}.join", j.image))
+        .await;
+    let (Ok(mut beats), Ok(mut joins)) = (beats, joins) else {
+        let _ = ready.send(Err("cannot subscribe to the cluster's heartbeats".into()));
+        return;
+    };
+    if let Err(e) = client.flush().await {
+        let _ = ready.send(Err(format!("cannot reach NATS: {e}")));
+        return;
+    }
+    let _ = ready.send(Ok(client.server_info().max_payload));
+    let mut incoming = futures_util::stream::select_all(subs);
+    let mut tick = tokio::time::interval(BEAT);
+    loop {
+        tokio::select! {
+            m = incoming.next() => {
+                let Some(m) = m else {
+                    deliver(FromCluster::Lost("the subscriptions ended".into()));
+                    return;
+                };
+                if m.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
+                    if let Some((to, id)) = probed(&m.subject) {
+                        deliver(FromCluster::NoResponders { to, id });
+                    }
+                    continue;
+                }
+                match Wire::decode(&m.payload) {
+                    Ok(w) => {
+                        if !matches!(w, Wire::Cancel { .. }) {
+                            counters.received.fetch_add(1, Ordering::SeqCst);
+                        }
+                        deliver(FromCluster::Wire(w));
+                    }
+                    Err(e) => deliver(FromCluster::Malformed(format!("on {}: {e}", m.subject))),
+                }
+            }
+            m = out.recv() => {
+                let Some((subject, probe, bytes)) = m else { return };
+                let sent = match probe {
+                    Some(p) => client.publish_with_reply(subject, p, bytes.into()).await,
+                    None => client.publish(subject, bytes.into()).await,
+                };
+                if let Err(e) = sent {
+                    deliver(FromCluster::Lost(format!("cannot publish: {e}")));
+                }
+            }
+            b = beats.next() => {
+                if let Some(b) = b.and_then(|m| read_beat(&m.payload)) {
+                    deliver(FromCluster::Beat(b));
+                }
+            }
+            m = joins.next() => {
+                // A node joining asks which bundle of this image runs here.
+                if let Some(reply) = m.and_then(|m| m.reply) {
+                    let _ = client.publish(reply, j.hash.clone().into_bytes().into()).await;
+                }
+            }
+            _ = tick.tick() => {
+                let beat = Beat {
+                    node: j.node.clone(),
+                    idle: counters.idle.load(Ordering::SeqCst),
+                    sent: counters.sent.load(Ordering::SeqCst),
+                    received: counters.received.load(Ordering::SeqCst),
+                };
+                let _ = client.publish(format!("{prefix}.hb"), write_beat(&beat).into()).await;
+            }
+        }
+    }
+}
+
+/// Connects, and asks the nodes already running this image which bundle
+/// they run: another one refuses this node.
+async fn join(j: &Joining, _prefix: &str) -> Result<async_nats::Client, String> {
+    let mut opts = async_nats::ConnectOptions::new()
+        .name(format!("othismo {} {}", j.image, j.node))
+        .connection_timeout(Duration::from_secs(5));
+    if let Some((user, pass)) = &j.user {
+        opts = opts.user_and_password(user.clone(), pass.clone());
+    }
+    let client = opts
+        .connect(j.servers.as_slice())
+        .await
+        .map_err(|e| format!("cannot connect to {}: {e}", j.servers.join(",")))?;
+    let inbox = client.new_inbox();
+    let mut answers = client
+        .subscribe(inbox.clone())
+        .await
+        .map_err(|e| format!("cannot subscribe: {e}"))?;
+    client
+        .publish_with_reply(
+            format!("oth.image.{}.join", j.image),
+            inbox,
+            j.hash.clone().into_bytes().into(),
+        )
+        .await
+        .map_err(|e| format!("cannot publish: {e}"))?;
+    client
+        .flush()
+        .await
+        .map_err(|e| format!("cannot reach NATS: {e}"))?;
+    // Whoever runs the image answers at once; what comes later is late.
+    let deadline = tokio::time::sleep(Duration::from_millis(300));
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            m = answers.next() => {
+                let Some(m) = m else { break };
+                // The first node to join is told there is nobody else.
+                if m.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
+                    break;
+                }
+                let theirs = String::from_utf8_lossy(&m.payload).to_string();
+                if theirs != j.hash {
+                    return Err(format!(
+                        "the cluster runs another bundle of image `{}` (sha256 {theirs}…, this one {}…): every node must load the same bundle",
+                        j.image, j.hash
+                    ));
+                }
+            }
+            _ = &mut deadline => break,
+        }
+    }
+    Ok(client)
+}
+
+/// The instance token and request id a "no responders" answer names
+/// (`<node subject>.r.<token>.<id>`).
+fn probed(subject: &str) -> Option<(String, i32)> {
+    let (rest, id) = subject.rsplit_once('.')?;
+    let (_, to) = rest.rsplit_once(".r.")?;
+    Some((to.to_string(), id.parse().ok()?))
+}
+
+fn write_beat(b: &Beat) -> Vec<u8> {
+    let mut d = Document::new();
+    d.insert("node", b.node.as_str());
+    d.insert("idle", b.idle);
+    d.insert("sent", b.sent as i64);
+    d.insert("received", b.received as i64);
+    let mut out = Vec::new();
+    d.to_writer(&mut out).expect("a document writes to memory");
+    out
+}
+
+fn read_beat(bytes: &[u8]) -> Option<Beat> {
+    let d = Document::from_reader(bytes).ok()?;
+    Some(Beat {
+        node: d.get_str("node").ok()?.to_string(),
+        idle: d.get_bool("idle").ok()?,
+        sent: u64::try_from(d.get_i64("sent").ok()?).ok()?,
+        received: u64::try_from(d.get_i64("received").ok()?).ok()?,
+    })
+}

@@ -1,0 +1,249 @@
+//! The wire form of the protocol between nodes: one NATS message per Layer 1
+//! message (a request, an answer, an error, a cancel), each a BSON document
+//! with its version (`v`) and kind (`k`), the payload's bytes as a binary
+//! field. A message of another version, or malformed, decodes to an error
+//! and is dropped by its receiver: nothing reaches an instance from it.
+
+use bson::spec::BinarySubtype;
+use bson::{Binary, Bson, Document};
+use othc::model::Verb;
+
+use crate::Payload;
+
+/// The version of the wire form this runtime speaks.
+pub const VERSION: i32 = 1;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Wire {
+    /// A request from instance `from` (on the sending node) to instance
+    /// `to`, on `path` of `to`'s tree, as the sender's node routed it.
+    /// Answers go to the subject `reply`, naming the request by `id`.
+    Request {
+        from: String,
+        to: String,
+        id: i32,
+        verb: Verb,
+        path: String,
+        flags: i32,
+        payload: Option<Payload>,
+        reply: String,
+    },
+    /// An answer to request `id` of the node that sent it, made by `to`.
+    Answer {
+        to: String,
+        id: i32,
+        done: bool,
+        payload: Option<Payload>,
+    },
+    /// Request `id` failed.
+    Error {
+        to: String,
+        id: i32,
+        errno: i32,
+        code: String,
+        desc: String,
+    },
+    /// The node whose answers go to `reply` gave up on its request `id`
+    /// to `to`.
+    Cancel { reply: String, to: String, id: i32 },
+}
+
+impl Wire {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut d = Document::new();
+        d.insert("v", VERSION);
+        match self {
+            Wire::Request {
+                from,
+                to,
+                id,
+                verb,
+                path,
+                flags,
+                payload,
+                reply,
+            } => {
+                d.insert("k", "request");
+                d.insert("from", from.as_str());
+                d.insert("to", to.as_str());
+                d.insert("id", *id);
+                d.insert("verb", verb.wire());
+                d.insert("path", path.as_str());
+                d.insert("flags", *flags);
+                d.insert("reply", reply.as_str());
+                put_payload(&mut d, payload);
+            }
+            Wire::Answer {
+                to,
+                id,
+                done,
+                payload,
+            } => {
+                d.insert("k", "answer");
+                d.insert("to", to.as_str());
+                d.insert("id", *id);
+                d.insert("done", *done);
+                put_payload(&mut d, payload);
+            }
+            Wire::Error {
+                to,
+                id,
+                errno,
+                code,
+                desc,
+            } => {
+                d.insert("k", "error");
+                d.insert("to", to.as_str());
+                d.insert("id", *id);
+                d.insert("errno", *errno);
+                d.insert("code", code.as_str());
+                d.insert("desc", desc.as_str());
+            }
+            Wire::Cancel { reply, to, id } => {
+                d.insert("k", "cancel");
+                d.insert("reply", reply.as_str());
+                d.insert("to", to.as_str());
+                d.insert("id", *id);
+            }
+        }
+        let mut out = Vec::new();
+        d.to_writer(&mut out).expect("a document writes to memory");
+        out
+    }
+
+    /// The message `bytes` hold, or why they are not one.
+    pub fn decode(bytes: &[u8]) -> Result<Wire, String> {
+        let d = Document::from_reader(bytes).map_err(|e| format!("not a BSON document: {e}"))?;
+        let v = d.get_i32("v").map_err(|_| "no version (`v`)".to_string())?;
+        if v != VERSION {
+            return Err(format!(
+                "wire version {v}, where this runtime speaks {VERSION}"
+            ));
+        }
+        let text = |k: &str| {
+            d.get_str(k)
+                .map(str::to_string)
+                .map_err(|_| format!("no `{k}`"))
+        };
+        let int = |k: &str| d.get_i32(k).map_err(|_| format!("no `{k}`"));
+        match d.get_str("k").map_err(|_| "no kind (`k`)".to_string())? {
+            "request" => Ok(Wire::Request {
+                from: text("from")?,
+                to: text("to")?,
+                id: int("id")?,
+                verb: Verb::from_wire(int("verb")?).ok_or("an unknown verb")?,
+                path: text("path")?,
+                flags: int("flags")?,
+                payload: get_payload(&d)?,
+                reply: text("reply")?,
+            }),
+            "answer" => Ok(Wire::Answer {
+                to: text("to")?,
+                id: int("id")?,
+                done: d.get_bool("done").map_err(|_| "no `done`".to_string())?,
+                payload: get_payload(&d)?,
+            }),
+            "error" => Ok(Wire::Error {
+                to: text("to")?,
+                id: int("id")?,
+                errno: int("errno")?,
+                code: text("code")?,
+                desc: text("desc")?,
+            }),
+            "cancel" => Ok(Wire::Cancel {
+                reply: text("reply")?,
+                to: text("to")?,
+                id: int("id")?,
+            }),
+            other => Err(format!("an unknown kind `{other}`")),
+        }
+    }
+}
+
+fn put_payload(d: &mut Document, payload: &Option<Payload>) {
+    if let Some(p) = payload {
+        d.insert("type", &*p.content_type);
+        d.insert(
+            "data",
+            Bson::Binary(Binary {
+                subtype: BinarySubtype::Generic,
+                bytes: p.data.clone(),
+            }),
+        );
+    }
+}
+
+fn get_payload(d: &Document) -> Result<Option<Payload>, String> {
+    let Ok(ty) = d.get_str("type") else {
+        return Ok(None);
+    };
+    let data = d
+        .get_binary_generic("data")
+        .map_err(|_| "a payload type without its data".to_string())?;
+    Ok(Some(Payload {
+        content_type: ty.into(),
+        data: data.clone(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips_and_damage_is_an_error() {
+        let p = Some(Payload {
+            content_type: "text/plain".into(),
+            data: b"Ada".to_vec(),
+        });
+        let all = [
+            Wire::Request {
+                from: "greeter".into(),
+                to: "loud".into(),
+                id: 7,
+                verb: Verb::Write,
+                path: "/".into(),
+                flags: 0,
+                payload: p.clone(),
+                reply: "oth.x.n.a".into(),
+            },
+            Wire::Answer {
+                to: "loud".into(),
+                id: 7,
+                done: false,
+                payload: p,
+            },
+            Wire::Answer {
+                to: "loud".into(),
+                id: 8,
+                done: true,
+                payload: None,
+            },
+            Wire::Error {
+                to: "loud".into(),
+                id: 9,
+                errno: 2,
+                code: "not_found".into(),
+                desc: "nothing".into(),
+            },
+            Wire::Cancel {
+                reply: "oth.x.n.a".into(),
+                to: "loud".into(),
+                id: 7,
+            },
+        ];
+        for m in &all {
+            let bytes = m.encode();
+            assert_eq!(&Wire::decode(&bytes).unwrap(), m);
+            for cut in [0, 1, 4, bytes.len() / 2, bytes.len() - 1] {
+                assert!(Wire::decode(&bytes[..cut]).is_err(), "{m:?} cut at {cut}");
+            }
+        }
+        let mut d = Document::new();
+        d.insert("v", 2);
+        d.insert("k", "cancel");
+        let mut b = Vec::new();
+        d.to_writer(&mut b).unwrap();
+        assert!(Wire::decode(&b).unwrap_err().contains("version 2"));
+    }
+}
