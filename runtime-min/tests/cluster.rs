@@ -86,8 +86,10 @@ fn node(
     let mut line = String::new();
     loop {
         line.clear();
-        let n = err.read_line(&mut line).unwrap();
-        assert!(n > 0, "node {instances} ended before it joined");
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            let status = child.wait();
+            panic!("node {instances} ended before it joined: {status:?}");
+        }
         if line.starts_with("joined the cluster") {
             return (child, err);
         }
