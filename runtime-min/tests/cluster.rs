@@ -68,7 +68,9 @@ fn bundle_file(name: &str, sets: &[&str]) -> PathBuf {
     path
 }
 
-/// A node started: its stderr is read until it says it joined.
+/// A node started: its stderr is read until it says it joined. The caller
+/// waits for it (or kills it); a node that ends early is waited for here.
+#[allow(clippy::zombie_processes)] // the child is returned to be waited for
 fn node(
     bundle: &Path,
     nats: &Nats,
