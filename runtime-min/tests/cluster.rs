@@ -70,15 +70,26 @@ fn bundle_file(name: &str, sets: &[&str]) -> PathBuf {
 
 /// A node started: its stderr is read until it says it joined. The caller
 /// waits for it (or kills it); a node that ends early is waited for here.
-#[allow(clippy::zombie_processes)] // the child is returned to be waited for
 fn node(
     bundle: &Path,
     nats: &Nats,
     instances: &str,
 ) -> (Child, BufReader<std::process::ChildStderr>) {
+    node_with(bundle, nats, instances, &[])
+}
+
+/// [`node`] with more arguments.
+#[allow(clippy::zombie_processes)] // the child is returned to be waited for
+fn node_with(
+    bundle: &Path,
+    nats: &Nats,
+    instances: &str,
+    more: &[&str],
+) -> (Child, BufReader<std::process::ChildStderr>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
         .arg(bundle)
         .args(["--cluster", &nats.url, "--instances", instances])
+        .args(more)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -309,6 +320,237 @@ fn a_hostile_publisher_gets_nothing_delivered() {
         .unwrap();
     assert_eq!(out, "Hi, Ada.\nHI, ADA.\n");
     assert_eq!(console.wait().unwrap().code(), Some(0));
+    assert!(
+        greeter.try_wait().unwrap().is_none(),
+        "the greeter's node stopped"
+    );
+    let _ = greeter.kill();
+    let _ = greeter.wait();
+}
+
+/// `GET url` with curl: the status (0 when none came) and body.
+fn get(url: &str) -> (u16, Vec<u8>) {
+    let (code, body, _) = get_with_exit(url);
+    (code, body)
+}
+
+/// [`get`], and curl's exit code (28: it gave up waiting, a hang).
+fn get_with_exit(url: &str) -> (u16, Vec<u8>, i32) {
+    let out = Command::new("curl")
+        .args([
+            "-s",
+            "--max-time",
+            "20",
+            "-o",
+            "-",
+            "-w",
+            "\n%{http_code}",
+            url,
+        ])
+        .output()
+        .expect("curl runs");
+    let mut body = out.stdout;
+    let at = body.iter().rposition(|b| *b == b'\n').unwrap_or(0);
+    let code = String::from_utf8_lossy(&body[at + 1..])
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    body.truncate(at);
+    (code, body, out.status.code().unwrap_or(-1))
+}
+
+/// A node started with its standard streams discarded but stderr's lines
+/// until `until` (returned).
+fn node_saying(bundle: &Path, nats: &Nats, instances: &str, until: &str) -> (Child, String) {
+    let (mut child, mut err) = node(bundle, nats, instances);
+    let mut line = String::new();
+    if !until.is_empty() {
+        loop {
+            line.clear();
+            if err.read_line(&mut line).unwrap_or(0) == 0 {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("node {instances} ended before saying {until}");
+            }
+            if line.contains(until) {
+                break;
+            }
+        }
+    }
+    // The rest of its stderr is drained, so it never blocks on a full pipe.
+    let who = instances.to_string();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        while err.read_line(&mut line).unwrap_or(0) > 0 {
+            eprint!("[{who}] {line}");
+            line.clear();
+        }
+    });
+    (child, line)
+}
+
+#[test]
+fn the_site_on_three_nodes_serves_every_file_and_outlives_a_replica() {
+    let Some(nats) = Nats::start() else { return };
+    if !test_support::runnable(test_support::ensure_debian_tool("curl", "curl")) {
+        return;
+    }
+    let public = common::scratch("cluster_site_public");
+    let files: Vec<(String, Vec<u8>)> = (0..8)
+        .map(|i| {
+            (
+                format!("f{i}.txt"),
+                format!("file {i}\n").repeat(100 * (i + 1)).into_bytes(),
+            )
+        })
+        .chain([(
+            "big.bin".to_string(),
+            (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect(),
+        )])
+        .collect();
+    for (name, bytes) in &files {
+        std::fs::write(public.join(name), bytes).unwrap();
+    }
+    let bundle = common::bundle_in_place(
+        "cluster_site",
+        "examples/site/Site.oth",
+        &[
+            r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#.to_string(),
+            format!(
+                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
+                public.display()
+            ),
+        ],
+    );
+    // The replicas first, so the site is there when the listener opens.
+    let (mut replica_a, _) = node_saying(&bundle, &nats, "site", "");
+    let (mut replica_b, _) = node_saying(&bundle, &nats, "site", "");
+    let (mut front, listening) = node_saying(&bundle, &nats, "web,server,public", "listening on ");
+    let base = listening
+        .trim()
+        .trim_start_matches("listening on ")
+        .to_string();
+
+    for (name, bytes) in &files {
+        let (code, body) = get(&format!("{base}/{name}"));
+        assert_eq!(code, 200, "{name}");
+        assert!(
+            body == *bytes,
+            "{name} came back changed ({} bytes)",
+            body.len()
+        );
+    }
+
+    // Under load, one replica is killed: requests in flight on it fail,
+    // none hangs, and every later one is served by the other.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let big = files.last().unwrap().1.clone();
+    let loads: Vec<_> = (0..4)
+        .map(|n| {
+            let (stop, base, big) = (stop.clone(), base.clone(), big.clone());
+            std::thread::spawn(move || {
+                let mut seen = Vec::new();
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    let began = Instant::now();
+                    let path = if n % 2 == 0 { "big.bin" } else { "f3.txt" };
+                    let (code, body, exit) = get_with_exit(&format!("{base}/{path}"));
+                    assert_ne!(exit, 28, "a request hung (curl gave up after 20 s)");
+                    let whole = code == 200 && exit == 0 && (path != "big.bin" || body == big);
+                    seen.push((began, if whole { 200 } else { code.max(1) }));
+                }
+                seen
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(700));
+    let killed = Instant::now();
+    let _ = replica_a.kill();
+    let _ = replica_a.wait();
+    std::thread::sleep(Duration::from_millis(3000));
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let seen: Vec<(Instant, u16)> = loads.into_iter().flat_map(|l| l.join().unwrap()).collect();
+    let before = seen.iter().filter(|(t, _)| *t < killed).count();
+    let failed: Vec<_> = seen.iter().filter(|(_, c)| *c != 200).collect();
+    eprintln!(
+        "{} requests, {before} before the kill; not 200: {:?}",
+        seen.len(),
+        failed
+            .iter()
+            .map(|(t, c)| (t.duration_since(killed).as_millis(), c))
+            .collect::<Vec<_>>()
+    );
+    assert!(before > 0, "no request was served before the kill");
+    // A request that failed was one in flight at the kill (curl's 0 would
+    // be a hang past its 20 s: none).
+    for (t, c) in &failed {
+        assert!(*c == 503 || *c == 502, "a request ended {c}");
+        assert!(
+            *t < killed + Duration::from_millis(100),
+            "a request sent after the kill failed ({c})"
+        );
+    }
+    let after: Vec<_> = seen
+        .iter()
+        .filter(|(t, _)| *t > killed + Duration::from_millis(100))
+        .collect();
+    assert!(
+        after.len() > 5,
+        "too few requests after the kill: {}",
+        after.len()
+    );
+    for (name, bytes) in &files {
+        let (code, body) = get(&format!("{base}/{name}"));
+        assert_eq!(code, 200, "{name} after the kill");
+        assert!(body == *bytes, "{name} came back changed after the kill");
+    }
+    for c in [&mut replica_b, &mut front] {
+        let _ = Command::new("kill")
+            .args(["-TERM", &c.id().to_string()])
+            .status();
+        assert_eq!(c.wait().unwrap().code(), Some(0));
+    }
+}
+
+/// A request a node took is not left hanging when that node dies: the
+/// greeter's watch of the console, taken by the console's node, fails
+/// `unavailable` on the greeter's node once the console's is lost.
+#[test]
+fn a_request_taken_by_a_node_that_dies_fails_unavailable() {
+    let Some(nats) = Nats::start() else { return };
+    let bundle = bundle_file("cluster_lost", &[]);
+    let (mut console, _cerr) = node(&bundle, &nats, "cons,loud");
+    let (mut greeter, mut gerr) = node_with(&bundle, &nats, "greeter", &["--trace"]);
+    // The greeter's stderr, a line at a time, on a channel: a line that
+    // never comes fails the test instead of hanging it.
+    let (tx, lines) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        while gerr.read_line(&mut line).unwrap_or(0) > 0 {
+            let _ = tx.send(std::mem::take(&mut line));
+        }
+    });
+    let wait_for = |what: &str| -> String {
+        loop {
+            match lines.recv_timeout(Duration::from_secs(30)) {
+                Ok(l) if l.contains(what) => return l,
+                Ok(_) => {}
+                Err(e) => panic!("the greeter's node never said {what:?} ({e})"),
+            }
+        }
+    };
+    wait_for("greeter:1 -> cons: watch /");
+    // The watch is taken, then its node dies.
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = console.kill();
+    let _ = console.wait();
+    let killed = Instant::now();
+    let line = wait_for("greeter:1 <- error 10 unavailable");
+    assert!(line.contains("is lost"), "{line}");
+    eprintln!(
+        "the watch failed {:?} after the kill: {}",
+        killed.elapsed(),
+        line.trim()
+    );
     assert!(
         greeter.try_wait().unwrap().is_none(),
         "the greeter's node stopped"

@@ -28,6 +28,14 @@ use crate::{Body, Event, Payload, Runtime, Sender, Serving, route};
 use node::{Beat, FromCluster, Node};
 use wire::Wire;
 
+/// A node not heard from for this long is lost; a request no node took
+/// within it is sent again.
+const LOST: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// How many times a request is sent before it fails for want of a node
+/// to take it.
+const TRIES: u8 = 3;
+
 /// How a node joins a cluster (`othismo-run --cluster`).
 #[derive(Clone, Debug, Default)]
 pub struct ClusterConfig {
@@ -60,6 +68,19 @@ pub(crate) struct Cluster {
     beats: HashMap<String, (Instant, Beat)>,
     /// The totals of the last look at a quiet cluster.
     last_quiet: Option<(u64, u64)>,
+    /// Which node took each request sent from here (by proxy and id).
+    taken: HashMap<(usize, i32), String>,
+    /// Requests sent from here that no node has said it took yet.
+    untaken: HashMap<(usize, i32), Untaken>,
+}
+
+/// A request no node has taken yet, kept to be sent again.
+struct Untaken {
+    since: Instant,
+    tries: u8,
+    subject: String,
+    token: String,
+    bytes: Vec<u8>,
 }
 
 /// A request another node sent to an instance here.
@@ -94,11 +115,13 @@ impl Cluster {
             static_views,
             beats: HashMap::new(),
             last_quiet: None,
+            taken: HashMap::new(),
+            untaken: HashMap::new(),
         }
     }
 
     fn publish(&self, subject: String, w: &Wire) {
-        if !matches!(w, Wire::Cancel { .. }) {
+        if w.is_work() {
             self.node.counters.sent.fetch_add(1, Ordering::SeqCst);
         }
         self.node.publish(subject, w.encode());
@@ -248,13 +271,74 @@ impl Runtime<'_> {
             reply: cluster.reply.clone(),
         };
         actor.serving.insert(id, req);
+        let bytes = w.encode();
         cluster.node.counters.sent.fetch_add(1, Ordering::SeqCst);
-        cluster.node.request(subject, &token, id, w.encode());
+        cluster
+            .node
+            .request(subject.clone(), &token, id, bytes.clone());
+        if let Some(c) = &mut self.cluster {
+            c.untaken.insert(
+                (to, id),
+                Untaken {
+                    since: Instant::now(),
+                    tries: 1,
+                    subject,
+                    token,
+                    bytes,
+                },
+            );
+        }
+    }
+
+    /// Requests sent from here that no node has taken within `LOST`: sent
+    /// again (to whichever replica NATS picks; never delivered, so sending
+    /// again is safe), at most `TRIES` times in all; then they fail.
+    fn retry_untaken(&mut self) {
+        let Some(c) = &mut self.cluster else { return };
+        let due: Vec<(usize, i32)> = c
+            .untaken
+            .iter()
+            .filter(|(_, u)| u.since.elapsed() > LOST)
+            .map(|(k, _)| *k)
+            .collect();
+        let mut failed = Vec::new();
+        for k in due {
+            let Some(u) = c.untaken.get_mut(&k) else {
+                continue;
+            };
+            if u.tries < TRIES {
+                u.tries += 1;
+                u.since = Instant::now();
+                c.node
+                    .request(u.subject.clone(), &u.token, k.1, u.bytes.clone());
+            } else {
+                c.untaken.remove(&k);
+                // Never received: it does not count as sent.
+                c.node.counters.sent.fetch_sub(1, Ordering::SeqCst);
+                failed.push(k);
+            }
+        }
+        for (a, id) in failed {
+            let to = self.actors[a].name.clone();
+            let desc = format!(
+                "no node took the request to `{to}` ({TRIES} tries, {} ms each)",
+                LOST.as_millis()
+            );
+            self.wire(Wire::Error {
+                to,
+                id,
+                errno: errno::UNAVAILABLE,
+                code: errno::code(errno::UNAVAILABLE).into(),
+                desc,
+            });
+        }
     }
 
     /// Request `id` to instance `to`, run elsewhere, was cancelled here.
     pub(crate) fn cancel_remote(&mut self, to: usize, id: i32) {
-        if let Some(cluster) = &self.cluster {
+        if let Some(cluster) = &mut self.cluster {
+            cluster.taken.remove(&(to, id));
+            cluster.untaken.remove(&(to, id));
             let w = Wire::Cancel {
                 reply: cluster.reply.clone(),
                 to: self.actors[to].name.clone(),
@@ -331,7 +415,9 @@ impl Runtime<'_> {
                 if let Some(c) = &mut self.cluster {
                     c.beats.insert(b.node.clone(), (Instant::now(), b));
                 }
-                false
+                self.lose_silent_nodes();
+                self.retry_untaken();
+                !self.queue.is_empty()
             }
             FromCluster::Lost(why) => {
                 let _ = writeln!(self.io.err, "error: the cluster is lost: {why}");
@@ -367,6 +453,12 @@ impl Runtime<'_> {
                     return;
                 };
                 let done = done || !s.stream;
+                if let Some(c) = &mut self.cluster {
+                    c.untaken.remove(&(a, id));
+                    if done {
+                        c.taken.remove(&(a, id));
+                    }
+                }
                 self.queue.push_back(Event::Answer {
                     to: s.from,
                     ticket: s.ticket,
@@ -390,6 +482,10 @@ impl Runtime<'_> {
                 let Some(s) = self.actors[a].serving.remove(&id) else {
                     return;
                 };
+                if let Some(c) = &mut self.cluster {
+                    c.untaken.remove(&(a, id));
+                    c.taken.remove(&(a, id));
+                }
                 self.queue.push_back(Event::Error {
                     to: s.from,
                     ticket: s.ticket,
@@ -397,6 +493,17 @@ impl Runtime<'_> {
                     code,
                     desc,
                 });
+            }
+            Wire::Taken { to, id, node } => {
+                let Some(a) = self.remote_index(&to) else {
+                    return;
+                };
+                if let Some(c) = &mut self.cluster {
+                    c.untaken.remove(&(a, id));
+                    if self.actors[a].serving.contains_key(&id) {
+                        c.taken.insert((a, id), node);
+                    }
+                }
             }
             Wire::Cancel { reply, to, id } => {
                 let Some(cluster) = &mut self.cluster else {
@@ -406,6 +513,61 @@ impl Runtime<'_> {
                     return;
                 };
                 cluster.callers.remove(&k);
+                self.withdraw(Sender::Remote(k), None);
+            }
+        }
+    }
+
+    /// Nodes not heard from for `LOST` are gone: requests they took fail
+    /// (`unavailable`), and what they asked of the instances here is
+    /// withdrawn (their streams end, their requests are cancelled).
+    fn lose_silent_nodes(&mut self) {
+        let Some(c) = &mut self.cluster else { return };
+        let lost: Vec<String> = c
+            .beats
+            .iter()
+            .filter(|(_, (at, _))| at.elapsed() > LOST)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for node in lost {
+            let Some(c) = &mut self.cluster else { return };
+            c.beats.remove(&node);
+            let failed: Vec<(usize, i32)> = c
+                .taken
+                .iter()
+                .filter(|(_, n)| **n == node)
+                .map(|(k, _)| *k)
+                .collect();
+            let their_reply = format!("{}.n.{node}", c.prefix);
+            let callers: Vec<u32> = c
+                .callers
+                .iter()
+                .filter(|(_, caller)| caller.reply == their_reply)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in &callers {
+                if let Some(caller) = c.callers.remove(k) {
+                    c.by_origin.remove(&(caller.reply, caller.to, caller.id));
+                }
+            }
+            let _ = writeln!(
+                self.io.err,
+                "cluster: node {node} is lost (no heartbeat for {} ms): {} request(s) it took fail",
+                LOST.as_millis(),
+                failed.len()
+            );
+            for (a, id) in failed {
+                let to = self.actors[a].name.clone();
+                let desc = format!("node {node}, which took the request to `{to}`, is lost");
+                self.wire(Wire::Error {
+                    to,
+                    id,
+                    errno: errno::UNAVAILABLE,
+                    code: errno::code(errno::UNAVAILABLE).into(),
+                    desc,
+                });
+            }
+            for k in callers {
                 self.withdraw(Sender::Remote(k), None);
             }
         }
@@ -468,6 +630,12 @@ impl Runtime<'_> {
         let Some(cluster) = &mut self.cluster else {
             return;
         };
+        let taken = Wire::Taken {
+            to: to.clone(),
+            id,
+            node: cluster.name.clone(),
+        };
+        cluster.publish(reply.clone(), &taken);
         cluster.next_caller = cluster.next_caller.wrapping_add(1);
         let k = cluster.next_caller;
         cluster.by_origin.insert((reply.clone(), to.clone(), id), k);

@@ -220,7 +220,7 @@ async fn run(
                 }
                 match Wire::decode(&m.payload) {
                     Ok(w) => {
-                        if !matches!(w, Wire::Cancel { .. }) {
+                        if w.is_work() {
                             counters.received.fetch_add(1, Ordering::SeqCst);
                         }
                         deliver(FromCluster::Wire(w));

@@ -43,12 +43,21 @@ pub enum Wire {
         code: String,
         desc: String,
     },
+    /// Request `id` to `to` was taken by node `node`: if that node is lost
+    /// before it answers, the request fails (`unavailable`).
+    Taken { to: String, id: i32, node: String },
     /// The node whose answers go to `reply` gave up on its request `id`
     /// to `to`.
     Cancel { reply: String, to: String, id: i32 },
 }
 
 impl Wire {
+    /// Whether it is work for its receiver (counted for quiescence), not
+    /// bookkeeping (a cancel, a request taken).
+    pub fn is_work(&self) -> bool {
+        !matches!(self, Wire::Cancel { .. } | Wire::Taken { .. })
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let mut d = Document::new();
         d.insert("v", VERSION);
@@ -98,6 +107,12 @@ impl Wire {
                 d.insert("errno", *errno);
                 d.insert("code", code.as_str());
                 d.insert("desc", desc.as_str());
+            }
+            Wire::Taken { to, id, node } => {
+                d.insert("k", "taken");
+                d.insert("to", to.as_str());
+                d.insert("id", *id);
+                d.insert("node", node.as_str());
             }
             Wire::Cancel { reply, to, id } => {
                 d.insert("k", "cancel");
@@ -149,6 +164,11 @@ impl Wire {
                 errno: int("errno")?,
                 code: text("code")?,
                 desc: text("desc")?,
+            }),
+            "taken" => Ok(Wire::Taken {
+                to: text("to")?,
+                id: int("id")?,
+                node: text("node")?,
             }),
             "cancel" => Ok(Wire::Cancel {
                 reply: text("reply")?,
@@ -230,6 +250,11 @@ mod tests {
                 reply: "oth.x.n.a".into(),
                 to: "loud".into(),
                 id: 7,
+            },
+            Wire::Taken {
+                to: "loud".into(),
+                id: 7,
+                node: "b".into(),
             },
         ];
         for m in &all {

@@ -162,3 +162,20 @@ pub fn load_error_with(bundle: &[u8], limits: Limits) -> Option<LoadError> {
     };
     Runtime::load(bundle, limits, io).err()
 }
+
+/// Builds `image` (a path in the repository) where it is, with `sets`,
+/// into a scratch folder `name`; the bundle's path.
+pub fn bundle_in_place(name: &str, image: &str, sets: &[String]) -> PathBuf {
+    let work = scratch(name);
+    let mut c = compile(&root().join(image), sets).unwrap();
+    let mut opts = Options::new(work.join("build"), Profile::Release);
+    opts.cache = work.join("cache");
+    let mut diags = othc::Diagnostics::new();
+    let built = build_objects(&mut c, &opts, &mut diags);
+    assert!(
+        !diags.has_errors(),
+        "{}",
+        othc::diagnostics::render::human(&c.front.sources, &diags, false)
+    );
+    build_images(&c, &built, &opts).unwrap().remove(0)
+}
