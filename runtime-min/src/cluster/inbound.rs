@@ -1,0 +1,270 @@
+//! What this node receives: requests for its instances, checked again
+//! against its copy of the image, and answers to its own requests.
+
+use std::io::Write;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use othc::model::Seg;
+use othc::namespace::path::{parse_request, push_text};
+
+use super::Caller;
+use super::node::{self, FromCluster};
+use super::wire::Wire;
+use crate::abi::errno;
+use crate::view::Aim;
+use crate::{Body, Event, Payload, Runtime, Sender, Serving, route};
+
+impl Runtime<'_> {
+    /// What came from the cluster; true when it gave the image work.
+    pub(crate) fn cluster_event(&mut self, f: FromCluster) -> bool {
+        match f {
+            FromCluster::Wire(w) => {
+                self.wire(w);
+                !self.queue.is_empty()
+            }
+            FromCluster::Malformed(why) => {
+                if let Some(t) = &mut self.io.trace {
+                    let _ = writeln!(t, "cluster: dropped a malformed message {why}");
+                }
+                false
+            }
+            FromCluster::NoResponders { to, id } => {
+                let name = self
+                    .actors
+                    .iter()
+                    .find(|a| matches!(a.body, Body::Remote(_)) && node::token(&a.name) == to)
+                    .map(|a| a.name.clone());
+                if let Some(name) = name {
+                    // Never received: it does not count as sent.
+                    if let Some(c) = &self.cluster {
+                        c.node.counters.sent.fetch_sub(1, Ordering::SeqCst);
+                    }
+                    let desc = format!("no node runs `{name}` (none has joined, or all have left)");
+                    self.wire(Wire::Error {
+                        to: name,
+                        id,
+                        errno: errno::UNAVAILABLE,
+                        code: errno::code(errno::UNAVAILABLE).into(),
+                        desc,
+                    });
+                }
+                !self.queue.is_empty()
+            }
+            FromCluster::Beat(b) => {
+                if let Some(c) = &mut self.cluster {
+                    c.beats.insert(b.node.clone(), (Instant::now(), b));
+                }
+                self.lose_silent_nodes();
+                self.retry_untaken();
+                !self.queue.is_empty()
+            }
+            FromCluster::Lost(why) => {
+                let _ = writeln!(self.io.err, "error: the cluster is lost: {why}");
+                self.failed = true;
+                self.halted = true;
+                false
+            }
+        }
+    }
+    pub(super) fn wire(&mut self, w: Wire) {
+        match w {
+            Wire::Request {
+                from,
+                to,
+                id,
+                verb,
+                path,
+                flags,
+                payload,
+                reply,
+            } => self.remote_request(from, to, id, verb, path, flags, payload, reply),
+            Wire::Answer {
+                to,
+                id,
+                done,
+                payload,
+            } => {
+                let Some(a) = self.remote_index(&to) else {
+                    return;
+                };
+                let Some(s) = self.actors[a].serving.remove(&id) else {
+                    return;
+                };
+                let done = done || !s.stream;
+                if let Some(c) = &mut self.cluster {
+                    c.untaken.remove(&(a, id));
+                    if done {
+                        c.taken.remove(&(a, id));
+                    }
+                }
+                self.queue.push_back(Event::Answer {
+                    to: s.from,
+                    ticket: s.ticket,
+                    done,
+                    payload,
+                });
+                if !done {
+                    self.actors[a].serving.insert(id, s);
+                }
+            }
+            Wire::Error {
+                to,
+                id,
+                errno,
+                code,
+                desc,
+            } => {
+                let Some(a) = self.remote_index(&to) else {
+                    return;
+                };
+                let Some(s) = self.actors[a].serving.remove(&id) else {
+                    return;
+                };
+                if let Some(c) = &mut self.cluster {
+                    c.untaken.remove(&(a, id));
+                    c.taken.remove(&(a, id));
+                }
+                self.queue.push_back(Event::Error {
+                    to: s.from,
+                    ticket: s.ticket,
+                    errno,
+                    code,
+                    desc,
+                });
+            }
+            Wire::Taken { to, id, node } => {
+                let Some(a) = self.remote_index(&to) else {
+                    return;
+                };
+                if let Some(c) = &mut self.cluster {
+                    c.untaken.remove(&(a, id));
+                    if self.actors[a].serving.contains_key(&id) {
+                        c.taken.insert((a, id), node);
+                    }
+                }
+            }
+            Wire::Cancel { reply, to, id } => {
+                let Some(cluster) = &mut self.cluster else {
+                    return;
+                };
+                let Some(k) = cluster.by_origin.remove(&(reply, to, id)) else {
+                    return;
+                };
+                cluster.callers.remove(&k);
+                self.withdraw(Sender::Remote(k), None);
+            }
+        }
+    }
+    /// The proxy named `name`, if there is one.
+    pub(super) fn remote_index(&self, name: &str) -> Option<usize> {
+        self.actors
+            .iter()
+            .position(|a| a.name == name && matches!(a.body, Body::Remote(_)))
+    }
+    /// A request another node sent to instance `to` here: checked again
+    /// against this node's copy of the image, then delivered.
+    #[allow(clippy::too_many_arguments)] // the request's parts, as they came
+    fn remote_request(
+        &mut self,
+        from: String,
+        to: String,
+        id: i32,
+        verb: othc::model::Verb,
+        path: String,
+        flags: i32,
+        payload: Option<Payload>,
+        reply: String,
+    ) {
+        let refuse = |rt: &mut Self, errno: i32, desc: String| {
+            if let Some(c) = &rt.cluster {
+                let w = Wire::Error {
+                    to: to.clone(),
+                    id,
+                    errno,
+                    code: errno::code(errno).into(),
+                    desc,
+                };
+                c.publish(reply.clone(), &w);
+            }
+        };
+        let local = self
+            .actors
+            .iter()
+            .position(|a| a.name == to && !matches!(a.body, Body::Remote(_)));
+        let sender = self.actors.iter().position(|a| a.name == from);
+        let (Some(t), Some(s)) = (local, sender) else {
+            return refuse(self, errno::NOT_FOUND, format!("no instance `{to}` here"));
+        };
+        let Some(segs) = parse_request(&path) else {
+            return refuse(self, errno::INVALID, format!("malformed path `{path}`"));
+        };
+        let Some(readonly) = self.sent_through_view(s, t, verb, &segs) else {
+            return refuse(
+                self,
+                errno::FORBIDDEN,
+                format!(
+                    "`{from}` has no way to {} `{path}` of `{to}`",
+                    verb.as_str()
+                ),
+            );
+        };
+        let Some(cluster) = &mut self.cluster else {
+            return;
+        };
+        let taken = Wire::Taken {
+            to: to.clone(),
+            id,
+            node: cluster.name.clone(),
+        };
+        cluster.publish(reply.clone(), &taken);
+        cluster.next_caller = cluster.next_caller.wrapping_add(1);
+        let k = cluster.next_caller;
+        cluster.by_origin.insert((reply.clone(), to.clone(), id), k);
+        cluster.callers.insert(k, Caller { reply, to, id });
+        let req = Serving {
+            from: Sender::Remote(k),
+            ticket: k as i32,
+            verb,
+            flags,
+            payload,
+            stream: false,
+            forwarded: Vec::new(),
+        };
+        self.deliver_checked(t, req, segs.into(), readonly);
+    }
+    /// Whether instance `s`'s view as the image gave it leads to `segs` of
+    /// instance `t`, for a request its needs allow: the way's read-only
+    /// flag, if so.
+    fn sent_through_view(
+        &mut self,
+        s: usize,
+        t: usize,
+        verb: othc::model::Verb,
+        segs: &[Seg],
+    ) -> Option<bool> {
+        let cluster = self.cluster.as_ref()?;
+        let links = &cluster.static_views[s];
+        for l in links.iter().filter(|l| l.target == t) {
+            let Some(rest) = segs.strip_prefix(&l.path[..]) else {
+                continue;
+            };
+            let mut written = String::new();
+            let mut at: Vec<Seg> = l.at.to_vec();
+            at.extend_from_slice(rest);
+            push_text(&mut written, &at);
+            let aim = Aim::new(links, &written);
+            let sender = &self.actors[s];
+            let (model, obj) = &*sender.header;
+            let mut passed = None;
+            if let Ok((to, path, readonly)) =
+                route::admit(&sender.name, model, obj, verb, aim, &mut passed)
+                && to == t
+                && *path == *segs
+            {
+                return Some(readonly);
+            }
+        }
+        None
+    }
+}

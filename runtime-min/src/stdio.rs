@@ -1,0 +1,60 @@
+//! Running a bundle with the process's own standard streams: console
+//! input from stdin a line at a time, output to stdout, reports and the
+//! trace to stderr (what `othismo-run` and `othc run` do).
+
+use crate::{Io, Limits, LoadError, Runtime, cluster};
+
+/// Runs a bundle on this process's standard streams: console input from
+/// stdin (read a line at a time, as the image asks), output to stdout,
+/// reports to stderr. Returns the exit status (book: reference/running.md).
+pub fn run_on_stdio(bundle: &[u8], limits: Limits, trace: bool) -> Result<i32, LoadError> {
+    run_on_stdio_with_code(bundle, limits, trace, None)
+}
+
+/// [`run_on_stdio`], loading each module's precompiled code from `code`
+/// where it is there and usable ([`code`](crate::code)).
+pub fn run_on_stdio_with_code(
+    bundle: &[u8],
+    limits: Limits,
+    trace: bool,
+    code: Option<&std::path::Path>,
+) -> Result<i32, LoadError> {
+    run_on_stdio_placed(bundle, limits, trace, code, None)
+}
+
+/// [`run_on_stdio_with_code`] as one node of a cluster, when `cluster`
+/// says so.
+pub fn run_on_stdio_placed(
+    bundle: &[u8],
+    limits: Limits,
+    trace: bool,
+    code: Option<&std::path::Path>,
+    cluster: Option<&cluster::ClusterConfig>,
+) -> Result<i32, LoadError> {
+    // Read line by line by the input thread; a read error ends input.
+    let input = std::iter::from_fn(|| {
+        let mut line = String::new();
+        match std::io::stdin().read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => {
+                if line.ends_with('\n') {
+                    line.pop();
+                    if line.ends_with('\r') {
+                        line.pop();
+                    }
+                }
+                Some(line)
+            }
+        }
+    });
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr();
+    let mut trace_to = std::io::stderr();
+    let io = Io {
+        input: Box::new(input),
+        out: &mut out,
+        err: &mut err,
+        trace: if trace { Some(&mut trace_to) } else { None },
+    };
+    Ok(Runtime::load_placed(bundle, limits, io, code, cluster)?.run())
+}
