@@ -21,19 +21,46 @@ struct Nats {
     port: u16,
 }
 
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 impl Nats {
     fn start() -> Option<Nats> {
+        Nats::start_with(&[])
+    }
+
+    /// One server of a NATS cluster whose route listens on `route` and
+    /// that joins the routes `routes`.
+    fn member(route: u16, routes: &[u16]) -> Option<Nats> {
+        let routes: Vec<String> = routes
+            .iter()
+            .map(|p| format!("nats://127.0.0.1:{p}"))
+            .collect();
+        Nats::start_with(&[
+            "--cluster_name",
+            "othismo-test",
+            "--cluster",
+            &format!("nats://127.0.0.1:{route}"),
+            "--routes",
+            &routes.join(","),
+        ])
+    }
+
+    fn start_with(more: &[&str]) -> Option<Nats> {
         let ready = test_support::ensure_debian_tool("nats-server", "nats-server");
         if !test_support::runnable(ready) {
             return None;
         }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let child = Command::new("nats-server")
             .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .args(more)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -360,8 +387,14 @@ fn get_with_exit(url: &str) -> (u16, Vec<u8>, i32) {
 }
 
 /// A node started with its standard streams discarded but stderr's lines
-/// until `until` (returned).
-fn node_saying(bundle: &Path, nats: &Nats, instances: &str, until: &str) -> (Child, String) {
+/// until `until` (returned), and the rest of its stderr as it comes (also
+/// shown on the test's).
+fn node_saying(
+    bundle: &Path,
+    nats: &Nats,
+    instances: &str,
+    until: &str,
+) -> (Child, String, std::sync::Arc<std::sync::Mutex<String>>) {
     let (mut child, mut err) = node(bundle, nats, instances);
     let mut line = String::new();
     if !until.is_empty() {
@@ -378,15 +411,17 @@ fn node_saying(bundle: &Path, nats: &Nats, instances: &str, until: &str) -> (Chi
         }
     }
     // The rest of its stderr is drained, so it never blocks on a full pipe.
-    let who = instances.to_string();
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let (who, kept) = (instances.to_string(), log.clone());
     std::thread::spawn(move || {
         let mut line = String::new();
         while err.read_line(&mut line).unwrap_or(0) > 0 {
             eprint!("[{who}] {line}");
+            kept.lock().unwrap().push_str(&line);
             line.clear();
         }
     });
-    (child, line)
+    (child, line, log)
 }
 
 #[test]
@@ -423,9 +458,10 @@ fn the_site_on_three_nodes_serves_every_file_and_outlives_a_replica() {
         ],
     );
     // The replicas first, so the site is there when the listener opens.
-    let (mut replica_a, _) = node_saying(&bundle, &nats, "site", "");
-    let (mut replica_b, _) = node_saying(&bundle, &nats, "site", "");
-    let (mut front, listening) = node_saying(&bundle, &nats, "web,server,public", "listening on ");
+    let (mut replica_a, _, _) = node_saying(&bundle, &nats, "site", "");
+    let (mut replica_b, _, _) = node_saying(&bundle, &nats, "site", "");
+    let (mut front, listening, _) =
+        node_saying(&bundle, &nats, "web,server,public", "listening on ");
     let base = listening
         .trim()
         .trim_start_matches("listening on ")
@@ -557,4 +593,100 @@ fn a_request_taken_by_a_node_that_dies_fails_unavailable() {
     );
     let _ = greeter.kill();
     let _ = greeter.wait();
+}
+
+/// Three NATS servers in a cluster, nodes given all three: one server
+/// killed mid-run, the nodes reconnect to the others and the image keeps
+/// answering.
+#[test]
+fn a_nats_server_killed_in_a_three_server_cluster_is_survived() {
+    if !test_support::runnable(test_support::ensure_debian_tool("curl", "curl")) {
+        return;
+    }
+    let routes = [free_port(), free_port(), free_port()];
+    let mut servers = Vec::new();
+    for r in routes {
+        let Some(s) = Nats::member(r, &routes) else {
+            return;
+        };
+        servers.push(s);
+    }
+    // The routes form.
+    std::thread::sleep(Duration::from_millis(1500));
+    let all = Nats {
+        child: Command::new("true").spawn().unwrap(),
+        url: servers
+            .iter()
+            .map(|s| s.url.clone())
+            .collect::<Vec<_>>()
+            .join(","),
+        port: servers[0].port,
+    };
+    // The replica is given the three servers; the front only the first,
+    // and learns of the others from it (as NATS clients do), so the first
+    // one's end is certain to make it reconnect.
+    let first = Nats {
+        child: Command::new("true").spawn().unwrap(),
+        url: servers[0].url.clone(),
+        port: servers[0].port,
+    };
+    let public = common::scratch("cluster_failover_public");
+    std::fs::write(public.join("a.txt"), b"still here\n").unwrap();
+    let bundle = common::bundle_in_place(
+        "cluster_failover",
+        "examples/site/Site.oth",
+        &[
+            r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#.to_string(),
+            format!(
+                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
+                public.display()
+            ),
+        ],
+    );
+    let (mut replica, _, _) = node_saying(&bundle, &all, "site", "");
+    let (mut front, listening, front_log) =
+        node_saying(&bundle, &first, "web,server,public", "listening on ");
+    let base = listening
+        .trim()
+        .trim_start_matches("listening on ")
+        .to_string();
+    for _ in 0..20 {
+        assert_eq!(
+            get(&format!("{base}/a.txt")),
+            (200, b"still here\n".to_vec())
+        );
+    }
+    // Two of the three servers go, one after the other: whichever each
+    // node was on, both end up on the third, and the image keeps answering.
+    let mut failed = 0;
+    for _ in 0..2 {
+        drop(servers.remove(0));
+        let killed = Instant::now();
+        while killed.elapsed() < Duration::from_secs(3) {
+            let (code, _, exit) = get_with_exit(&format!("{base}/a.txt"));
+            assert_ne!(exit, 28, "a request hung");
+            if code != 200 {
+                failed += 1;
+            }
+        }
+    }
+    eprintln!("{failed} request(s) failed while the nodes reconnected");
+    let said = front_log.lock().unwrap().clone();
+    assert!(
+        said.contains("cluster: NATS: disconnected") && said.contains("cluster: NATS: connected"),
+        "the front node did not say it reconnected: {said}"
+    );
+    for _ in 0..50 {
+        assert_eq!(
+            get(&format!("{base}/a.txt")),
+            (200, b"still here\n".to_vec()),
+            "after the nodes reconnected"
+        );
+    }
+    for c in [&mut replica, &mut front] {
+        let _ = Command::new("kill")
+            .args(["-TERM", &c.id().to_string()])
+            .status();
+        assert_eq!(c.wait().unwrap().code(), Some(0));
+    }
 }

@@ -59,6 +59,10 @@ impl Runtime<'_> {
                 self.retry_untaken();
                 !self.queue.is_empty()
             }
+            FromCluster::Note(what) => {
+                let _ = writeln!(self.io.err, "cluster: {what}");
+                false
+            }
             FromCluster::Lost(why) => {
                 let _ = writeln!(self.io.err, "error: the cluster is lost: {why}");
                 self.failed = true;

@@ -189,7 +189,7 @@ impl Runtime<'_> {
             serves: here.iter().map(|n| node::token(n)).collect(),
         };
         let _ = bundle;
-        let deliver = Box::new(move |f| {
+        let deliver: node::Deliver = std::sync::Arc::new(move |f| {
             let _ = tx.send(crate::outside::Outside::Cluster(f));
         });
         let node = node::start(joining, prefix.clone(), deliver)

@@ -44,6 +44,8 @@ pub enum FromCluster {
     /// A message on the image's subjects that is not one (it is dropped).
     Malformed(String),
     Beat(Beat),
+    /// Something to say about the link to NATS (it was lost, it is back).
+    Note(String),
     /// The link to NATS is gone for good.
     Lost(String),
 }
@@ -57,6 +59,9 @@ pub struct Beat {
     pub sent: u64,
     pub received: u64,
 }
+
+/// How what comes from the cluster reaches the event loop.
+pub type Deliver = Arc<dyn Fn(FromCluster) + Send + Sync>;
 
 /// What the event loop and the NATS thread share.
 #[derive(Default)]
@@ -112,11 +117,7 @@ pub fn token(name: &str) -> String {
 }
 
 /// Starts the NATS thread and joins; `Err` says why this node cannot.
-pub fn start(
-    j: Joining,
-    prefix: String,
-    deliver: Box<dyn Fn(FromCluster) + Send>,
-) -> Result<Node, String> {
+pub fn start(j: Joining, prefix: String, deliver: Deliver) -> Result<Node, String> {
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let counters = Arc::new(Counters::default());
     let reply = format!("{prefix}.n.{}", j.node);
@@ -152,12 +153,12 @@ pub fn start(
 async fn run(
     j: Joining,
     prefix: String,
-    deliver: Box<dyn Fn(FromCluster) + Send>,
+    deliver: Deliver,
     mut out: mpsc::UnboundedReceiver<Outgoing>,
     counters: Arc<Counters>,
     ready: std::sync::mpsc::Sender<Result<usize, String>>,
 ) {
-    let client = match join(&j, &prefix).await {
+    let client = match join(&j, &prefix, deliver.clone()).await {
         Ok(c) => c,
         Err(e) => {
             let _ = ready.send(Err(e));
@@ -264,10 +265,22 @@ async fn run(
 
 /// Connects, and asks the nodes already running this image which bundle
 /// they run: another one refuses this node.
-async fn join(j: &Joining, _prefix: &str) -> Result<async_nats::Client, String> {
+async fn join(j: &Joining, _prefix: &str, deliver: Deliver) -> Result<async_nats::Client, String> {
+    // Said once joined: a lost connection, and each reconnection (to any
+    // of the servers given).
+    let joined = Arc::new(AtomicBool::new(false));
+    let said = joined.clone();
     let mut opts = async_nats::ConnectOptions::new()
         .name(format!("othismo {} {}", j.image, j.node))
-        .connection_timeout(Duration::from_secs(5));
+        .connection_timeout(Duration::from_secs(5))
+        .event_callback(move |e| {
+            let (said, deliver) = (said.clone(), deliver.clone());
+            async move {
+                if said.load(Ordering::SeqCst) {
+                    deliver(FromCluster::Note(format!("NATS: {e}")));
+                }
+            }
+        });
     if let Some((user, pass)) = &j.user {
         opts = opts.user_and_password(user.clone(), pass.clone());
     }
@@ -292,6 +305,7 @@ async fn join(j: &Joining, _prefix: &str) -> Result<async_nats::Client, String> 
         .flush()
         .await
         .map_err(|e| format!("cannot reach NATS: {e}"))?;
+    joined.store(true, Ordering::SeqCst);
     // Whoever runs the image answers at once; what comes later is late.
     let deadline = tokio::time::sleep(Duration::from_millis(300));
     tokio::pin!(deadline);
