@@ -690,3 +690,63 @@ fn a_nats_server_killed_in_a_three_server_cluster_is_survived() {
         assert_eq!(c.wait().unwrap().code(), Some(0));
     }
 }
+
+/// NATS servers that ask for a user: a node without it cannot join (exit
+/// 2, saying why); with it, from the environment, the image runs.
+#[test]
+fn a_node_without_the_servers_credentials_cannot_join() {
+    let Some(nats) = Nats::start_with(&["--user", "oth", "--pass", "s3cret"]) else {
+        return;
+    };
+    let bundle = bundle_file("cluster_auth", &[]);
+    let refused = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
+        .arg(&bundle)
+        .args(["--cluster", &nats.url, "--instances", "cons,loud"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot join the cluster: cannot connect"),
+        "{err}"
+    );
+    let wrong = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
+        .arg(&bundle)
+        .args(["--cluster", &nats.url, "--instances", "cons,loud"])
+        .args(["--cluster-user", "oth", "--cluster-password", "guess"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    let run = |instances: &str| {
+        Command::new(env!("CARGO_BIN_EXE_othismo-run"))
+            .arg(&bundle)
+            .args(["--cluster", &nats.url, "--instances", instances])
+            .env("OTHISMO_CLUSTER_USER", "oth")
+            .env("OTHISMO_CLUSTER_PASSWORD", "s3cret")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut console = run("cons,loud");
+    let mut cerr = BufReader::new(console.stderr.take().unwrap());
+    let mut line = String::new();
+    cerr.read_line(&mut line).unwrap();
+    assert!(line.starts_with("joined the cluster"), "{line}");
+    let mut greeter = run("greeter");
+    console.stdin.take().unwrap().write_all(b"Ada\n").unwrap();
+    let mut out = String::new();
+    console
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert_eq!(out, "Hi, Ada.\nHI, ADA.\n");
+    assert_eq!(console.wait().unwrap().code(), Some(0));
+    let _ = greeter.kill();
+    let _ = greeter.wait();
+}
