@@ -55,8 +55,11 @@ impl Runtime<'_> {
                 if let Some(c) = &mut self.cluster {
                     c.beats.insert(b.node.clone(), (Instant::now(), b));
                 }
-                self.lose_silent_nodes();
                 self.retry_untaken();
+                !self.queue.is_empty()
+            }
+            FromCluster::NodeLost(node) => {
+                self.lose_node(node);
                 !self.queue.is_empty()
             }
             FromCluster::Note(what) => {

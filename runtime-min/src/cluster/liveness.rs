@@ -3,66 +3,58 @@
 
 use std::sync::atomic::Ordering;
 
+use super::node::{self, LOST};
 use super::wire::Wire;
-use super::{LOST, node};
 use crate::abi::errno;
 use crate::{Body, Runtime, Sender};
 
 impl Runtime<'_> {
-    /// Nodes not heard from for `LOST` are gone: requests they took fail
-    /// (`unavailable`), and what they asked of the instances here is
+    /// Node `node` is lost (no beat for `LOST`): requests it took fail
+    /// (`unavailable`), and what it asked of the instances here is
     /// withdrawn (their streams end, their requests are cancelled).
-    pub(super) fn lose_silent_nodes(&mut self) {
+    pub(super) fn lose_node(&mut self, node: String) {
         let Some(c) = &mut self.cluster else { return };
-        let lost: Vec<String> = c
-            .beats
+        c.beats.remove(&node);
+        let failed: Vec<(usize, i32)> = c
+            .taken
             .iter()
-            .filter(|(_, (at, _))| at.elapsed() > LOST)
-            .map(|(n, _)| n.clone())
+            .filter(|(_, n)| **n == node)
+            .map(|(k, _)| *k)
             .collect();
-        for node in lost {
-            let Some(c) = &mut self.cluster else { return };
-            c.beats.remove(&node);
-            let failed: Vec<(usize, i32)> = c
-                .taken
-                .iter()
-                .filter(|(_, n)| **n == node)
-                .map(|(k, _)| *k)
-                .collect();
-            let their_reply = format!("{}.n.{node}", c.prefix);
-            let callers: Vec<u32> = c
-                .callers
-                .iter()
-                .filter(|(_, caller)| caller.reply == their_reply)
-                .map(|(k, _)| *k)
-                .collect();
-            for k in &callers {
-                if let Some(caller) = c.callers.remove(k) {
-                    c.by_origin.remove(&(caller.reply, caller.to, caller.id));
-                }
-            }
-            let _ = writeln!(
-                self.io.err,
-                "cluster: node {node} is lost (no heartbeat for {} ms): {} request(s) it took fail",
-                LOST.as_millis(),
-                failed.len()
-            );
-            for (a, id) in failed {
-                let to = self.actors[a].name.clone();
-                let desc = format!("node {node}, which took the request to `{to}`, is lost");
-                self.wire(Wire::Error {
-                    to,
-                    id,
-                    errno: errno::UNAVAILABLE,
-                    code: errno::code(errno::UNAVAILABLE).into(),
-                    desc,
-                });
-            }
-            for k in callers {
-                self.withdraw(Sender::Remote(k), None);
+        let their_reply = format!("{}.n.{node}", c.prefix);
+        let callers: Vec<u32> = c
+            .callers
+            .iter()
+            .filter(|(_, caller)| caller.reply == their_reply)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in &callers {
+            if let Some(caller) = c.callers.remove(k) {
+                c.by_origin.remove(&(caller.reply, caller.to, caller.id));
             }
         }
+        let _ = writeln!(
+            self.io.err,
+            "cluster: node {node} is lost (no heartbeat for {} ms): {} request(s) it took fail",
+            LOST.as_millis(),
+            failed.len()
+        );
+        for (a, id) in failed {
+            let to = self.actors[a].name.clone();
+            let desc = format!("node {node}, which took the request to `{to}`, is lost");
+            self.wire(Wire::Error {
+                to,
+                id,
+                errno: errno::UNAVAILABLE,
+                code: errno::code(errno::UNAVAILABLE).into(),
+                desc,
+            });
+        }
+        for k in callers {
+            self.withdraw(Sender::Remote(k), None);
+        }
     }
+
     /// Whether being in a cluster keeps this node running, idle as it is.
     /// A node that runs the console ends as a local run does, once its
     /// input has ended, but only when nothing is moving anywhere in the
@@ -78,12 +70,14 @@ impl Runtime<'_> {
             .any(|a| matches!(a.body, Body::Console(_)));
         !(console_here && self.input_ended && self.cluster_quiet())
     }
+
     /// This node says whether it is idle, for the others' heartbeats.
     pub(crate) fn cluster_idle(&self, idle: bool) {
         if let Some(c) = &self.cluster {
             c.node.counters.idle.store(idle, Ordering::SeqCst);
         }
     }
+
     /// Whether the whole cluster is quiet: every node heard from lately is
     /// idle, every message sent has been received, and the totals are the
     /// ones of the last look (so nothing moved in between).

@@ -23,12 +23,9 @@ use std::time::Instant;
 
 use crate::view::Link;
 use crate::{Body, Runtime};
-use node::{Beat, Node};
+// A request no node took within a lost node's silence is sent again.
+use node::{Beat, LOST, Node};
 use wire::Wire;
-
-/// A node not heard from for this long is lost; a request no node took
-/// within it is sent again.
-const LOST: std::time::Duration = std::time::Duration::from_millis(1000);
 
 /// How many times a request is sent before it fails for want of a node
 /// to take it.

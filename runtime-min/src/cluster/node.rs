@@ -18,6 +18,11 @@ use super::wire::Wire;
 /// How often a node says how busy it is.
 pub const BEAT: Duration = Duration::from_millis(250);
 
+/// A node not heard from for this long is lost. Judged here, on the NATS
+/// thread, by when beats arrive: an event loop busy for a while must not
+/// take the beats waiting for it as late ones.
+pub const LOST: Duration = Duration::from_millis(1000);
+
 /// How to reach the cluster and what this node is in it.
 pub struct Joining {
     /// `nats://host:port` of each server (any one is enough).
@@ -44,6 +49,8 @@ pub enum FromCluster {
     /// A message on the image's subjects that is not one (it is dropped).
     Malformed(String),
     Beat(Beat),
+    /// No beat of the node named has arrived for `LOST`.
+    NodeLost(String),
     /// Something to say about the link to NATS (it was lost, it is back).
     Note(String),
     /// The link to NATS is gone for good.
@@ -206,6 +213,8 @@ async fn run(
     let _ = ready.send(Ok(client.server_info().max_payload));
     let mut incoming = futures_util::stream::select_all(subs);
     let mut tick = tokio::time::interval(BEAT);
+    let mut last_seen: std::collections::HashMap<String, tokio::time::Instant> =
+        std::collections::HashMap::new();
     loop {
         tokio::select! {
             m = incoming.next() => {
@@ -241,6 +250,9 @@ async fn run(
             }
             b = beats.next() => {
                 if let Some(b) = b.and_then(|m| read_beat(&m.payload)) {
+                    if b.node != j.node {
+                        last_seen.insert(b.node.clone(), tokio::time::Instant::now());
+                    }
                     deliver(FromCluster::Beat(b));
                 }
             }
@@ -258,6 +270,15 @@ async fn run(
                     received: counters.received.load(Ordering::SeqCst),
                 };
                 let _ = client.publish(format!("{prefix}.hb"), write_beat(&beat).into()).await;
+                let lost: Vec<String> = last_seen
+                    .iter()
+                    .filter(|(_, at)| at.elapsed() > LOST)
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                for n in lost {
+                    last_seen.remove(&n);
+                    deliver(FromCluster::NodeLost(n));
+                }
             }
         }
     }
