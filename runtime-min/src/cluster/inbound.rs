@@ -92,18 +92,13 @@ impl Runtime<'_> {
                 done,
                 payload,
             } => {
-                let Some(a) = self.remote_index(&to) else {
-                    return;
-                };
-                let Some(s) = self.actors[a].serving.remove(&id) else {
+                let Some((a, s, taken_by)) = self.settle(&to, id) else {
                     return;
                 };
                 let done = done || !s.stream;
-                if let Some(c) = &mut self.cluster {
-                    c.untaken.remove(&(a, id));
-                    if done {
-                        c.taken.remove(&(a, id));
-                    }
+                if !done && let (Some(c), Some(n)) = (&mut self.cluster, taken_by) {
+                    // A stream goes on: the node that took it still holds it.
+                    c.taken.insert((a, id), n);
                 }
                 self.queue.push_back(Event::Answer {
                     to: s.from,
@@ -122,16 +117,9 @@ impl Runtime<'_> {
                 code,
                 desc,
             } => {
-                let Some(a) = self.remote_index(&to) else {
+                let Some((_, s, _)) = self.settle(&to, id) else {
                     return;
                 };
-                let Some(s) = self.actors[a].serving.remove(&id) else {
-                    return;
-                };
-                if let Some(c) = &mut self.cluster {
-                    c.untaken.remove(&(a, id));
-                    c.taken.remove(&(a, id));
-                }
                 self.queue.push_back(Event::Error {
                     to: s.from,
                     ticket: s.ticket,
@@ -163,6 +151,20 @@ impl Runtime<'_> {
             }
         }
     }
+    /// Request `id` to the proxy named `to` is answered: the proxy, the
+    /// request (out of the proxy's table, and of those of requests untaken
+    /// and taken) and the node that took it, if this node sent it and
+    /// still waits for it.
+    fn settle(&mut self, to: &str, id: i32) -> Option<(usize, Serving, Option<String>)> {
+        let a = self.remote_index(to)?;
+        let s = self.actors[a].serving.remove(&id)?;
+        let taken_by = self.cluster.as_mut().and_then(|c| {
+            c.untaken.remove(&(a, id));
+            c.taken.remove(&(a, id))
+        });
+        Some((a, s, taken_by))
+    }
+
     /// The proxy named `name`, if there is one.
     pub(super) fn remote_index(&self, name: &str) -> Option<usize> {
         self.actors

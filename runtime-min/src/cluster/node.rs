@@ -172,44 +172,18 @@ async fn run(
             return;
         }
     };
-    let mut subs = Vec::new();
-    for s in &j.serves {
-        match client
-            .queue_subscribe(format!("{prefix}.i.{s}"), s.clone())
-            .await
-        {
-            Ok(sub) => subs.push(sub),
-            Err(e) => {
-                let _ = ready.send(Err(format!("cannot subscribe: {e}")));
-                return;
-            }
+    let subs = match subscribe(&client, &j, &prefix).await {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
         }
-    }
-    for subject in [
-        format!("{prefix}.n.{}", j.node),
-        format!("{prefix}.n.{}.r.>", j.node),
-        format!("{prefix}.cancel"),
-    ] {
-        match client.subscribe(subject).await {
-            Ok(sub) => subs.push(sub),
-            Err(e) => {
-                let _ = ready.send(Err(format!("cannot subscribe: {e}")));
-                return;
-            }
-        }
-    }
-    let beats = client.subscribe(format!("{prefix}.hb")).await;
-    let joins = client
-        .subscribe(format!("oth.image.{}.join", j.image))
-        .await;
-    let (Ok(mut beats), Ok(mut joins)) = (beats, joins) else {
-        let _ = ready.send(Err("cannot subscribe to the cluster's heartbeats".into()));
-        return;
     };
-    if let Err(e) = client.flush().await {
-        let _ = ready.send(Err(format!("cannot reach NATS: {e}")));
-        return;
-    }
+    let Subscriptions {
+        work: subs,
+        mut beats,
+        mut joins,
+    } = subs;
     let _ = ready.send(Ok(client.server_info().max_payload));
     let mut incoming = futures_util::stream::select_all(subs);
     let mut tick = tokio::time::interval(BEAT);
@@ -222,21 +196,7 @@ async fn run(
                     deliver(FromCluster::Lost("the subscriptions ended".into()));
                     return;
                 };
-                if m.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
-                    if let Some((to, id)) = probed(&m.subject) {
-                        deliver(FromCluster::NoResponders { to, id });
-                    }
-                    continue;
-                }
-                match Wire::decode(&m.payload) {
-                    Ok(w) => {
-                        if w.is_work() {
-                            counters.received.fetch_add(1, Ordering::SeqCst);
-                        }
-                        deliver(FromCluster::Wire(w));
-                    }
-                    Err(e) => deliver(FromCluster::Malformed(format!("on {}: {e}", m.subject))),
-                }
+                take(&m, &*deliver, &counters);
             }
             m = out.recv() => {
                 let Some((subject, probe, bytes)) = m else { return };
@@ -263,25 +223,102 @@ async fn run(
                 }
             }
             _ = tick.tick() => {
-                let beat = Beat {
-                    node: j.node.clone(),
-                    idle: counters.idle.load(Ordering::SeqCst),
-                    sent: counters.sent.load(Ordering::SeqCst),
-                    received: counters.received.load(Ordering::SeqCst),
-                };
-                let _ = client.publish(format!("{prefix}.hb"), write_beat(&beat).into()).await;
-                let lost: Vec<String> = last_seen
-                    .iter()
-                    .filter(|(_, at)| at.elapsed() > LOST)
-                    .map(|(n, _)| n.clone())
-                    .collect();
-                for n in lost {
-                    last_seen.remove(&n);
+                beat(&client, &j, &prefix, &counters).await;
+                for n in lost(&mut last_seen) {
                     deliver(FromCluster::NodeLost(n));
                 }
             }
         }
     }
+}
+
+/// A message on one of this node's subjects, handed to the event loop.
+fn take(m: &async_nats::Message, deliver: &dyn Fn(FromCluster), counters: &Counters) {
+    if m.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
+        if let Some((to, id)) = probed(&m.subject) {
+            deliver(FromCluster::NoResponders { to, id });
+        }
+        return;
+    }
+    match Wire::decode(&m.payload) {
+        Ok(w) => {
+            if w.is_work() {
+                counters.received.fetch_add(1, Ordering::SeqCst);
+            }
+            deliver(FromCluster::Wire(w));
+        }
+        Err(e) => deliver(FromCluster::Malformed(format!("on {}: {e}", m.subject))),
+    }
+}
+
+/// Says how busy this node is.
+async fn beat(client: &async_nats::Client, j: &Joining, prefix: &str, counters: &Counters) {
+    let beat = Beat {
+        node: j.node.clone(),
+        idle: counters.idle.load(Ordering::SeqCst),
+        sent: counters.sent.load(Ordering::SeqCst),
+        received: counters.received.load(Ordering::SeqCst),
+    };
+    let _ = client
+        .publish(format!("{prefix}.hb"), write_beat(&beat).into())
+        .await;
+}
+
+/// The nodes whose last beat arrived over `LOST` ago, forgotten.
+fn lost(last_seen: &mut std::collections::HashMap<String, tokio::time::Instant>) -> Vec<String> {
+    let gone: Vec<String> = last_seen
+        .iter()
+        .filter(|(_, at)| at.elapsed() > LOST)
+        .map(|(n, _)| n.clone())
+        .collect();
+    for n in &gone {
+        last_seen.remove(n);
+    }
+    gone
+}
+
+/// What a node listens to.
+struct Subscriptions {
+    /// Requests to its instances (a queue group each), answers to its own
+    /// requests and the servers' "no responders" for them, and cancels.
+    work: Vec<async_nats::Subscriber>,
+    /// Every node's heartbeats.
+    beats: async_nats::Subscriber,
+    /// Nodes joining, asking which bundle runs here.
+    joins: async_nats::Subscriber,
+}
+
+async fn subscribe(
+    client: &async_nats::Client,
+    j: &Joining,
+    prefix: &str,
+) -> Result<Subscriptions, String> {
+    let failed = |e: async_nats::SubscribeError| format!("cannot subscribe: {e}");
+    let mut work = Vec::new();
+    for s in &j.serves {
+        let sub = client.queue_subscribe(format!("{prefix}.i.{s}"), s.clone());
+        work.push(sub.await.map_err(failed)?);
+    }
+    for subject in [
+        format!("{prefix}.n.{}", j.node),
+        format!("{prefix}.n.{}.r.>", j.node),
+        format!("{prefix}.cancel"),
+    ] {
+        work.push(client.subscribe(subject).await.map_err(failed)?);
+    }
+    let beats = client
+        .subscribe(format!("{prefix}.hb"))
+        .await
+        .map_err(failed)?;
+    let joins = client
+        .subscribe(format!("oth.image.{}.join", j.image))
+        .await
+        .map_err(failed)?;
+    client
+        .flush()
+        .await
+        .map_err(|e| format!("cannot reach NATS: {e}"))?;
+    Ok(Subscriptions { work, beats, joins })
 }
 
 /// Connects, and asks the nodes already running this image which bundle
