@@ -170,74 +170,14 @@ impl Runtime<'_> {
                 ticket,
                 done,
                 payload,
-            } => {
-                let a = match to {
-                    Sender::Instance(a) => a,
-                    Sender::Remote(k) => {
-                        let w = |to, id| cluster::wire::Wire::Answer {
-                            to,
-                            id,
-                            done,
-                            payload,
-                        };
-                        return self.answer_remote(k, w, done);
-                    }
-                    Sender::Operator(_) => return,
-                };
-                if !self.actors[a].paced.is_empty() {
-                    self.pace_delivery(a, ticket, done);
-                }
-                let offload = self.offload();
-                match &mut self.actors[a].body {
-                    // Made here, the payload passed where it lies.
-                    Body::Wasm(w) if !offload => {
-                        let result = w.answer(ticket, done, &payload);
-                        self.after_call(a, result);
-                    }
-                    Body::Wasm(_) => {
-                        let d = Delivery::Answer {
-                            ticket,
-                            done,
-                            payload,
-                        };
-                        self.call(a, d);
-                    }
-                    _ => {}
-                }
-            }
+            } => self.deliver_answer(to, ticket, done, payload),
             Event::Error {
                 to,
                 ticket,
                 errno,
                 code,
                 desc,
-            } => match to {
-                Sender::Operator(n) => self.startup_failed(n, errno, &code, &desc),
-                Sender::Remote(k) => {
-                    let w = |to, id| cluster::wire::Wire::Error {
-                        to,
-                        id,
-                        errno,
-                        code,
-                        desc,
-                    };
-                    self.answer_remote(k, w, true);
-                }
-                Sender::Instance(a) => {
-                    if !self.actors[a].paced.is_empty() {
-                        self.pace_delivery(a, ticket, true);
-                    }
-                    if let Body::Wasm(_) = &self.actors[a].body {
-                        let d = Delivery::Error {
-                            ticket,
-                            errno,
-                            code,
-                            desc,
-                        };
-                        self.call(a, d);
-                    }
-                }
-            },
+            } => self.deliver_error(to, ticket, errno, code, desc),
             Event::Cancel { to, id } => {
                 if self.actors[to].dead {
                     return;
@@ -249,6 +189,76 @@ impl Runtime<'_> {
                 }
             }
             Event::Restart { to } => self.restart(to),
+        }
+    }
+
+    /// An answer (`done`: the last) on its way to `to`: to an instance (a
+    /// call into it), or to a caller on another node.
+    fn deliver_answer(&mut self, to: Sender, ticket: i32, done: bool, payload: Option<Payload>) {
+        let a = match to {
+            Sender::Instance(a) => a,
+            Sender::Remote(k) => {
+                let w = |to, id| cluster::wire::Wire::Answer {
+                    to,
+                    id,
+                    done,
+                    payload,
+                };
+                return self.answer_remote(k, w, done);
+            }
+            Sender::Operator(_) => return,
+        };
+        if !self.actors[a].paced.is_empty() {
+            self.pace_delivery(a, ticket, done);
+        }
+        let offload = self.offload();
+        match &mut self.actors[a].body {
+            // Made here, the payload passed where it lies.
+            Body::Wasm(w) if !offload => {
+                let result = w.answer(ticket, done, &payload);
+                self.after_call(a, result);
+            }
+            Body::Wasm(_) => {
+                let d = Delivery::Answer {
+                    ticket,
+                    done,
+                    payload,
+                };
+                self.call(a, d);
+            }
+            _ => {}
+        }
+    }
+
+    /// An error on its way to `to`: to an instance, to the operator (a
+    /// startup request failed), or to a caller on another node.
+    fn deliver_error(&mut self, to: Sender, ticket: i32, errno: i32, code: String, desc: String) {
+        match to {
+            Sender::Operator(n) => self.startup_failed(n, errno, &code, &desc),
+            Sender::Remote(k) => {
+                let w = |to, id| cluster::wire::Wire::Error {
+                    to,
+                    id,
+                    errno,
+                    code,
+                    desc,
+                };
+                self.answer_remote(k, w, true);
+            }
+            Sender::Instance(a) => {
+                if !self.actors[a].paced.is_empty() {
+                    self.pace_delivery(a, ticket, true);
+                }
+                if let Body::Wasm(_) = &self.actors[a].body {
+                    let d = Delivery::Error {
+                        ticket,
+                        errno,
+                        code,
+                        desc,
+                    };
+                    self.call(a, d);
+                }
+            }
         }
     }
 

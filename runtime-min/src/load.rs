@@ -84,16 +84,7 @@ impl<'a> Runtime<'a> {
             done: HashMap::new(),
             headers: HashMap::new(),
         };
-        // The natives' header is compiled only for an image that has natives.
-        let natives: Vec<Rc<Header>> = if json.instances.iter().any(|i| i.native.is_some()) {
-            othc::header::natives()
-                .map_err(LoadError)?
-                .into_iter()
-                .map(|h| Rc::new((h.model, h.object)))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let natives = natives_of(&json)?;
         let index: HashMap<&str, usize> = json
             .instances
             .iter()
@@ -112,31 +103,18 @@ impl<'a> Runtime<'a> {
                 views.push(view.clone());
             }
             let elsewhere = here.as_ref().is_some_and(|h| !h.contains(&inst.name));
-            let actor = match (&inst.native, &inst.module) {
-                (Some(n), _) if elsewhere => {
-                    let mut a = native_actor(inst, n, &natives)?;
-                    a.body =
-                        Body::Remote(Box::new(crate::cluster::Remote::new(&prefix, &inst.name)));
-                    a
-                }
-                (None, Some(m)) if elsewhere => {
-                    let module = compiled.header(m)?;
-                    held_to_image(inst, m, &module.0, &module.1)?;
-                    let remote = crate::cluster::Remote::new(&prefix, &inst.name);
-                    Actor::new(
-                        inst.name.clone(),
-                        Body::Remote(Box::new(remote)),
-                        module.0.clone(),
-                        None,
-                    )
-                }
-                (Some(n), _) => native_actor(inst, n, &natives)?,
-                (None, Some(m)) => {
-                    let module = compiled.module(m, &mut *io.err)?;
-                    wasm_actor(inst, m, module, view, &limits)?
-                }
-                (None, None) => {
-                    return Err(LoadError(format!("instance `{}` has no module", inst.name)));
+            let actor = if elsewhere {
+                proxy_actor(inst, &natives, &mut compiled, &prefix)?
+            } else {
+                match (&inst.native, &inst.module) {
+                    (Some(n), _) => native_actor(inst, n, &natives)?,
+                    (None, Some(m)) => {
+                        let module = compiled.module(m, &mut *io.err)?;
+                        wasm_actor(inst, m, module, view, &limits)?
+                    }
+                    (None, None) => {
+                        return Err(LoadError(format!("instance `{}` has no module", inst.name)));
+                    }
                 }
             };
             actors.push(actor);
@@ -300,6 +278,46 @@ fn native_actor(
         .cloned()
         .ok_or_else(|| LoadError(format!("no header for native `{n}`")))?;
     Ok(Actor::new(inst.name.clone(), body, header, None))
+}
+
+/// The natives' headers: compiled only for an image that has natives.
+fn natives_of(json: &othc::bundle::ImageJson) -> Result<Vec<Rc<Header>>, LoadError> {
+    if !json.instances.iter().any(|i| i.native.is_some()) {
+        return Ok(Vec::new());
+    }
+    Ok(othc::header::natives()
+        .map_err(LoadError)?
+        .into_iter()
+        .map(|h| Rc::new((h.model, h.object)))
+        .collect())
+}
+
+/// A stand-in for an instance run by other nodes: its header (a module's
+/// read, not compiled, and held to the image) and no code.
+fn proxy_actor(
+    inst: &othc::bundle::InstanceJson,
+    natives: &[Rc<Header>],
+    compiled: &mut Compiled,
+    prefix: &str,
+) -> Result<Actor, LoadError> {
+    let header = match (&inst.native, &inst.module) {
+        (Some(n), _) => native_actor(inst, n, natives)?.header,
+        (None, Some(m)) => {
+            let (header, digest) = compiled.header(m)?;
+            held_to_image(inst, m, header, digest)?;
+            header.clone()
+        }
+        (None, None) => {
+            return Err(LoadError(format!("instance `{}` has no module", inst.name)));
+        }
+    };
+    let remote = crate::cluster::Remote::new(prefix, &inst.name);
+    Ok(Actor::new(
+        inst.name.clone(),
+        Body::Remote(Box::new(remote)),
+        header,
+        None,
+    ))
 }
 
 /// An instance of module `m`.
