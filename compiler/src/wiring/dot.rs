@@ -32,6 +32,23 @@ fn id(prefix: &str, name: &str) -> String {
 }
 
 fn image(out: &mut String, w: &ImageWiring, prefix: &str, ind: &str, natives: &mut Vec<String>) {
+    instances(out, w, prefix, ind, natives);
+    links(out, w, prefix, ind);
+    if prefix.is_empty() {
+        exports(out, w, ind);
+    }
+    startup(out, w, prefix, ind);
+}
+
+/// A node per instance: a box, a grey component for a native, a cluster
+/// drawn within for a nested image.
+fn instances(
+    out: &mut String,
+    w: &ImageWiring,
+    prefix: &str,
+    ind: &str,
+    natives: &mut Vec<String>,
+) {
     for inst in &w.instances {
         let node = id(prefix, &inst.name);
         match (&inst.kind, &inst.nested) {
@@ -87,7 +104,11 @@ fn image(out: &mut String, w: &ImageWiring, prefix: &str, ind: &str, natives: &m
             }
         }
     }
-    // What the image is given (its own needs) is drawn as one node each.
+}
+
+/// An edge per mount and bind, to what it reaches; what the image is given
+/// (its own needs) is drawn as one node each.
+fn links(out: &mut String, w: &ImageWiring, prefix: &str, ind: &str) {
     let mut given: Vec<String> = Vec::new();
     for inst in &w.instances {
         for v in &inst.view {
@@ -126,26 +147,32 @@ fn image(out: &mut String, w: &ImageWiring, prefix: &str, ind: &str, natives: &m
             );
         }
     }
-    if prefix.is_empty() {
-        for (k, x) in w.exports.iter().enumerate() {
-            let n = format!("export {k}");
+}
+
+/// The top image's exports, each a node with an edge to what it reaches.
+fn exports(out: &mut String, w: &ImageWiring, ind: &str) {
+    for (k, x) in w.exports.iter().enumerate() {
+        let n = format!("export {k}");
+        let _ = writeln!(
+            out,
+            "{ind}{} [label={}, shape=larrow];",
+            quote(&n),
+            quote(&format!("export {}", x.at))
+        );
+        if let Some(t) = &x.target {
             let _ = writeln!(
                 out,
-                "{ind}{} [label={}, shape=larrow];",
+                "{ind}{} -> {}{};",
                 quote(&n),
-                quote(&format!("export {}", x.at))
+                quote(&id("", t)),
+                if x.readonly { " [style=dashed]" } else { "" }
             );
-            if let Some(t) = &x.target {
-                let _ = writeln!(
-                    out,
-                    "{ind}{} -> {}{};",
-                    quote(&n),
-                    quote(&id(prefix, t)),
-                    if x.readonly { " [style=dashed]" } else { "" }
-                );
-            }
         }
     }
+}
+
+/// The operator, with a dotted edge per startup request.
+fn startup(out: &mut String, w: &ImageWiring, prefix: &str, ind: &str) {
     if !w.startup.is_empty() {
         let op = id(prefix, "(operator)");
         let _ = writeln!(
