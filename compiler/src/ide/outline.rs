@@ -2,7 +2,7 @@
 //! syntax tree: both work on a file with errors in it.
 
 use oth_syntax::Span;
-use oth_syntax::ast::{EntryItem, ImagePart, Item, ObjectMember, Wire};
+use oth_syntax::ast::{self, EntryItem, ImagePart, Item, ObjectMember, Wire};
 
 use super::Analysis;
 use crate::source::FileId;
@@ -92,115 +92,130 @@ pub fn symbols(analysis: &Analysis, file: FileId) -> Vec<Symbol> {
     let mut out = Vec::new();
     for item in &m.ast.items {
         match item {
-            Item::Object(o) => {
-                let mut children = Vec::new();
-                for member in &o.members {
-                    match member {
-                        ObjectMember::Serves(s) => children.extend(entries(&s.entries, text)),
-                        ObjectMember::Needs(n) => children.push(needs(n, text)),
-                        ObjectMember::Error(_) => {}
-                    }
-                }
-                out.push(Symbol {
-                    children,
-                    ..leaf(
-                        o.name.name.clone(),
-                        if o.native.is_some() {
-                            "native object"
-                        } else {
-                            "object"
-                        }
-                        .into(),
-                        SymbolKind::Object,
-                        o.span,
-                        o.name.span,
-                    )
-                });
-            }
-            Item::Image(i) => {
-                let mut children = Vec::new();
-                for part in &i.parts {
-                    match part {
-                        ImagePart::Slot(s) => children.push(leaf(
-                            s.name.name.clone(),
-                            text[s.ty.span().range()].to_string(),
-                            SymbolKind::Slot,
-                            s.span,
-                            s.name.span,
-                        )),
-                        ImagePart::Instance(inst) => {
-                            let wires = inst
-                                .wiring
-                                .iter()
-                                .filter_map(|w| match w {
-                                    Wire::Mount(l) | Wire::Bind(l) => Some(leaf(
-                                        text[l.to.span.range()].to_string(),
-                                        text[l.from.span.range()].to_string(),
-                                        SymbolKind::Wire,
-                                        l.span,
-                                        l.to.span,
-                                    )),
-                                    Wire::Error(_) => None,
-                                })
-                                .collect();
-                            children.push(Symbol {
-                                children: wires,
-                                ..leaf(
-                                    inst.name.name.clone(),
-                                    format!("= {}", inst.object.name),
-                                    SymbolKind::Instance,
-                                    inst.span,
-                                    inst.name.span,
-                                )
-                            });
-                        }
-                        ImagePart::Needs(n) => children.push(needs(n, text)),
-                        ImagePart::Export(_) | ImagePart::Startup(_) | ImagePart::Error(_) => {}
-                    }
-                }
-                out.push(Symbol {
-                    children,
-                    ..leaf(
-                        i.name.name.clone(),
-                        "image".into(),
-                        SymbolKind::Image,
-                        i.span,
-                        i.name.span,
-                    )
-                });
-            }
+            Item::Object(o) => out.push(object(o, text)),
+            Item::Image(i) => out.push(image(i, text)),
             Item::Schemas(s) => {
-                let children = blocks
+                let declared = blocks
                     .next()
                     .and_then(|p| p.parsed.as_ref())
                     .map(|p| p.block.declared())
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|t| {
-                        leaf(
-                            t.name.to_string(),
-                            format!("{:?}", t.kind).to_lowercase(),
-                            SymbolKind::Type,
-                            t.span,
-                            t.span,
-                        )
-                    })
-                    .collect();
-                out.push(Symbol {
-                    children,
-                    ..leaf(
-                        format!("schemas {}", s.content_type.ct.text),
-                        String::new(),
-                        SymbolKind::Schemas,
-                        s.span,
-                        s.content_type.span,
-                    )
-                });
+                    .unwrap_or_default();
+                out.push(schemas(s, declared));
             }
             Item::Import(_) | Item::Error(_) => {}
         }
     }
     out
+}
+
+/// An object, with its serves entries and need blocks.
+fn object(o: &ast::Object, text: &str) -> Symbol {
+    let mut children = Vec::new();
+    for member in &o.members {
+        match member {
+            ObjectMember::Serves(s) => children.extend(entries(&s.entries, text)),
+            ObjectMember::Needs(n) => children.push(needs(n, text)),
+            ObjectMember::Error(_) => {}
+        }
+    }
+    let what = if o.native.is_some() {
+        "native object"
+    } else {
+        "object"
+    };
+    Symbol {
+        children,
+        ..leaf(
+            o.name.name.clone(),
+            what.into(),
+            SymbolKind::Object,
+            o.span,
+            o.name.span,
+        )
+    }
+}
+
+/// An image, with its slots, instances (each with its wires) and needs.
+fn image(i: &ast::Image, text: &str) -> Symbol {
+    let mut children = Vec::new();
+    for part in &i.parts {
+        match part {
+            ImagePart::Slot(s) => children.push(leaf(
+                s.name.name.clone(),
+                text[s.ty.span().range()].to_string(),
+                SymbolKind::Slot,
+                s.span,
+                s.name.span,
+            )),
+            ImagePart::Instance(inst) => children.push(instance(inst, text)),
+            ImagePart::Needs(n) => children.push(needs(n, text)),
+            ImagePart::Export(_) | ImagePart::Startup(_) | ImagePart::Error(_) => {}
+        }
+    }
+    Symbol {
+        children,
+        ..leaf(
+            i.name.name.clone(),
+            "image".into(),
+            SymbolKind::Image,
+            i.span,
+            i.name.span,
+        )
+    }
+}
+
+/// An instance, with a child per mount and bind.
+fn instance(inst: &ast::Instance, text: &str) -> Symbol {
+    let wires = inst
+        .wiring
+        .iter()
+        .filter_map(|w| match w {
+            Wire::Mount(l) | Wire::Bind(l) => Some(leaf(
+                text[l.to.span.range()].to_string(),
+                text[l.from.span.range()].to_string(),
+                SymbolKind::Wire,
+                l.span,
+                l.to.span,
+            )),
+            Wire::Error(_) => None,
+        })
+        .collect();
+    Symbol {
+        children: wires,
+        ..leaf(
+            inst.name.name.clone(),
+            format!("= {}", inst.object.name),
+            SymbolKind::Instance,
+            inst.span,
+            inst.name.span,
+        )
+    }
+}
+
+/// A schemas block, with the types its format read in it.
+fn schemas(s: &ast::SchemasBlock, declared: Vec<crate::formats::DeclaredType<'_>>) -> Symbol {
+    let children = declared
+        .into_iter()
+        .map(|t| {
+            leaf(
+                t.name.to_string(),
+                format!("{:?}", t.kind).to_lowercase(),
+                SymbolKind::Type,
+                t.span,
+                t.span,
+            )
+        })
+        .collect();
+    Symbol {
+        children,
+        ..leaf(
+            format!("schemas {}", s.content_type.ct.text),
+            String::new(),
+            SymbolKind::Schemas,
+            s.span,
+            s.content_type.span,
+        )
+    }
 }
 
 /// The blocks of `file` that fold: every symbol spanning more than a line,
