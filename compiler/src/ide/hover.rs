@@ -12,61 +12,33 @@ impl Analysis {
     /// Markdown describing `target`: a code block with its declaration,
     /// then its doc and what else is worth knowing.
     pub fn hover(&self, target: Target) -> String {
+        let Some((code, doc, more)) = self.hover_parts(target) else {
+            return String::new();
+        };
+        let mut out = format!("```oth\n{code}\n```");
+        if let Some(d) = doc.filter(|d| !d.trim().is_empty()) {
+            out.push_str("\n\n");
+            out.push_str(d.trim());
+        }
+        if let Some(m) = more {
+            out.push_str("\n\n");
+            out.push_str(&m);
+        }
+        out
+    }
+
+    /// What a hover on `target` shows: its declaration, its doc, and what
+    /// else is worth knowing.
+    fn hover_parts(&self, target: Target) -> Option<(String, Option<String>, Option<String>)> {
         let model = &self.compiled.checked.model;
-        let (code, doc, more) = match target {
-            Target::Sym(Sym::Type(t, _)) => {
-                let def = model.ty(t);
-                (self.type_text(t), def.doc.clone(), None)
-            }
+        Some(match target {
+            Target::Sym(Sym::Type(t, _)) => (self.type_text(t), model.ty(t).doc.clone(), None),
             Target::Member(t, k) => {
-                let def = model.ty(t);
-                match &def.kind {
-                    TypeKind::Message { fields } => {
-                        let Some(f) = fields.get(k) else {
-                            return String::new();
-                        };
-                        let opt = if f.optional { "?" } else { "" };
-                        (
-                            format!("{}.{}{opt}: {}", def.name, f.name, describe(model, &f.ty)),
-                            f.doc.clone(),
-                            None,
-                        )
-                    }
-                    TypeKind::Enum { values } => {
-                        let Some(v) = values.get(k) else {
-                            return String::new();
-                        };
-                        (format!("{}.{}", def.name, v.name), v.doc.clone(), None)
-                    }
-                }
+                let (code, doc) = self.member_text(t, k)?;
+                (code, doc, None)
             }
-            Target::Sym(Sym::Object(o)) => {
-                let def = model.object(o);
-                let native = if def.native { "native " } else { "" };
-                let mut lines = vec![format!("{native}object {}", def.name)];
-                for &e in &def.serves {
-                    lines.push(format!("  serves {}", self.entry_text(e)));
-                }
-                for n in &def.needs {
-                    lines.push(format!("  needs {} ({} entries)", n.mount, n.entries.len()));
-                }
-                (lines.join("\n"), def.doc.clone(), None)
-            }
-            Target::Sym(Sym::Image(i)) => {
-                let def = model.image(i);
-                let mut lines = vec![format!("image {}", def.name)];
-                for s in &def.slots {
-                    lines.push(format!("  require {}", s.name));
-                }
-                for inst in &def.instances {
-                    lines.push(format!(
-                        "  instance {} = {}",
-                        inst.name,
-                        model.shape_name(inst.of)
-                    ));
-                }
-                (lines.join("\n"), def.doc.clone(), None)
-            }
+            Target::Sym(Sym::Object(o)) => (self.object_text(o), model.object(o).doc.clone(), None),
+            Target::Sym(Sym::Image(i)) => (self.image_text(i), model.image(i).doc.clone(), None),
             Target::Instance(i, ii) => {
                 let inst = &model.image(i).instances[ii];
                 (
@@ -92,23 +64,61 @@ impl Analysis {
                 (line, None, Some(self.wire_text(i, ii, w)))
             }
             Target::Export(..) | Target::Startup(..) => {
-                let Some(whole) = self.definition(target) else {
-                    return String::new();
-                };
+                let whole = self.definition(target)?;
                 let line = self.text(whole.file)[whole.span.range()].to_string();
                 (line, None, Some(self.answered_by(target)))
             }
-        };
-        let mut out = format!("```oth\n{code}\n```");
-        if let Some(d) = doc.filter(|d| !d.trim().is_empty()) {
-            out.push_str("\n\n");
-            out.push_str(d.trim());
+        })
+    }
+
+    /// A field (`Greeting.prefix: string`) or an enum value, and its doc.
+    fn member_text(&self, t: crate::model::TypeId, k: usize) -> Option<(String, Option<String>)> {
+        let model = &self.compiled.checked.model;
+        let def = model.ty(t);
+        match &def.kind {
+            TypeKind::Message { fields } => {
+                let f = fields.get(k)?;
+                let opt = if f.optional { "?" } else { "" };
+                let code = format!("{}.{}{opt}: {}", def.name, f.name, describe(model, &f.ty));
+                Some((code, f.doc.clone()))
+            }
+            TypeKind::Enum { values } => {
+                let v = values.get(k)?;
+                Some((format!("{}.{}", def.name, v.name), v.doc.clone()))
+            }
         }
-        if let Some(m) = more {
-            out.push_str("\n\n");
-            out.push_str(&m);
+    }
+
+    /// An object: what it serves and what it needs.
+    fn object_text(&self, o: crate::model::ObjectId) -> String {
+        let def = self.compiled.checked.model.object(o);
+        let native = if def.native { "native " } else { "" };
+        let mut lines = vec![format!("{native}object {}", def.name)];
+        for &e in &def.serves {
+            lines.push(format!("  serves {}", self.entry_text(e)));
         }
-        out
+        for n in &def.needs {
+            lines.push(format!("  needs {} ({} entries)", n.mount, n.entries.len()));
+        }
+        lines.join("\n")
+    }
+
+    /// An image: its slots and instances.
+    fn image_text(&self, i: ImageId) -> String {
+        let model = &self.compiled.checked.model;
+        let def = model.image(i);
+        let mut lines = vec![format!("image {}", def.name)];
+        for s in &def.slots {
+            lines.push(format!("  require {}", s.name));
+        }
+        for inst in &def.instances {
+            lines.push(format!(
+                "  instance {} = {}",
+                inst.name,
+                model.shape_name(inst.of)
+            ));
+        }
+        lines.join("\n")
     }
 
     fn type_text(&self, t: crate::model::TypeId) -> String {
