@@ -148,7 +148,7 @@ impl<'a> Runtime<'a> {
             _ticker: ticker,
         };
         if let (Some(c), Some(here)) = (cluster, here) {
-            rt.join(c, &here, prefix, views, bundle)?;
+            rt.join(c, &here, prefix, views)?;
         }
         Ok(rt)
     }

@@ -151,6 +151,7 @@ impl Runtime<'_> {
             }
         }
     }
+
     /// Request `id` to the proxy named `to` is answered: the proxy, the
     /// request (out of the proxy's table, and of those of requests untaken
     /// and taken) and the node that took it, if this node sent it and
@@ -171,6 +172,7 @@ impl Runtime<'_> {
             .iter()
             .position(|a| a.name == name && matches!(a.body, Body::Remote(_)))
     }
+
     /// A request another node sent to instance `to` here: checked again
     /// against this node's copy of the image, then delivered.
     #[allow(clippy::too_many_arguments)] // the request's parts, as they came
@@ -242,6 +244,7 @@ impl Runtime<'_> {
         };
         self.deliver_checked(t, req, segs.into(), readonly);
     }
+
     /// Whether instance `s`'s view as the image gave it leads to `segs` of
     /// instance `t`, for a request its needs allow: the way's read-only
     /// flag, if so.

@@ -173,7 +173,6 @@ impl Runtime<'_> {
         here: &HashSet<String>,
         prefix: String,
         static_views: Vec<Vec<Link>>,
-        bundle: &[u8],
     ) -> Result<(), crate::LoadError> {
         let name = node_name();
         let tx = self.inbox.sender();
@@ -185,7 +184,6 @@ impl Runtime<'_> {
             hash: prefix.trim_start_matches("oth.").to_string(),
             serves: here.iter().map(|n| node::token(n)).collect(),
         };
-        let _ = bundle;
         let deliver: node::Deliver = std::sync::Arc::new(move |f| {
             let _ = tx.send(crate::outside::Outside::Cluster(f));
         });

@@ -14,7 +14,7 @@ use crate::{Body, Runtime, Sender, Serving};
 
 impl Runtime<'_> {
     /// Request `req` to instance `to`, run elsewhere: sent to it.
-    pub(crate) fn serve_remote(&mut self, to: usize, req: Serving, path: &[Seg]) {
+    pub(crate) fn serve_remote(&mut self, to: usize, mut req: Serving, path: &[Seg]) {
         let Some(cluster) = &self.cluster else {
             return;
         };
@@ -65,7 +65,8 @@ impl Runtime<'_> {
             verb: req.verb,
             path: text,
             flags: req.flags,
-            payload: req.payload.clone(),
+            // Sent, not kept: the request waits for its answer without it.
+            payload: req.payload.take(),
             reply: cluster.reply.clone(),
         };
         actor.serving.insert(id, req);
@@ -87,6 +88,7 @@ impl Runtime<'_> {
             );
         }
     }
+
     /// Requests sent from here that no node has taken within `LOST`: sent
     /// again (to whichever replica NATS picks; never delivered, so sending
     /// again is safe), at most `TRIES` times in all; then they fail.
@@ -130,6 +132,7 @@ impl Runtime<'_> {
             });
         }
     }
+
     /// Request `id` to instance `to`, run elsewhere, was cancelled here.
     pub(crate) fn cancel_remote(&mut self, to: usize, id: i32) {
         if let Some(cluster) = &mut self.cluster {
@@ -143,6 +146,7 @@ impl Runtime<'_> {
             cluster.publish(format!("{}.cancel", cluster.prefix), &w);
         }
     }
+
     /// An answer or error for the request another node sent (`k`).
     pub(crate) fn answer_remote(
         &mut self,
@@ -163,6 +167,7 @@ impl Runtime<'_> {
         }
         cluster.publish(reply, &msg);
     }
+
     /// Whether the caller on another node gave up on its request `k`.
     pub(crate) fn remote_abandoned(&self, k: u32) -> bool {
         self.cluster
