@@ -317,21 +317,6 @@ impl Runtime<'_> {
         }
     }
 
-    /// Startup request `n` failed: the image is not configured as written,
-    /// and it stops before it serves anything (listeners close at once).
-    fn startup_failed(&mut self, n: usize, errno: i32, code: &str, desc: &str) {
-        let s = &self.json.startup[n];
-        let _ = writeln!(
-            self.io.err,
-            "error: startup request {} {} failed: {errno} {code}: {desc}\n\
-             the image stops: it is not configured as its startup requests say",
-            s.verb.as_str(),
-            othc::bundle::tree_path(&s.target, &s.path)
-        );
-        self.failed = true;
-        self.fatal = true;
-    }
-
     /// Ends what `from` asked for (one ticket, or all of them): servers are
     /// told, console watches end.
     pub(crate) fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
@@ -503,6 +488,20 @@ impl Runtime<'_> {
             Carried::Some(p) => Some(p),
             Carried::None => None,
         };
+        self.pass_answer(a, id, s, done, payload);
+        Went::On
+    }
+
+    /// An answer to request `id`, which `a` served (`s`, taken out of its
+    /// table), goes to its caller; a stream not done goes on being served.
+    pub(crate) fn pass_answer(
+        &mut self,
+        a: usize,
+        id: i32,
+        s: Serving,
+        done: bool,
+        payload: Option<Payload>,
+    ) {
         self.queue.push_back(Event::Answer {
             to: s.from,
             ticket: s.ticket,
@@ -512,7 +511,6 @@ impl Runtime<'_> {
         if !done {
             self.actors[a].serving.insert(id, s);
         }
-        Went::On
     }
 
     /// Instance `a` hands request `id` on to `aim`, to be answered to its

@@ -87,6 +87,21 @@ impl Runtime<'_> {
         self.forget_after_queue();
     }
 
+    /// Startup request `n` failed: the image is not configured as written,
+    /// and it stops before it serves anything (listeners close at once).
+    pub(crate) fn startup_failed(&mut self, n: usize, errno: i32, code: &str, desc: &str) {
+        let s = &self.json.startup[n];
+        let _ = writeln!(
+            self.io.err,
+            "error: startup request {} {} failed: {errno} {code}: {desc}\n\
+             the image stops: it is not configured as its startup requests say",
+            s.verb.as_str(),
+            othc::bundle::tree_path(&s.target, &s.path)
+        );
+        self.failed = true;
+        self.fatal = true;
+    }
+
     /// Instance `a` cancelled `ticket`: answers still on their way to it
     /// are dropped, and the ticket forgotten once they have all been taken.
     pub(crate) fn drop_ticket(&mut self, a: usize, ticket: i32) {

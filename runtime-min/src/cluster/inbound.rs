@@ -9,7 +9,7 @@ use othc::model::Seg;
 use othc::namespace::path::{parse_request, push_text};
 
 use super::Caller;
-use super::node::{self, FromCluster};
+use super::node::FromCluster;
 use super::wire::Wire;
 use crate::abi::errno;
 use crate::view::Aim;
@@ -29,25 +29,19 @@ impl Runtime<'_> {
                 }
                 false
             }
-            FromCluster::NoResponders { to, id } => {
-                let name = self
+            FromCluster::NoResponders { proxy, id } => {
+                if self
                     .actors
-                    .iter()
-                    .find(|a| matches!(a.body, Body::Remote(_)) && node::token(&a.name) == to)
-                    .map(|a| a.name.clone());
-                if let Some(name) = name {
+                    .get(proxy)
+                    .is_some_and(|a| matches!(a.body, Body::Remote(_)))
+                {
                     // Never received: it does not count as sent.
                     if let Some(c) = &self.cluster {
                         c.node.counters.sent.fetch_sub(1, Ordering::SeqCst);
                     }
+                    let name = &self.actors[proxy].name;
                     let desc = format!("no node runs `{name}` (none has joined, or all have left)");
-                    self.wire(Wire::Error {
-                        to: name,
-                        id,
-                        errno: errno::UNAVAILABLE,
-                        code: errno::code(errno::UNAVAILABLE).into(),
-                        desc,
-                    });
+                    self.fail_unavailable(proxy, id, desc);
                 }
                 !self.queue.is_empty()
             }
@@ -100,15 +94,7 @@ impl Runtime<'_> {
                     // A stream goes on: the node that took it still holds it.
                     c.taken.insert((a, id), n);
                 }
-                self.queue.push_back(Event::Answer {
-                    to: s.from,
-                    ticket: s.ticket,
-                    done,
-                    payload,
-                });
-                if !done {
-                    self.actors[a].serving.insert(id, s);
-                }
+                self.pass_answer(a, id, s, done, payload);
             }
             Wire::Error {
                 to,
@@ -158,19 +144,37 @@ impl Runtime<'_> {
     /// still waits for it.
     fn settle(&mut self, to: &str, id: i32) -> Option<(usize, Serving, Option<String>)> {
         let a = self.remote_index(to)?;
+        let (s, taken_by) = self.settle_at(a, id)?;
+        Some((a, s, taken_by))
+    }
+
+    /// [`Runtime::settle`] for proxy `a`: the request and who took it.
+    fn settle_at(&mut self, a: usize, id: i32) -> Option<(Serving, Option<String>)> {
         let s = self.actors[a].serving.remove(&id)?;
         let taken_by = self.cluster.as_mut().and_then(|c| {
             c.untaken.remove(&(a, id));
             c.taken.remove(&(a, id))
         });
-        Some((a, s, taken_by))
+        Some((s, taken_by))
+    }
+
+    /// Request `id` to proxy `a` fails `unavailable` for its caller, as
+    /// `desc` says (a lost node, nobody taking it), if it still waits.
+    pub(super) fn fail_unavailable(&mut self, a: usize, id: i32, desc: String) {
+        if let Some((s, _)) = self.settle_at(a, id) {
+            self.fail_to(s.from, s.ticket, errno::UNAVAILABLE, desc);
+        }
+    }
+
+    /// Instance `name`, by the cluster's table of names.
+    fn named(&self, name: &str) -> Option<usize> {
+        self.cluster.as_ref()?.by_name.get(name).copied()
     }
 
     /// The proxy named `name`, if there is one.
     pub(super) fn remote_index(&self, name: &str) -> Option<usize> {
-        self.actors
-            .iter()
-            .position(|a| a.name == name && matches!(a.body, Body::Remote(_)))
+        self.named(name)
+            .filter(|a| matches!(self.actors[*a].body, Body::Remote(_)))
     }
 
     /// A request another node sent to instance `to` here: checked again
@@ -199,11 +203,8 @@ impl Runtime<'_> {
                 c.publish(reply.clone(), &w);
             }
         };
-        let local = self
-            .actors
-            .iter()
-            .position(|a| a.name == to && !matches!(a.body, Body::Remote(_)));
-        let sender = self.actors.iter().position(|a| a.name == from);
+        let local = self.named(&to).filter(|t| self.is_local(*t));
+        let sender = self.named(&from);
         let (Some(t), Some(s)) = (local, sender) else {
             return refuse(self, errno::NOT_FOUND, format!("no instance `{to}` here"));
         };

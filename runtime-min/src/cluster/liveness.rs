@@ -4,8 +4,6 @@
 use std::sync::atomic::Ordering;
 
 use super::node::{self, LOST};
-use super::wire::Wire;
-use crate::abi::errno;
 use crate::{Body, Runtime, Sender};
 
 impl Runtime<'_> {
@@ -40,15 +38,9 @@ impl Runtime<'_> {
             failed.len()
         );
         for (a, id) in failed {
-            let to = self.actors[a].name.clone();
+            let to = &self.actors[a].name;
             let desc = format!("node {node}, which took the request to `{to}`, is lost");
-            self.wire(Wire::Error {
-                to,
-                id,
-                errno: errno::UNAVAILABLE,
-                code: errno::code(errno::UNAVAILABLE).into(),
-                desc,
-            });
+            self.fail_unavailable(a, id, desc);
         }
         for k in callers {
             self.withdraw(Sender::Remote(k), None);

@@ -59,6 +59,8 @@ pub(crate) struct Cluster {
     /// Each instance's view as the image gave it: what a sender on another
     /// node is checked against.
     static_views: Vec<Vec<Link>>,
+    /// Each instance by name: what messages name them by.
+    by_name: HashMap<String, usize>,
     /// The last heartbeat of each node, and when it came.
     beats: HashMap<String, (Instant, Beat)>,
     /// The totals of the last look at a quiet cluster.
@@ -74,7 +76,6 @@ struct Untaken {
     since: Instant,
     tries: u8,
     subject: String,
-    token: String,
     bytes: Vec<u8>,
 }
 
@@ -97,6 +98,7 @@ impl Cluster {
         name: String,
         prefix: String,
         static_views: Vec<Vec<Link>>,
+        by_name: HashMap<String, usize>,
     ) -> Cluster {
         let reply = node.reply.clone();
         Cluster {
@@ -108,6 +110,7 @@ impl Cluster {
             by_origin: HashMap::new(),
             next_caller: 0,
             static_views,
+            by_name,
             beats: HashMap::new(),
             last_quiet: None,
             taken: HashMap::new(),
@@ -197,7 +200,10 @@ impl Runtime<'_> {
             c.servers.join(","),
             running.join(", ")
         );
-        self.cluster = Some(Cluster::new(node, name, prefix, static_views));
+        let by_name = (self.actors.iter().enumerate())
+            .map(|(i, a)| (a.name.clone(), i))
+            .collect();
+        self.cluster = Some(Cluster::new(node, name, prefix, static_views, by_name));
         // A node leaves the cluster on SIGINT or SIGTERM.
         self.inbox.watch_signals();
         Ok(())

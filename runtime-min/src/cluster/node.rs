@@ -40,10 +40,10 @@ pub struct Joining {
 /// What comes from the cluster for the event loop.
 pub enum FromCluster {
     Wire(Wire),
-    /// Nobody takes requests to the instance whose token is `to`: request
-    /// `id` to it is not delivered.
+    /// Nobody takes requests to the instance proxy `proxy` stands for:
+    /// request `id` to it is not delivered.
     NoResponders {
-        to: String,
+        proxy: usize,
         id: i32,
     },
     /// A message on the image's subjects that is not one (it is dropped).
@@ -97,11 +97,11 @@ impl Node {
         let _ = self.out.send((subject, None, bytes));
     }
 
-    /// Publishes request `id` to the instance whose token is `to`: if no
-    /// node takes requests on `subject`, the servers say so at once
+    /// Publishes request `id` to the instance proxy `proxy` stands for: if
+    /// no node takes requests on `subject`, the servers say so at once
     /// (`FromCluster::NoResponders`).
-    pub fn request(&self, subject: String, to: &str, id: i32, bytes: Vec<u8>) {
-        let probe = format!("{}.r.{to}.{id}", self.reply);
+    pub fn request(&self, subject: String, proxy: usize, id: i32, bytes: Vec<u8>) {
+        let probe = format!("{}.r.{proxy}.{id}", self.reply);
         let _ = self.out.send((subject, Some(probe), bytes));
     }
 }
@@ -235,8 +235,8 @@ async fn run(
 /// A message on one of this node's subjects, handed to the event loop.
 fn take(m: &async_nats::Message, deliver: &dyn Fn(FromCluster), counters: &Counters) {
     if m.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
-        if let Some((to, id)) = probed(&m.subject) {
-            deliver(FromCluster::NoResponders { to, id });
+        if let Some((proxy, id)) = probed(&m.subject) {
+            deliver(FromCluster::NoResponders { proxy, id });
         }
         return;
     }
@@ -389,12 +389,12 @@ async fn join(j: &Joining, _prefix: &str, deliver: Deliver) -> Result<async_nats
     Ok(client)
 }
 
-/// The instance token and request id a "no responders" answer names
-/// (`<node subject>.r.<token>.<id>`).
-fn probed(subject: &str) -> Option<(String, i32)> {
+/// The proxy and request id a "no responders" answer names
+/// (`<node subject>.r.<proxy>.<id>`).
+fn probed(subject: &str) -> Option<(usize, i32)> {
     let (rest, id) = subject.rsplit_once('.')?;
-    let (_, to) = rest.rsplit_once(".r.")?;
-    Some((to.to_string(), id.parse().ok()?))
+    let (_, proxy) = rest.rsplit_once(".r.")?;
+    Some((proxy.parse().ok()?, id.parse().ok()?))
 }
 
 fn write_beat(b: &Beat) -> Vec<u8> {

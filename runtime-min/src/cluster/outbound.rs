@@ -8,7 +8,7 @@ use othc::model::Seg;
 use othc::namespace::path::push_text;
 
 use super::wire::Wire;
-use super::{LOST, TRIES, Untaken, node};
+use super::{LOST, TRIES, Untaken};
 use crate::abi::errno;
 use crate::{Body, Runtime, Sender, Serving};
 
@@ -40,7 +40,6 @@ impl Runtime<'_> {
             return;
         };
         let subject = remote.subject.clone();
-        let token = node::token(&self.actors[to].name);
         let size = req.payload.as_ref().map_or(0, |p| p.data.len());
         if size + 1024 > cluster.node.max_payload {
             let limit = cluster.node.max_payload;
@@ -72,9 +71,7 @@ impl Runtime<'_> {
         actor.serving.insert(id, req);
         let bytes = w.encode();
         cluster.node.counters.sent.fetch_add(1, Ordering::SeqCst);
-        cluster
-            .node
-            .request(subject.clone(), &token, id, bytes.clone());
+        cluster.node.request(subject.clone(), to, id, bytes.clone());
         if let Some(c) = &mut self.cluster {
             c.untaken.insert(
                 (to, id),
@@ -82,7 +79,6 @@ impl Runtime<'_> {
                     since: Instant::now(),
                     tries: 1,
                     subject,
-                    token,
                     bytes,
                 },
             );
@@ -108,8 +104,7 @@ impl Runtime<'_> {
             if u.tries < TRIES {
                 u.tries += 1;
                 u.since = Instant::now();
-                c.node
-                    .request(u.subject.clone(), &u.token, k.1, u.bytes.clone());
+                c.node.request(u.subject.clone(), k.0, k.1, u.bytes.clone());
             } else {
                 c.untaken.remove(&k);
                 // Never received: it does not count as sent.
@@ -118,18 +113,12 @@ impl Runtime<'_> {
             }
         }
         for (a, id) in failed {
-            let to = self.actors[a].name.clone();
+            let to = &self.actors[a].name;
             let desc = format!(
                 "no node took the request to `{to}` ({TRIES} tries, {} ms each)",
                 LOST.as_millis()
             );
-            self.wire(Wire::Error {
-                to,
-                id,
-                errno: errno::UNAVAILABLE,
-                code: errno::code(errno::UNAVAILABLE).into(),
-                desc,
-            });
+            self.fail_unavailable(a, id, desc);
         }
     }
 
