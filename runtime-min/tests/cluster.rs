@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nodes::{Nats, Raw, bson_doc, bundle_file, node, node_with};
+use nodes::{Nats, Raw, bson_doc, bundle_file, node, node_output, node_with};
 
 /// The console's node with `input`, then the greeter's: what the console
 /// printed, and how its node ended.
@@ -79,12 +79,7 @@ fn a_node_with_another_bundle_is_refused_at_join() {
         &[r#"greeting=Greeting { prefix: "Yo ", excited: false }"#],
     );
     let (mut first, _err) = node(&one, &nats, "cons,loud");
-    let refused = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
-        .arg(&other)
-        .args(["--cluster", &nats.url, "--instances", "greeter"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let refused = node_output(&other, &nats, "greeter", &[]);
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{err}");
     assert!(
@@ -92,12 +87,7 @@ fn a_node_with_another_bundle_is_refused_at_join() {
         "{err}"
     );
     // A name that is no instance, and no instances at all, are refused too.
-    let bad = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
-        .arg(&one)
-        .args(["--cluster", &nats.url, "--instances", "greter"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let bad = node_output(&one, &nats, "greter", &[]);
     let err = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(bad.status.code(), Some(2), "{err}");
     assert!(
@@ -235,25 +225,19 @@ fn a_node_without_the_servers_credentials_cannot_join() {
         return;
     };
     let bundle = bundle_file("cluster_auth", &[]);
-    let refused = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
-        .arg(&bundle)
-        .args(["--cluster", &nats.url, "--instances", "cons,loud"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let refused = node_output(&bundle, &nats, "cons,loud", &[]);
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{err}");
     assert!(
         err.contains("cannot join the cluster: cannot connect"),
         "{err}"
     );
-    let wrong = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
-        .arg(&bundle)
-        .args(["--cluster", &nats.url, "--instances", "cons,loud"])
-        .args(["--cluster-user", "oth", "--cluster-password", "guess"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let wrong = node_output(
+        &bundle,
+        &nats,
+        "cons,loud",
+        &["--cluster-user", "oth", "--cluster-password", "guess"],
+    );
     assert_eq!(wrong.status.code(), Some(2));
     let run = |instances: &str| {
         Command::new(env!("CARGO_BIN_EXE_othismo-run"))

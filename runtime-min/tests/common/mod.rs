@@ -57,7 +57,13 @@ pub fn bundle(name: &str, from: &str, image: &str, sets: &[&str]) -> Vec<u8> {
         }
     }
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let mut c = compile(&work.join(image), &sets).unwrap();
+    std::fs::read(build(&work, &work.join(image), &sets)).unwrap()
+}
+
+/// Builds image file `file` with `sets` into `work/build` (its module cache
+/// in `work/cache`): the bundle's path.
+fn build(work: &Path, file: &Path, sets: &[String]) -> PathBuf {
+    let mut c = compile(file, sets).unwrap();
     let mut opts = Options::new(work.join("build"), Profile::Release);
     opts.cache = work.join("cache");
     let mut diags = othc::Diagnostics::new();
@@ -67,8 +73,7 @@ pub fn bundle(name: &str, from: &str, image: &str, sets: &[&str]) -> Vec<u8> {
         "{}",
         othc::diagnostics::render::human(&c.front.sources, &diags, false)
     );
-    let paths = build_images(&c, &built, &opts).unwrap();
-    std::fs::read(&paths[0]).unwrap()
+    build_images(&c, &built, &opts).unwrap().remove(0)
 }
 
 /// The WAT every rule part is wrapped in (`fixtures/run/rules/prelude.wat`).
@@ -166,16 +171,5 @@ pub fn load_error_with(bundle: &[u8], limits: Limits) -> Option<LoadError> {
 /// Builds `image` (a path in the repository) where it is, with `sets`,
 /// into a scratch folder `name`; the bundle's path.
 pub fn bundle_in_place(name: &str, image: &str, sets: &[String]) -> PathBuf {
-    let work = scratch(name);
-    let mut c = compile(&root().join(image), sets).unwrap();
-    let mut opts = Options::new(work.join("build"), Profile::Release);
-    opts.cache = work.join("cache");
-    let mut diags = othc::Diagnostics::new();
-    let built = build_objects(&mut c, &opts, &mut diags);
-    assert!(
-        !diags.has_errors(),
-        "{}",
-        othc::diagnostics::render::human(&c.front.sources, &diags, false)
-    );
-    build_images(&c, &built, &opts).unwrap().remove(0)
+    build(&scratch(name), &root().join(image), sets)
 }

@@ -104,6 +104,23 @@ pub fn node(
     node_with(bundle, nats, instances, &[])
 }
 
+/// A node run to its end with no input (one that is refused, say): how
+/// it ended and what it printed.
+pub fn node_output(
+    bundle: &Path,
+    nats: &Nats,
+    instances: &str,
+    more: &[&str],
+) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_othismo-run"))
+        .arg(bundle)
+        .args(["--cluster", &nats.url, "--instances", instances])
+        .args(more)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 /// [`node`] with more arguments.
 #[allow(clippy::zombie_processes)] // the child is returned to be waited for
 pub fn node_with(
