@@ -38,6 +38,12 @@ pub struct CheckArgs {
     #[arg(long = "set", value_name = "SLOT=VALUE")]
     pub set: Vec<String>,
 
+    /// Also check a placement of an image on a cluster's nodes: a file of
+    /// `image NAME` and `node NAME: INSTANCE, ...` lines (book: "Running
+    /// across machines")
+    #[arg(long, value_name = "FILE")]
+    pub placement: Option<PathBuf>,
+
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -49,13 +55,20 @@ pub fn compile_and_report(
     inputs: &othc::ValueInputs,
     report: &ReportArgs,
 ) -> Result<Compilation, u8> {
-    let compiled = match othc::compile(&FsLoader, files, inputs) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Err(EXIT_USAGE);
-        }
-    };
+    let compiled = compile(files, inputs)?;
+    report_compiled(compiled, report)
+}
+
+/// Compiles `files`; `Err(status)` when they cannot be read at all.
+pub fn compile(files: &[PathBuf], inputs: &othc::ValueInputs) -> Result<Compilation, u8> {
+    othc::compile(&FsLoader, files, inputs).map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_USAGE
+    })
+}
+
+/// Prints the diagnostics of `compiled`; `Err(status)` when it has errors.
+pub fn report_compiled(compiled: Compilation, report: &ReportArgs) -> Result<Compilation, u8> {
     let front = &compiled.front;
     print_diagnostics(&front.sources, &front.diags, report);
     if front.diags.has_errors() {
@@ -64,6 +77,29 @@ pub fn compile_and_report(
         return Err(EXIT_ERRORS);
     }
     Ok(compiled)
+}
+
+/// Checks the placement file `path` against the image of `compiled` it
+/// names (its diagnostics join the compilation's); the placement and the
+/// image. `Err(status)` when the file cannot be read.
+pub fn check_placement(
+    compiled: &mut Compilation,
+    path: &std::path::Path,
+) -> Result<(othc::placement::Placement, Option<othc::model::ImageId>), u8> {
+    let text = read_placement(path)?;
+    Ok(othc::placement::check_in(
+        compiled,
+        path.display().to_string(),
+        text,
+    ))
+}
+
+/// The text of placement file `path`, or the usage error that says why not.
+pub fn read_placement(path: &std::path::Path) -> Result<String, u8> {
+    std::fs::read_to_string(path).map_err(|e| {
+        eprintln!("error: cannot read the placement `{}`: {e}", path.display());
+        EXIT_USAGE
+    })
 }
 
 /// Prints diagnostics as `report` asks.
@@ -94,7 +130,16 @@ pub fn run(args: CheckArgs) -> u8 {
         files: args.values.clone(),
         sets: args.set.clone(),
     };
-    match compile_and_report(&args.files, &inputs, &args.report) {
+    let mut compiled = match compile(&args.files, &inputs) {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
+    if let Some(path) = &args.placement
+        && let Err(status) = check_placement(&mut compiled, path)
+    {
+        return status;
+    }
+    match report_compiled(compiled, &args.report) {
         Ok(compiled) => {
             std::mem::forget(compiled);
             EXIT_OK

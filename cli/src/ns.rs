@@ -8,7 +8,6 @@ use std::process::{Command, Stdio};
 use clap::{Args, ValueEnum};
 
 use super::check::{ReportArgs, print_diagnostics};
-use super::fs::FsLoader;
 use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE, MessageFormat};
 use othc::wiring::{self, ImageWiring};
 
@@ -35,6 +34,12 @@ pub struct NsArgs {
     /// `--set SLOT=VALUE` as for `othc check`
     #[arg(long = "set", value_name = "SLOT=VALUE")]
     pub set: Vec<String>,
+
+    /// A placement of the image on a cluster's nodes: checked as by `othc
+    /// check --placement`, and each instance shows the nodes that run it.
+    /// The placement's `image` line picks the image
+    #[arg(long, value_name = "FILE")]
+    pub placement: Option<PathBuf>,
 
     #[command(flatten)]
     pub report: ReportArgs,
@@ -98,27 +103,20 @@ pub fn run(args: NsArgs) -> u8 {
 }
 
 /// The wiring of the image asked for, and the status to end with (1 when
-/// the image has errors: the report shows what resolved).
+/// the image or the placement has errors: the report shows what resolved).
 fn wiring_of(args: &NsArgs) -> Result<(ImageWiring, u8), u8> {
     if args.file.extension().is_some_and(|e| e == "othimg") {
-        let bytes = std::fs::read(&args.file).map_err(|e| {
-            eprintln!("error: cannot read `{}`: {e}", args.file.display());
-            EXIT_USAGE
-        })?;
-        let w = wiring::bundle::of_bundle(&bytes).map_err(|e| {
-            eprintln!("error: `{}`: {e}", args.file.display());
-            EXIT_ERRORS
-        })?;
-        return Ok((w, EXIT_OK));
+        return wiring_of_bundle(args);
     }
     let inputs = othc::ValueInputs {
         files: Vec::new(),
         sets: args.set.clone(),
     };
-    let c = othc::compile(&FsLoader, std::slice::from_ref(&args.file), &inputs).map_err(|e| {
-        eprintln!("error: {e}");
-        EXIT_USAGE
-    })?;
+    let mut c = super::check::compile(std::slice::from_ref(&args.file), &inputs)?;
+    let placed = match &args.placement {
+        Some(path) => Some(super::check::check_placement(&mut c, path)?),
+        None => None,
+    };
     print_diagnostics(&c.front.sources, &c.front.diags, &args.report);
     let status = if c.front.diags.has_errors() {
         EXIT_ERRORS
@@ -127,22 +125,72 @@ fn wiring_of(args: &NsArgs) -> Result<(ImageWiring, u8), u8> {
     };
     let model = &c.checked.model;
     let declared = c.root_images();
-    let names: Vec<&str> = declared
-        .iter()
-        .map(|&i| model.image(i).name.as_str())
-        .collect();
-    let why = ": `othc ns` shows an image's wiring";
-    let pick =
-        super::pick::one(&args.file, "image", &names, args.image.as_deref(), why).map_err(|e| {
-            eprintln!("error: {e}");
-            // A file with errors and no image: its errors said why.
-            if declared.is_empty() && args.image.is_none() && status != EXIT_OK {
-                status
-            } else {
-                EXIT_USAGE
-            }
-        })?;
-    Ok((wiring::of_image(&c, declared[pick]), status))
+    let image = match &placed {
+        // The placement names the image (its errors said so if it did not).
+        Some((_, Some(id))) if args.image.is_none() => *id,
+        Some((_, None)) if args.image.is_none() => return Err(status),
+        _ => {
+            let names: Vec<&str> = declared
+                .iter()
+                .map(|&i| model.image(i).name.as_str())
+                .collect();
+            let why = ": `othc ns` shows an image's wiring";
+            let pick = super::pick::one(&args.file, "image", &names, args.image.as_deref(), why)
+                .map_err(|e| {
+                    eprintln!("error: {e}");
+                    // A file with errors and no image: its errors said why.
+                    if declared.is_empty() && args.image.is_none() && status != EXIT_OK {
+                        status
+                    } else {
+                        EXIT_USAGE
+                    }
+                })?;
+            declared[pick]
+        }
+    };
+    let mut w = wiring::of_image(&c, image);
+    if let Some((p, _)) = &placed {
+        wiring::place(&mut w, p);
+    }
+    Ok((w, status))
+}
+
+/// The wiring a bundle holds, placed as `--placement` says.
+fn wiring_of_bundle(args: &NsArgs) -> Result<(ImageWiring, u8), u8> {
+    let bytes = std::fs::read(&args.file).map_err(|e| {
+        eprintln!("error: cannot read `{}`: {e}", args.file.display());
+        EXIT_USAGE
+    })?;
+    let read = othc::bundle::read(&bytes)
+        .and_then(|(json, _)| wiring::bundle::of_bundle(&bytes).map(|w| (json, w)));
+    let (json, mut w) = read.map_err(|e| {
+        eprintln!("error: `{}`: {e}", args.file.display());
+        EXIT_ERRORS
+    })?;
+    let Some(path) = &args.placement else {
+        return Ok((w, EXIT_OK));
+    };
+    let text = super::check::read_placement(path)?;
+    let mut sources = othc::source::SourceMap::new();
+    let mut diags = othc::Diagnostics::new();
+    let image = othc::placement::PlacedImage::of_bundle(&json);
+    let p = othc::placement::check_text(
+        &mut sources,
+        &mut diags,
+        path.display().to_string(),
+        text,
+        &image,
+    );
+    print_diagnostics(&sources, &diags, &args.report);
+    wiring::place(&mut w, &p);
+    Ok((
+        w,
+        if diags.has_errors() {
+            EXIT_ERRORS
+        } else {
+            EXIT_OK
+        },
+    ))
 }
 
 /// SVG drawn by Graphviz's `dot` from DOT text.

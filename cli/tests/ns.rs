@@ -121,6 +121,77 @@ fn a_built_bundle_shows_its_flattened_links() {
     ] {
         assert!(out.contains(want), "missing `{want}` in:\n{out}");
     }
+    // The bundle placed: what each node runs, and a placement that leaves
+    // an instance out is refused as the runtime would refuse it.
+    let good = dir.join("good.placement");
+    std::fs::write(&good, "image Hello\nnode t: cons, loud\nnode g: greeter\n").unwrap();
+    let o = othc(&["ns", &bundle, "--placement", good.to_str().unwrap()]);
+    let (out, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        out.contains("instance greeter = Greeter\n  runs on: g\n"),
+        "{out}"
+    );
+    let bad = dir.join("bad.placement");
+    std::fs::write(&bad, "image Hello\nnode t: cons, loud\n").unwrap();
+    let o = othc(&["ns", &bundle, "--placement", bad.to_str().unwrap()]);
+    let (out, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("[E0803]"), "{err}");
+    assert!(out.contains("runs on: no node"), "{out}");
+}
+
+#[test]
+fn a_placement_is_checked_with_the_image_and_shown_per_instance() {
+    let site = "examples/site/Site.oth";
+    let placement = "examples/site/Site.placement";
+    let o = othc(&["check", site, "--placement", placement]);
+    assert_eq!(o.status.code(), Some(0), "{}", texts(&o).1);
+    let o = othc(&[
+        "ns",
+        site,
+        "--placement",
+        placement,
+        "--message-format",
+        "json",
+    ]);
+    let (out, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let w: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let nodes: Vec<(String, String)> = w["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["name"].to_string(), i["nodes"].to_string()))
+        .collect();
+    assert_eq!(
+        nodes,
+        [
+            ("\"web\"".into(), "[\"front\"]".into()),
+            ("\"public\"".into(), "[\"front\"]".into()),
+            ("\"site\"".into(), "[\"pages\"]".into()),
+            ("\"server\"".into(), "[\"front\"]".into()),
+        ]
+    );
+    // A placement with an error fails the check (1), the diagnostic
+    // pointing into the placement file; one that cannot be read is a
+    // usage error (2).
+    let o = othc(&[
+        "check",
+        "fixtures/check/err/E0805_console_and_listener_twice.oth",
+        "--placement",
+        "fixtures/check/placement/one_node.placement",
+    ]);
+    let (_, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("one_node.placement:4:13"), "{err}");
+    let o = othc(&["check", site, "--placement", "no/such.placement"]);
+    let (_, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot read the placement `no/such.placement`"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -40,6 +40,14 @@ fn inputs(src: &str) -> othc::ValueInputs {
     inputs
 }
 
+/// A fixture may say `# placement: FILE` (relative to the workspace root):
+/// that placement is checked against the image it names, as `othc check
+/// --placement` does.
+fn placement(src: &str) -> Option<PathBuf> {
+    let line = src.lines().find_map(|l| l.strip_prefix("# placement:"))?;
+    Some(PathBuf::from(line.trim()))
+}
+
 /// Parse fixtures run the front end only; check fixtures the whole checker.
 fn check(rel: &Path) -> Result<othc::FrontEnd, Failed> {
     if rel.starts_with("fixtures/parse") {
@@ -55,6 +63,10 @@ fn check(rel: &Path) -> Result<othc::FrontEnd, Failed> {
         othc::check::check_implementations(&c.front, &c.checked, &RootLoader, &mut diags);
         c.front.diags = diags;
     }
+    if let Some(p) = placement(&src) {
+        let text = std::fs::read_to_string(root().join(&p))?;
+        othc::placement::check_in(&mut c, p.display().to_string(), text);
+    }
     Ok(c.front)
 }
 
@@ -69,6 +81,11 @@ fn run_err(rel: PathBuf) -> Result<(), Failed> {
         return Err(format!("expected {want:?}, got {got:?}:\n{human}").into());
     }
     let json = render::json(&fe.sources, &fe.diags);
+    let mut src = src;
+    if let Some(p) = placement(&src) {
+        let text = std::fs::read_to_string(root().join(&p))?;
+        src = format!("{src}\n----- PLACEMENT {}\n{text}", p.display());
+    }
     let body = format!("----- SOURCE\n{src}\n----- DIAGNOSTICS\n{human}\n----- JSON\n{json}");
     let name = rel
         .strip_prefix("fixtures")

@@ -9,12 +9,21 @@ use std::path::PathBuf;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn run(rel: PathBuf) -> Result<(), Failed> {
-    let c = othc::compile(
+    let mut c = othc::compile(
         &RootLoader,
         std::slice::from_ref(&rel),
         &othc::ValueInputs::default(),
     )
     .map_err(|e| Failed::from(e.to_string()))?;
+    // `NAME.placement` beside `NAME.oth`: its image's instances say their nodes.
+    let placement = root().join(rel.with_extension("placement"));
+    let placed = match std::fs::read_to_string(&placement) {
+        Ok(text) => {
+            let name = rel.with_extension("placement").display().to_string();
+            Some(othc::placement::check_in(&mut c, name, text))
+        }
+        Err(_) => None,
+    };
     let diags = othc::diagnostics::render::human(&c.front.sources, &c.front.diags, false);
     let mut body = String::new();
     if !diags.trim().is_empty() {
@@ -22,7 +31,12 @@ fn run(rel: PathBuf) -> Result<(), Failed> {
     }
     for id in c.root_images() {
         let img = c.checked.model.image(id);
-        let w = othc::wiring::of_image(&c, id);
+        let mut w = othc::wiring::of_image(&c, id);
+        if let Some((p, Some(placed))) = &placed
+            && *placed == id
+        {
+            othc::wiring::place(&mut w, p);
+        }
         body.push_str(&format!(
             "----- TABLES {}\n{}\n----- DOT {}\n{}\n----- JSON {}\n{}\n",
             img.name,
@@ -55,7 +69,11 @@ fn main() {
             .into_iter()
             .filter_map(|p| p.strip_prefix(root()).ok().map(PathBuf::from))
             .collect();
-    for example in ["examples/hello/Hello.oth", "examples/files/Shelf.oth"] {
+    for example in [
+        "examples/hello/Hello.oth",
+        "examples/files/Shelf.oth",
+        "examples/site/Site.oth",
+    ] {
         files.push(PathBuf::from(example));
     }
     files.sort();

@@ -25,8 +25,8 @@ An instance stopped by a trap or a limit is replaced by a fresh one of its modul
 startup requests sent again (at most --max-restarts times within --restart-period; past that \
 the run ends). A startup request that fails ends the run at once, listeners closed. SIGUSR1 \
 to a listening image prints what the runtime holds on stderr.\n\n\
-With --cluster and --instances, this process is one node of a cluster joined over NATS: it \
-runs the instances named, and sends requests to the others over NATS, where the node that \
+With --cluster and --instances (or --placement and --node), this process is one node of a \
+cluster joined over NATS: it runs the instances named, and sends requests to the others over NATS, where the node that \
 takes each checks it again. A node that runs the console ends when its input has ended and \
 the whole cluster is quiet; any other node serves until SIGINT or SIGTERM.\n\n\
 Exit status: 0 the image went idle and its input ended, or a listening image was stopped \
@@ -49,12 +49,7 @@ struct Args {
     /// Run this node's part of the image in a cluster: the NATS servers,
     /// comma-separated (`nats://HOST:PORT,...`). Every node loads the same
     /// bundle; requests to instances run by other nodes go over NATS
-    #[arg(
-        long,
-        value_name = "URLS",
-        value_delimiter = ',',
-        requires = "instances"
-    )]
+    #[arg(long, value_name = "URLS", value_delimiter = ',', requires = "placed")]
     cluster: Vec<String>,
 
     /// With --cluster: the instances this node runs, comma-separated (the
@@ -63,9 +58,28 @@ struct Args {
         long,
         value_name = "NAMES",
         value_delimiter = ',',
-        requires = "cluster"
+        requires = "cluster",
+        group = "placed"
     )]
     instances: Vec<String>,
+
+    /// With --cluster, instead of --instances: a placement file (`image
+    /// NAME`, then `node NAME: INSTANCE, ...` lines), checked against the
+    /// bundle as `othc check --placement` checks it; this node runs what
+    /// --node's line names
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "cluster",
+        requires = "node",
+        conflicts_with = "instances",
+        group = "placed"
+    )]
+    placement: Option<PathBuf>,
+
+    /// With --placement: the node of the placement this process is
+    #[arg(long, value_name = "NAME", requires = "placement")]
+    node: Option<String>,
 
     /// With --cluster: the NATS user (and OTHISMO_CLUSTER_PASSWORD, or
     /// --cluster-password)
@@ -105,9 +119,24 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let placement = match (&args.placement, &args.node) {
+        (Some(file), Some(node)) => match std::fs::read_to_string(file) {
+            Ok(text) => Some(othismo_runtime::cluster::PlacementChoice {
+                file: file.display().to_string(),
+                text,
+                node: node.clone(),
+            }),
+            Err(e) => {
+                eprintln!("error: cannot read the placement `{}`: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        },
+        _ => None,
+    };
     let cluster = (!args.cluster.is_empty()).then(|| othismo_runtime::cluster::ClusterConfig {
         servers: args.cluster.clone(),
         instances: args.instances.clone(),
+        placement,
         user: args
             .cluster_user
             .clone()

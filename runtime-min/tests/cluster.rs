@@ -21,8 +21,25 @@ use nodes::{Nats, Raw, bson_doc, bundle_file, node, node_output, node_with};
 /// The console's node with `input`, then the greeter's: what the console
 /// printed, and how its node ended.
 fn hello_across_two_nodes(bundle: &Path, nats: &Nats, input: &str) -> (String, i32, String) {
-    let (mut console, mut console_err) = node(bundle, nats, "cons,loud");
-    let (mut greeter, _greeter_err) = node(bundle, nats, "greeter");
+    hello_placed(
+        bundle,
+        nats,
+        input,
+        &["--instances", "cons,loud"],
+        &["--instances", "greeter"],
+    )
+}
+
+/// [`hello_across_two_nodes`], each node placed by the arguments given.
+fn hello_placed(
+    bundle: &Path,
+    nats: &Nats,
+    input: &str,
+    console_at: &[&str],
+    greeter_at: &[&str],
+) -> (String, i32, String) {
+    let (mut console, mut console_err) = node_with(bundle, nats, "", console_at);
+    let (mut greeter, _greeter_err) = node_with(bundle, nats, "", greeter_at);
     console
         .stdin
         .take()
@@ -67,6 +84,80 @@ fn hello_runs_across_two_nodes_as_it_runs_in_one() {
     assert_eq!(
         out,
         "Hello, Ada!\nHELLO, ADA!\nHello, Grace!\nHELLO, GRACE!\n"
+    );
+}
+
+#[test]
+fn hello_runs_across_the_nodes_of_a_placement() {
+    let Some(nats) = Nats::start() else { return };
+    let bundle = bundle_file("cluster_placed", &[]);
+    let placement = bundle.with_file_name("two.placement");
+    std::fs::write(
+        &placement,
+        "# hello on two nodes\nimage Hello\nnode terminal: cons, loud\nnode greeting: greeter\n",
+    )
+    .unwrap();
+    let p = placement.to_str().unwrap();
+    let (out, status, err) = hello_placed(
+        &bundle,
+        &nats,
+        "Ada\nGrace\n",
+        &["--placement", p, "--node", "terminal"],
+        &["--placement", p, "--node", "greeting"],
+    );
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(out, "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n");
+}
+
+#[test]
+fn a_placement_that_cannot_run_the_bundle_is_refused_before_joining() {
+    let Some(nats) = Nats::start() else { return };
+    let bundle = bundle_file("cluster_misplaced", &[]);
+    let refused = |name: &str, text: &str, node: &str| {
+        let placement = bundle.with_file_name(name);
+        std::fs::write(&placement, text).unwrap();
+        let out = node_output(
+            &bundle,
+            &nats,
+            "",
+            &["--placement", placement.to_str().unwrap(), "--node", node],
+        );
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(!err.contains("joined the cluster"), "{err}");
+        err
+    };
+    // The greeter runs nowhere: every node is refused, whichever it is.
+    let err = refused(
+        "nowhere.placement",
+        "image Hello\nnode a: cons, loud\n",
+        "a",
+    );
+    assert!(
+        err.contains("[E0803]")
+            && err.contains("instance `greeter` of image `Hello` is placed on no node"),
+        "{err}"
+    );
+    // Two consoles, a placement for another image, a node not in it.
+    let err = refused(
+        "two_consoles.placement",
+        "image Hello\nnode a: cons, loud\nnode b: cons, greeter\n",
+        "b",
+    );
+    assert!(err.contains("[E0805]"), "{err}");
+    let err = refused("other.placement", "image Site\nnode a: cons\n", "a");
+    assert!(
+        err.contains("[E0802]") && err.contains("the image here is `Hello`"),
+        "{err}"
+    );
+    let err = refused(
+        "fine.placement",
+        "image Hello\nnode a: cons, loud\nnode b: greeter\n",
+        "c",
+    );
+    assert!(
+        err.contains("--node `c` is no node of the placement") && err.contains("a, b"),
+        "{err}"
     );
 }
 

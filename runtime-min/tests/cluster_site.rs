@@ -1,6 +1,6 @@
 //! examples/site on several nodes joined by real `nats-server`s: every
 //! file served byte for byte by a front node (Http, HttpServer, Files) and
-//! two StaticSite replicas; a replica killed under load, and two of three
+//! two StaticSite replicas, placed by examples/site/Site.placement; a replica killed under load, and two of three
 //! NATS servers killed in turn, without a request hanging.
 
 mod common;
@@ -44,11 +44,24 @@ fn the_site_on_three_nodes_serves_every_file_and_outlives_a_replica() {
             ),
         ],
     );
-    // The replicas first, so the site is there when the listener opens.
-    let (mut replica_a, _, _) = node_saying(&bundle, &nats, "site", "");
-    let (mut replica_b, _, _) = node_saying(&bundle, &nats, "site", "");
-    let (mut front, listening, _) =
-        node_saying(&bundle, &nats, "web,server,public", "listening on ");
+    // Placed as the example's placement says, `pages` started twice (two
+    // replicas of StaticSite); the replicas first, so the site is there
+    // when the listener opens.
+    let placement = common::root().join("examples/site/Site.placement");
+    let placed = |node: &'static str| {
+        [
+            "--placement".to_string(),
+            placement.display().to_string(),
+            "--node".to_string(),
+            node.to_string(),
+        ]
+    };
+    let (pages, front_at) = (placed("pages"), placed("front"));
+    let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
+    let front_at: Vec<&str> = front_at.iter().map(String::as_str).collect();
+    let (mut replica_a, _, _) = node_saying(&bundle, &nats, &pages, "");
+    let (mut replica_b, _, _) = node_saying(&bundle, &nats, &pages, "");
+    let (mut front, listening, _) = node_saying(&bundle, &nats, &front_at, "listening on ");
     let base = listening
         .trim()
         .trim_start_matches("listening on ")
@@ -182,9 +195,13 @@ fn a_nats_server_killed_in_a_three_server_cluster_is_survived() {
             ),
         ],
     );
-    let (mut replica, _, _) = node_saying(&bundle, &all, "site", "");
-    let (mut front, listening, front_log) =
-        node_saying(&bundle, &first, "web,server,public", "listening on ");
+    let (mut replica, _, _) = node_saying(&bundle, &all, &["--instances", "site"], "");
+    let (mut front, listening, front_log) = node_saying(
+        &bundle,
+        &first,
+        &["--instances", "web,server,public"],
+        "listening on ",
+    );
     let base = listening
         .trim()
         .trim_start_matches("listening on ")

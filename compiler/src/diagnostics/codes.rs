@@ -99,6 +99,11 @@ codes! {
     E0702 = "E0702", "abi-violation", "compiled module breaks the host ABI";
     E0703 = "E0703", "stale-bindings", "generated bindings are stale and were edited by hand";
     E0704 = "E0704", "build-io", "a file the build writes or reads could not be";
+    E0801 = "E0801", "malformed-placement", "a placement line that is not `image NAME` or `node NAME: INSTANCES`";
+    E0802 = "E0802", "unknown-in-placement", "a placement names no image or no instance of its image";
+    E0803 = "E0803", "placed-nowhere", "an instance of the image runs on no node";
+    E0804 = "E0804", "placed-twice", "a placement names its image, a node or a node's instance twice";
+    E0805 = "E0805", "one-node-only", "a console or a listener placed on several nodes";
     W0001 = "W0001", "unused-import", "unused import";
     W0002 = "W0002", "naming-style", "type name not PascalCase / field name not camelCase or snake_case";
     W0003 = "W0003", "dangling-doc", "doc comment attached to nothing";
@@ -145,6 +150,8 @@ pub enum Phase {
     Values,
     /// The build driver (E07xx).
     Build,
+    /// Placements of an image on a cluster's nodes (E08xx).
+    Placement,
     /// Warnings of style and tidiness (W00xx).
     Style,
 }
@@ -159,6 +166,7 @@ impl Code {
             "05" => Phase::Images,
             "06" => Phase::Values,
             "07" => Phase::Build,
+            "08" => Phase::Placement,
             _ => Phase::Style,
         }
     }
@@ -228,6 +236,7 @@ mod tests {
         assert_eq!(Code::W0501.phase(), Phase::Images);
         assert_eq!(Code::E0601.phase(), Phase::Values);
         assert_eq!(Code::E0701.phase(), Phase::Build);
+        assert_eq!(Code::E0803.phase(), Phase::Placement);
         assert_eq!(Code::W0001.phase(), Phase::Style);
     }
 

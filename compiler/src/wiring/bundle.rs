@@ -139,6 +139,7 @@ fn wiring(json: &ImageJson, headers: &[Option<Header>]) -> ImageWiring {
                 serves: serves_of(i),
                 unmet,
                 nested: None,
+                nodes: None,
             }
         })
         .collect();

@@ -91,7 +91,7 @@ fn instances(
                     out,
                     "{ind}{} [label={}, shape=component, style=filled, fillcolor=\"#e8e8e8\"];",
                     quote(&node),
-                    quote(&format!("{}\n{} (native)", inst.name, inst.of))
+                    quote(&format!("{}\n{} (native){}", inst.name, inst.of, on(inst)))
                 );
             }
             _ => {
@@ -99,10 +99,19 @@ fn instances(
                     out,
                     "{ind}{} [label={}];",
                     quote(&node),
-                    quote(&format!("{}\n{}", inst.name, inst.of))
+                    quote(&format!("{}\n{}{}", inst.name, inst.of, on(inst)))
                 );
             }
         }
+    }
+}
+
+/// With a placement, the nodes that run `inst`, as a last line.
+fn on(inst: &super::InstanceWiring) -> String {
+    match inst.nodes.as_deref() {
+        None => String::new(),
+        Some([]) => "\non no node".into(),
+        Some(nodes) => format!("\non {}", nodes.join(", ")),
     }
 }
 

@@ -53,6 +53,10 @@ pub struct InstanceWiring {
     /// For an instance of a nested image: that image's wiring.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nested: Option<Box<ImageWiring>>,
+    /// With a placement ([`place`]): the nodes that run it (none: placed
+    /// nowhere). A nested image's instances each say their own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -138,6 +142,25 @@ pub fn of_image(c: &Compilation, img: ImageId) -> ImageWiring {
             .or_insert(&n.outcome);
     }
     Report { c, outcomes }.image(img, 0)
+}
+
+/// Says which nodes of `placement` run each instance of `w` (a nested
+/// image's instances are placed as `outer.inner`).
+pub fn place(w: &mut ImageWiring, placement: &crate::placement::Placement) {
+    place_under(w, placement, "");
+}
+
+fn place_under(w: &mut ImageWiring, placement: &crate::placement::Placement, prefix: &str) {
+    for inst in &mut w.instances {
+        let name = format!("{prefix}{}", inst.name);
+        match &mut inst.nested {
+            Some(inner) => place_under(inner, placement, &format!("{name}.")),
+            None => {
+                let nodes = placement.nodes_of(&name);
+                inst.nodes = Some(nodes.into_iter().map(str::to_string).collect());
+            }
+        }
+    }
 }
 
 /// How deep nested images are reported (each is also reported on its own
@@ -261,10 +284,16 @@ impl Report<'_> {
         };
         let mut used_by: Vec<Vec<String>> = vec![Vec::new(); def.wiring.len()];
         let mut unmet = Vec::new();
-        for (need, full, outcome) in &needs {
+        for (need, full, outcome, pattern) in &needs {
             let text = need_text(model, full, *need);
             match (through(full), outcome) {
                 (Some(w), Some(NeedOutcome::Reached { .. })) => used_by[w].push(text),
+                // A need at a pattern mount point sends anywhere under its
+                // prefix: each request is checked when it is sent.
+                (Some(w), None) if *pattern => {
+                    used_by[w].push(format!("{text} (checked when sent)"))
+                }
+                (None, None) if *pattern => {}
                 (Some(w), _) => {
                     used_by[w].push(format!("{text} (not met)"));
                     unmet.push(text);
@@ -311,16 +340,18 @@ impl Report<'_> {
             serves,
             unmet,
             nested,
+            nodes: None,
         }
     }
 
     /// Each need entry of instance `ii`: its id, its full path in the
-    /// instance's view, and what the checker found it reaches.
+    /// instance's view, what the checker found it reaches, and whether its
+    /// mount point is a pattern (checked when sent).
     fn needs_of(
         &self,
         img: ImageId,
         ii: usize,
-    ) -> Vec<(EntryId, PathPattern, Option<NeedOutcome>)> {
+    ) -> Vec<(EntryId, PathPattern, Option<NeedOutcome>, bool)> {
         let model = self.model();
         let blocks = match model.image(img).instances[ii].of {
             Some(Shape::Object(o)) => &model.object(o).needs,
@@ -332,7 +363,8 @@ impl Report<'_> {
             .flat_map(|b| b.entries.iter().map(move |&e| (b, e)))
             .map(|(b, e)| {
                 let outcome = self.outcomes.get(&(img, ii, e)).map(|&o| o.clone());
-                (e, b.mount.join(&model.entry(e).path.segs), outcome)
+                let pattern = !b.mount.is_concrete();
+                (e, b.mount.join(&model.entry(e).path.segs), outcome, pattern)
             })
             .collect()
     }

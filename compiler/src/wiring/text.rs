@@ -78,6 +78,18 @@ fn instance(out: &mut String, inst: &InstanceWiring, indent: &str) {
         inst.of,
         written(&inst.declared)
     );
+    match inst.nodes.as_deref() {
+        None => {}
+        Some([]) => {
+            let _ = writeln!(
+                out,
+                "{indent}  runs on: no node (the placement places it nowhere)"
+            );
+        }
+        Some(nodes) => {
+            let _ = writeln!(out, "{indent}  runs on: {}", nodes.join(", "));
+        }
+    }
     if inst.view.is_empty() {
         let _ = writeln!(out, "{indent}  view: nothing mounted");
     } else {

@@ -36,10 +36,22 @@ const TRIES: u8 = 3;
 pub struct ClusterConfig {
     /// `nats://host:port` of each NATS server.
     pub servers: Vec<String>,
-    /// The instances this node runs.
+    /// The instances this node runs (or, with `placement`, none: the
+    /// placement's node says).
     pub instances: Vec<String>,
+    /// A placement file, and the node of it this process is.
+    pub placement: Option<PlacementChoice>,
     /// User and password for the NATS servers.
     pub user: Option<(String, String)>,
+}
+
+/// `--placement FILE --node NAME`.
+#[derive(Clone, Debug, Default)]
+pub struct PlacementChoice {
+    /// The file's name, as the user gave it.
+    pub file: String,
+    pub text: String,
+    pub node: String,
 }
 
 /// The cluster as the event loop sees it.
@@ -127,14 +139,19 @@ impl Cluster {
 }
 
 /// The names `c` places on this node, each checked to be an instance of
-/// the image.
+/// the image; with a placement, the whole placement checked against the
+/// image (as `othc check --placement` checks it), its node's instances.
 pub(crate) fn placed_here(
     json: &othc::bundle::ImageJson,
     c: &ClusterConfig,
 ) -> Result<HashSet<String>, crate::LoadError> {
+    if let Some(choice) = &c.placement {
+        return placed_by(json, choice);
+    }
     if c.instances.is_empty() {
         return Err(crate::LoadError(
-            "--cluster needs --instances: the instances this node runs".into(),
+            "--cluster needs --instances (the instances this node runs) or --placement and --node"
+                .into(),
         ));
     }
     let all: Vec<&str> = json.instances.iter().map(|i| i.name.as_str()).collect();
@@ -149,6 +166,42 @@ pub(crate) fn placed_here(
         here.insert(name.clone());
     }
     Ok(here)
+}
+
+/// The instances `choice`'s node runs, once its placement is found to
+/// fit the bundle's image.
+fn placed_by(
+    json: &othc::bundle::ImageJson,
+    choice: &PlacementChoice,
+) -> Result<HashSet<String>, crate::LoadError> {
+    use othc::placement::{PlacedImage, check_text};
+    let mut sources = othc::source::SourceMap::new();
+    let mut diags = othc::Diagnostics::new();
+    let placement = check_text(
+        &mut sources,
+        &mut diags,
+        choice.file.clone(),
+        choice.text.clone(),
+        &PlacedImage::of_bundle(json),
+    );
+    if diags.has_errors() {
+        let text = othc::diagnostics::render::human(&sources, &diags, false);
+        return Err(crate::LoadError(format!(
+            "the placement `{}` cannot run this bundle's image `{}`:\n{}",
+            choice.file,
+            json.image,
+            text.trim_end()
+        )));
+    }
+    let Some(node) = placement.node(&choice.node) else {
+        return Err(crate::LoadError(format!(
+            "--node `{}` is no node of the placement `{}` (its nodes: {})",
+            choice.node,
+            choice.file,
+            placement.node_names().join(", ")
+        )));
+    };
+    Ok(node.instances.iter().map(|i| i.name.clone()).collect())
 }
 
 /// `oth.<the bundle's hash>`: the subjects of one bundle, so nodes that

@@ -114,11 +114,22 @@ pub fn node_output(
 ) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_othismo-run"))
         .arg(bundle)
-        .args(["--cluster", &nats.url, "--instances", instances])
+        .args(["--cluster", &nats.url])
+        .args(placing(instances))
         .args(more)
         .stdin(Stdio::null())
         .output()
         .unwrap()
+}
+
+/// `--instances NAMES`; none when `instances` is empty (the node is
+/// placed by `--placement` and `--node`, among the caller's arguments).
+fn placing(instances: &str) -> Vec<&str> {
+    if instances.is_empty() {
+        Vec::new()
+    } else {
+        vec!["--instances", instances]
+    }
 }
 
 /// [`node`] with more arguments.
@@ -131,7 +142,8 @@ pub fn node_with(
 ) -> (Child, BufReader<std::process::ChildStderr>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
         .arg(bundle)
-        .args(["--cluster", &nats.url, "--instances", instances])
+        .args(["--cluster", &nats.url])
+        .args(placing(instances))
         .args(more)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -144,7 +156,7 @@ pub fn node_with(
         line.clear();
         if err.read_line(&mut line).unwrap_or(0) == 0 {
             let status = child.wait();
-            panic!("node {instances} ended before it joined: {status:?}");
+            panic!("node {instances} {more:?} ended before it joined: {status:?}");
         }
         if line.starts_with("joined the cluster") {
             return (child, err);
@@ -152,16 +164,18 @@ pub fn node_with(
     }
 }
 
-/// A node started with its standard streams discarded but stderr's lines
+/// A node placed by the arguments `at` (`--instances NAMES`, or
+/// `--placement FILE --node NAME`), started with its standard streams discarded but stderr's lines
 /// until `until` (returned), and the rest of its stderr as it comes (also
 /// shown on the test's).
 pub fn node_saying(
     bundle: &Path,
     nats: &Nats,
-    instances: &str,
+    at: &[&str],
     until: &str,
 ) -> (Child, String, std::sync::Arc<std::sync::Mutex<String>>) {
-    let (mut child, mut err) = node(bundle, nats, instances);
+    let (mut child, mut err) = node_with(bundle, nats, "", at);
+    let instances = at.join(" ");
     let mut line = String::new();
     if !until.is_empty() {
         loop {
