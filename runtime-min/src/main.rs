@@ -46,54 +46,8 @@ struct Args {
     #[command(flatten)]
     limits: Limits,
 
-    /// Run this node's part of the image in a cluster: the NATS servers,
-    /// comma-separated (`nats://HOST:PORT,...`). Every node loads the same
-    /// bundle; requests to instances run by other nodes go over NATS
-    #[arg(long, value_name = "URLS", value_delimiter = ',', requires = "placed")]
-    cluster: Vec<String>,
-
-    /// With --cluster: the instances this node runs, comma-separated (the
-    /// others are run by other nodes)
-    #[arg(
-        long,
-        value_name = "NAMES",
-        value_delimiter = ',',
-        requires = "cluster",
-        group = "placed"
-    )]
-    instances: Vec<String>,
-
-    /// With --cluster, instead of --instances: a placement file (`image
-    /// NAME`, then `node NAME: INSTANCE, ...` lines), checked against the
-    /// bundle as `othc check --placement` checks it; this node runs what
-    /// --node's line names
-    #[arg(
-        long,
-        value_name = "FILE",
-        requires = "cluster",
-        requires = "node",
-        conflicts_with = "instances",
-        group = "placed"
-    )]
-    placement: Option<PathBuf>,
-
-    /// With --placement: the node of the placement this process is
-    #[arg(long, value_name = "NAME", requires = "placement")]
-    node: Option<String>,
-
-    /// With --cluster: the NATS user (and OTHISMO_CLUSTER_PASSWORD, or
-    /// --cluster-password)
-    #[arg(long, env = "OTHISMO_CLUSTER_USER", requires = "cluster")]
-    cluster_user: Option<String>,
-
-    /// With --cluster: the NATS user's password
-    #[arg(
-        long,
-        env = "OTHISMO_CLUSTER_PASSWORD",
-        requires = "cluster_user",
-        hide_env_values = true
-    )]
-    cluster_password: Option<String>,
+    #[command(flatten)]
+    cluster: othismo_runtime::cluster::args::ClusterArgs,
 
     /// A directory of precompiled code for the bundle's modules (what
     /// `othc run --on` ships): code there that this runtime can use is
@@ -119,29 +73,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let placement = match (&args.placement, &args.node) {
-        (Some(file), Some(node)) => match std::fs::read_to_string(file) {
-            Ok(text) => Some(othismo_runtime::cluster::PlacementChoice {
-                file: file.display().to_string(),
-                text,
-                node: node.clone(),
-            }),
-            Err(e) => {
-                eprintln!("error: cannot read the placement `{}`: {e}", file.display());
-                return ExitCode::from(2);
-            }
-        },
-        _ => None,
+    let cluster = match args.cluster.config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
     };
-    let cluster = (!args.cluster.is_empty()).then(|| othismo_runtime::cluster::ClusterConfig {
-        servers: args.cluster.clone(),
-        instances: args.instances.clone(),
-        placement,
-        user: args
-            .cluster_user
-            .clone()
-            .map(|u| (u, args.cluster_password.clone().unwrap_or_default())),
-    });
     match othismo_runtime::run_on_stdio_placed(
         &bytes,
         args.limits,

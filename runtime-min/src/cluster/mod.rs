@@ -11,6 +11,8 @@
 //! is delivered. Answers and errors go back to the sending node, which
 //! hands them on as its own instance's would be.
 
+pub mod args;
+pub mod credentials;
 mod inbound;
 mod liveness;
 pub mod node;
@@ -41,8 +43,8 @@ pub struct ClusterConfig {
     pub instances: Vec<String>,
     /// A placement file, and the node of it this process is.
     pub placement: Option<PlacementChoice>,
-    /// User and password for the NATS servers.
-    pub user: Option<(String, String)>,
+    /// What this node presents to the NATS servers.
+    pub credentials: credentials::Credentials,
 }
 
 /// `--placement FILE --node NAME`.
@@ -234,7 +236,7 @@ impl Runtime<'_> {
         let tx = self.inbox.sender();
         let joining = node::Joining {
             servers: c.servers.clone(),
-            user: c.user.clone(),
+            credentials: c.credentials.clone(),
             node: name.clone(),
             image: node::token(&self.json.image),
             hash: prefix.trim_start_matches("oth.").to_string(),

@@ -27,7 +27,7 @@ pub const LOST: Duration = Duration::from_millis(1000);
 pub struct Joining {
     /// `nats://host:port` of each server (any one is enough).
     pub servers: Vec<String>,
-    pub user: Option<(String, String)>,
+    pub credentials: super::credentials::Credentials,
     /// This node's name, unique in the cluster.
     pub node: String,
     /// The image's name and its bundle's hash.
@@ -339,13 +339,16 @@ async fn join(j: &Joining, _prefix: &str, deliver: Deliver) -> Result<async_nats
                 }
             }
         });
-    if let Some((user, pass)) = &j.user {
-        opts = opts.user_and_password(user.clone(), pass.clone());
-    }
-    let client = opts
-        .connect(j.servers.as_slice())
-        .await
-        .map_err(|e| format!("cannot connect to {}: {e}", j.servers.join(",")))?;
+    opts = j.credentials.apply(opts);
+    let client = opts.connect(j.servers.as_slice()).await.map_err(|e| {
+        let e = e.to_string();
+        let hint = j.credentials.hint(&e).map(|h| format!(" ({h})"));
+        format!(
+            "cannot connect to {}: {e}{}",
+            j.servers.join(","),
+            hint.unwrap_or_default()
+        )
+    })?;
     let inbox = client.new_inbox();
     let mut answers = client
         .subscribe(inbox.clone())
