@@ -11,9 +11,9 @@
 mod common;
 mod nodes;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use nodes::{Nats, Raw, bson_doc, bundle_file, node, node_output, node_with};
