@@ -198,11 +198,14 @@ impl Runtime<'_> {
         let a = match to {
             Sender::Instance(a) => a,
             Sender::Remote(k) => {
+                // A part of a stream read at the remote reader's pace.
+                let paced = !done && self.paced_out(k);
                 let w = |to, id| cluster::wire::Wire::Answer {
                     to,
                     id,
                     done,
                     payload,
+                    paced,
                 };
                 return self.answer_remote(k, w, done);
             }

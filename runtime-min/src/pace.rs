@@ -18,8 +18,11 @@ use crate::{Runtime, Sender};
 
 /// A stream of parts waiting for its reader.
 pub(crate) struct Pace {
-    /// The stream's rest; `None` while a worker reads its next part.
+    /// The stream's rest; `None` while a worker reads its next part, or
+    /// when another node reads it (`remote`).
     rest: Option<Box<Chunks>>,
+    /// A stream read on another node, asked for part by part.
+    pub(crate) remote: Option<RemoteRead>,
     /// Which stream this is, whatever its ticket: a part read on a worker
     /// comes back to it only, never to a later stream that took the ticket
     /// (a restarted instance numbers its tickets again).
@@ -27,6 +30,26 @@ pub(crate) struct Pace {
     /// The requests its reader made while taking the last part, not yet
     /// answered for good.
     awaiting: Vec<i32>,
+}
+
+/// A stream another node reads for the request `id` to proxy `proxy`.
+pub(crate) struct RemoteRead {
+    pub(crate) proxy: usize,
+    pub(crate) id: i32,
+    /// Whether its next part was asked for since the last came.
+    pub(crate) asked: bool,
+}
+
+impl Pace {
+    /// A stream read on another node (`cluster/paced.rs`).
+    pub(crate) fn remote(serial: u64, read: RemoteRead) -> Pace {
+        Pace {
+            rest: None,
+            remote: Some(read),
+            serial,
+            awaiting: Vec::new(),
+        }
+    }
 }
 
 impl Runtime<'_> {
@@ -40,15 +63,17 @@ impl Runtime<'_> {
                     ticket,
                     Pace {
                         rest: Some(rest),
+                        remote: None,
                         serial,
                         awaiting: Vec::new(),
                     },
                 );
             }
             Sender::Instance(_) => {}
-            // Another node's reader, or the operator, takes every part at
-            // once.
-            Sender::Operator(_) | Sender::Remote(_) => loop {
+            // Another node's reader takes it at its own pace.
+            Sender::Remote(k) => self.pace_remote(k, ticket, rest),
+            // The operator takes every part at once.
+            Sender::Operator(_) => loop {
                 let r = rest.next_part();
                 let last = r.is_last();
                 if !self.reply_to(to, ticket, r) || last {
@@ -117,6 +142,14 @@ impl Runtime<'_> {
             return;
         };
         if !p.awaiting.is_empty() {
+            return;
+        }
+        if let Some(read) = &mut p.remote {
+            if !read.asked {
+                read.asked = true;
+                let (proxy, id) = (read.proxy, read.id);
+                self.ask_next_part(proxy, id);
+            }
             return;
         }
         let Some(rest) = p.rest.as_mut() else {

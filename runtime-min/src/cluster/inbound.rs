@@ -85,6 +85,7 @@ impl Runtime<'_> {
                 id,
                 done,
                 payload,
+                paced,
             } => {
                 let Some((a, s, taken_by)) = self.settle(&to, id) else {
                     return;
@@ -93,6 +94,9 @@ impl Runtime<'_> {
                 if !done && let (Some(c), Some(n)) = (&mut self.cluster, taken_by) {
                     // A stream goes on: the node that took it still holds it.
                     c.taken.insert((a, id), n);
+                }
+                if paced && !done {
+                    self.paced_in(a, id, &s);
                 }
                 self.pass_answer(a, id, s, done, payload);
             }
@@ -129,12 +133,13 @@ impl Runtime<'_> {
                 let Some(cluster) = &mut self.cluster else {
                     return;
                 };
-                let Some(k) = cluster.by_origin.remove(&(reply, to, id)) else {
+                let Some(&k) = cluster.by_origin.get(&(reply, to, id)) else {
                     return;
                 };
-                cluster.callers.remove(&k);
+                cluster.forget_caller(k);
                 self.withdraw(Sender::Remote(k), None);
             }
+            Wire::Took { reply, to, id } => self.took(reply, to, id),
         }
     }
 

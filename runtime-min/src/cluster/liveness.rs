@@ -27,9 +27,7 @@ impl Runtime<'_> {
             .map(|(k, _)| *k)
             .collect();
         for k in &callers {
-            if let Some(caller) = c.callers.remove(k) {
-                c.by_origin.remove(&(caller.reply, caller.to, caller.id));
-            }
+            c.forget_caller(*k);
         }
         let _ = writeln!(
             self.io.err,

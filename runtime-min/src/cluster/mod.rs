@@ -17,6 +17,7 @@ mod inbound;
 mod liveness;
 pub mod node;
 mod outbound;
+mod paced;
 pub mod wire;
 
 use std::collections::{HashMap, HashSet};
@@ -83,6 +84,9 @@ pub(crate) struct Cluster {
     taken: HashMap<(usize, i32), String>,
     /// Requests sent from here that no node has said it took yet.
     untaken: HashMap<(usize, i32), Untaken>,
+    /// Paced streams answering callers on other nodes (by caller): the
+    /// ticket and the rest, read as the caller's node says it took a part.
+    paced_out: HashMap<u32, (i32, Box<crate::natives::files::Chunks>)>,
 }
 
 /// A request no node has taken yet, kept to be sent again.
@@ -129,7 +133,18 @@ impl Cluster {
             last_quiet: None,
             taken: HashMap::new(),
             untaken: HashMap::new(),
+            paced_out: HashMap::new(),
         }
+    }
+
+    /// Caller `k` on another node is gone (answered, cancelled, lost):
+    /// nothing is kept for it.
+    fn forget_caller(&mut self, k: u32) -> Option<Caller> {
+        self.paced_out.remove(&k);
+        let c = self.callers.remove(&k)?;
+        self.by_origin
+            .remove(&(c.reply.clone(), c.to.clone(), c.id));
+        Some(c)
     }
 
     fn publish(&self, subject: String, w: &Wire) {

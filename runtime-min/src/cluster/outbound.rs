@@ -151,8 +151,8 @@ impl Runtime<'_> {
         };
         let msg = w(c.to.clone(), c.id);
         let reply = c.reply.clone();
-        if last && let Some(c) = cluster.callers.remove(&k) {
-            cluster.by_origin.remove(&(c.reply, c.to, c.id));
+        if last {
+            cluster.forget_caller(k);
         }
         cluster.publish(reply, &msg);
     }

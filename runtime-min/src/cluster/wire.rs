@@ -29,11 +29,14 @@ pub enum Wire {
         reply: String,
     },
     /// An answer to request `id` of the node that sent it, made by `to`.
+    /// `paced`: a part of a stream read at its reader's pace; the next
+    /// part comes once the reader's node says it was taken (`Took`).
     Answer {
         to: String,
         id: i32,
         done: bool,
         payload: Option<Payload>,
+        paced: bool,
     },
     /// Request `id` failed.
     Error {
@@ -49,6 +52,10 @@ pub enum Wire {
     /// The node whose answers go to `reply` gave up on its request `id`
     /// to `to`.
     Cancel { reply: String, to: String, id: i32 },
+    /// The reader of the paced stream answering request `id` to `to` (of
+    /// the node whose answers go to `reply`) took its last part: the next
+    /// may come.
+    Took { reply: String, to: String, id: i32 },
 }
 
 impl Wire {
@@ -87,11 +94,16 @@ impl Wire {
                 id,
                 done,
                 payload,
+                paced,
             } => {
                 d.insert("k", "answer");
                 d.insert("to", to.as_str());
                 d.insert("id", *id);
                 d.insert("done", *done);
+                // Said only when it is so: a plain answer is as before.
+                if *paced {
+                    d.insert("paced", true);
+                }
                 put_payload(&mut d, payload);
             }
             Wire::Error {
@@ -116,6 +128,12 @@ impl Wire {
             }
             Wire::Cancel { reply, to, id } => {
                 d.insert("k", "cancel");
+                d.insert("reply", reply.as_str());
+                d.insert("to", to.as_str());
+                d.insert("id", *id);
+            }
+            Wire::Took { reply, to, id } => {
+                d.insert("k", "took");
                 d.insert("reply", reply.as_str());
                 d.insert("to", to.as_str());
                 d.insert("id", *id);
@@ -157,6 +175,7 @@ impl Wire {
                 id: int("id")?,
                 done: d.get_bool("done").map_err(|_| "no `done`".to_string())?,
                 payload: get_payload(&d)?,
+                paced: d.get_bool("paced").unwrap_or(false),
             }),
             "error" => Ok(Wire::Error {
                 to: text("to")?,
@@ -171,6 +190,11 @@ impl Wire {
                 node: text("node")?,
             }),
             "cancel" => Ok(Wire::Cancel {
+                reply: text("reply")?,
+                to: text("to")?,
+                id: int("id")?,
+            }),
+            "took" => Ok(Wire::Took {
                 reply: text("reply")?,
                 to: text("to")?,
                 id: int("id")?,
@@ -232,12 +256,14 @@ mod tests {
                 id: 7,
                 done: false,
                 payload: p,
+                paced: true,
             },
             Wire::Answer {
                 to: "loud".into(),
                 id: 8,
                 done: true,
                 payload: None,
+                paced: false,
             },
             Wire::Error {
                 to: "loud".into(),
@@ -255,6 +281,11 @@ mod tests {
                 to: "loud".into(),
                 id: 7,
                 node: "b".into(),
+            },
+            Wire::Took {
+                reply: "oth.x.n.a".into(),
+                to: "loud".into(),
+                id: 7,
             },
         ];
         for m in &all {

@@ -1,0 +1,144 @@
+//! A big file read across nodes goes at its reader's pace: examples/site
+//! with the files on one node and the listener, HttpServer and StaticSite
+//! on another, so each part of a download crosses NATS. A client reading
+//! slowly holds both nodes' memory near where it was (without the pace,
+//! the files' node sends the whole file at once and the other holds it);
+//! files read at full speed, several at a time, arrive whole; a client
+//! that leaves mid-download stops the reading, and the site goes on.
+
+mod common;
+mod nodes;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nodes::{Nats, get, node_saying};
+
+/// Resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_file_read_across_nodes_goes_at_its_readers_pace() {
+    let Some(nats) = Nats::start() else { return };
+    if !test_support::runnable(test_support::ensure_debian_tool("curl", "curl")) {
+        return;
+    }
+    let public = common::scratch("cluster_paced_public");
+    // Sparse: 1 GiB that costs no disk.
+    let huge = std::fs::File::create(public.join("huge.bin")).unwrap();
+    huge.set_len(1 << 30).unwrap();
+    let big: Vec<u8> = (0..12_000_000u32).map(|i| (i * 13 % 251) as u8).collect();
+    std::fs::write(public.join("big.bin"), &big).unwrap();
+    let bundle = common::bundle_in_place(
+        "cluster_paced",
+        "examples/site/Site.oth",
+        &[
+            r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#.to_string(),
+            format!(
+                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
+                public.display()
+            ),
+        ],
+    );
+    let placement = bundle.with_file_name("apart.placement");
+    std::fs::write(
+        &placement,
+        "image Site\nnode front: web, server, site\nnode disk: public\n",
+    )
+    .unwrap();
+    let at = |node: &str| {
+        vec![
+            "--placement".to_string(),
+            placement.display().to_string(),
+            "--node".to_string(),
+            node.to_string(),
+        ]
+    };
+    let (disk_at, front_at) = (at("disk"), at("front"));
+    let disk_at: Vec<&str> = disk_at.iter().map(String::as_str).collect();
+    let front_at: Vec<&str> = front_at.iter().map(String::as_str).collect();
+    let (mut disk, _, _) = node_saying(&bundle, &nats, &disk_at, "");
+    let (mut front, listening, _) = node_saying(&bundle, &nats, &front_at, "listening on ");
+    let base = listening
+        .trim()
+        .trim_start_matches("listening on ")
+        .to_string();
+
+    // Whole files, four at a time, every byte.
+    let fetches: Vec<_> = (0..4)
+        .map(|_| {
+            let url = format!("{base}/big.bin");
+            std::thread::spawn(move || get(&url))
+        })
+        .collect();
+    for f in fetches {
+        let (code, body) = f.join().unwrap();
+        assert_eq!(code, 200);
+        assert!(
+            body == big,
+            "big.bin came back changed ({} bytes)",
+            body.len()
+        );
+    }
+
+    // A slow reader of the 1 GiB file: 4 s at 2 MiB/s. Both nodes stay
+    // near their memory before it (the file would be 1 GiB in flight).
+    let (disk_before, front_before) = (rss_kib(disk.id()), rss_kib(front.id()));
+    let mut slow = Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "--limit-rate", "2M"])
+        .arg(format!("{base}/huge.bin"))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    let (mut disk_most, mut front_most) = (0, 0);
+    while began.elapsed() < Duration::from_secs(4) {
+        disk_most = disk_most.max(rss_kib(disk.id()));
+        front_most = front_most.max(rss_kib(front.id()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    eprintln!(
+        "slow reader: disk node {disk_before} -> at most {disk_most} KiB, front node {front_before} -> at most {front_most} KiB"
+    );
+    let grew = |before: u64, most: u64| most.saturating_sub(before);
+    assert!(
+        grew(disk_before, disk_most) < 64 * 1024,
+        "the files' node grew by {} KiB under a slow reader",
+        grew(disk_before, disk_most)
+    );
+    assert!(
+        grew(front_before, front_most) < 64 * 1024,
+        "the front node grew by {} KiB under a slow reader",
+        grew(front_before, front_most)
+    );
+    // The reader leaves mid-download: the site serves on.
+    let _ = slow.kill();
+    let _ = slow.wait();
+    std::thread::sleep(Duration::from_millis(300));
+    let (code, body) = get(&format!("{base}/big.bin"));
+    assert_eq!(code, 200);
+    assert!(body == big, "big.bin changed after a reader left");
+    // The files' node stopped reading for it: no part is sent meanwhile.
+    let idle = rss_kib(disk.id());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(rss_kib(disk.id()) < idle + 16 * 1024);
+
+    for c in [&mut front, &mut disk] {
+        let _ = Command::new("kill")
+            .args(["-TERM", &c.id().to_string()])
+            .status();
+        let mut err = String::new();
+        if let Some(e) = c.stderr.as_mut() {
+            let _ = e.read_to_string(&mut err);
+        }
+        assert_eq!(c.wait().unwrap().code(), Some(0), "{err}");
+    }
+}
