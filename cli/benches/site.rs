@@ -28,39 +28,9 @@ mod web;
 use web::nginx::{self, cores};
 use web::root;
 
-/// requests/s and p99 latency in ms, as wrk reports them.
+/// requests/s and p99 latency in ms, as wrk reports them (4 s).
 fn load(url: &str, connections: u32) -> (f64, f64) {
-    let o = Command::new("wrk")
-        .args(["-t1", &format!("-c{connections}"), "-d4s", "--latency", url])
-        .output()
-        .expect("wrk runs");
-    let out = String::from_utf8_lossy(&o.stdout);
-    let rps = out
-        .lines()
-        .find_map(|l| l.strip_prefix("Requests/sec:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("wrk said:\n{out}"));
-    let p99 = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("99%"))
-        .map(|v| millis(v.trim()))
-        .unwrap_or_else(|| panic!("wrk said:\n{out}"));
-    if out.contains("Non-2xx") {
-        panic!("{url} answered errors under load:\n{out}");
-    }
-    (rps, p99)
-}
-
-/// wrk's `1.23ms`, `456.00us`, `1.02s` in ms.
-fn millis(v: &str) -> f64 {
-    let (n, unit) = v.split_at(v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len()));
-    let n: f64 = n.parse().unwrap_or(f64::NAN);
-    match unit {
-        "us" => n / 1000.0,
-        "ms" => n,
-        "s" => n * 1000.0,
-        _ => f64::NAN,
-    }
+    test_support::wrk::load(url, connections, 4)
 }
 
 fn main() {

@@ -10,6 +10,12 @@
 //! three one-way hops between the nodes on the line's critical path. So the
 //! added time per line, over three, is what one hop adds. Prints p50 and
 //! p99 of each, the ratio, and that per-hop figure.
+//!
+//! Then examples/site under `wrk -t1 -c8` on `/style.css`, in one process
+//! and on two nodes placed by `examples/site/Site.placement` (StaticSite
+//! on a node of its own: each request crosses to it and back), in the same
+//! run: requests/s and p99 of each, and the ratios. (wrk is installed by
+//! hand: `apt-get install wrk`.)
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -79,6 +85,91 @@ fn joined(mut c: Command) -> Child {
     child
 }
 
+/// The line a starting site prints on stderr, `listening on URL`: the URL.
+fn listening(child: &mut Child) -> String {
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "the site ended early"
+        );
+        if let Some(url) = line.trim().strip_prefix("listening on ") {
+            let url = url.to_string();
+            std::thread::spawn(move || {
+                let mut rest = String::new();
+                while err.read_line(&mut rest).unwrap_or(0) > 0 {
+                    rest.clear();
+                }
+            });
+            return url;
+        }
+    }
+}
+
+/// The site in one process, then on two nodes over `url`'s NATS: wrk on
+/// each, side by side.
+fn site(url: &str, seconds: u32) {
+    if Command::new("wrk").arg("--version").output().is_err() {
+        println!(
+            "
+wrk is not installed (apt-get install wrk): the site is not measured"
+        );
+        return;
+    }
+    let public = common::root().join("examples/site/public");
+    let bundle = common::bundle_in_place(
+        "bench_cluster_site",
+        "examples/site/Site.oth",
+        &[
+            r#"listen=HttpConfig { listen: "127.0.0.1:0" }"#.to_string(),
+            format!(
+                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
+                public.display()
+            ),
+        ],
+    );
+    let mut one = runner(&bundle, &[]).spawn().unwrap();
+    let base = listening(&mut one);
+    let local = test_support::wrk::load(&format!("{base}/style.css"), 8, seconds);
+    let _ = one.kill();
+    let _ = one.wait();
+
+    let placement = common::root().join("examples/site/Site.placement");
+    let placement = placement.to_str().unwrap();
+    let at = |node: &str| {
+        runner(
+            &bundle,
+            &["--cluster", url, "--placement", placement, "--node", node],
+        )
+    };
+    let mut pages = joined(at("pages"));
+    let mut front = at("front").spawn().unwrap();
+    let base = listening(&mut front);
+    let remote = test_support::wrk::load(&format!("{base}/style.css"), 8, seconds);
+    for c in [&mut front, &mut pages] {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    println!(
+        "\nexamples/site, wrk -t1 -c8 -d{seconds}s on /style.css, one process vs two nodes (StaticSite apart):"
+    );
+    println!(
+        "  one process:  {:>9.0} req/s   p99 {:>7.2} ms",
+        local.0, local.1
+    );
+    println!(
+        "  two nodes:    {:>9.0} req/s   p99 {:>7.2} ms",
+        remote.0, remote.1
+    );
+    println!(
+        "  ratio:        {:>9.2}× req/s   p99 {:>6.2}×",
+        remote.0 / local.0,
+        remote.1 / local.1
+    );
+}
+
 fn main() {
     let measuring = std::env::args().any(|a| a == "--bench");
     let lines = if measuring { LINES } else { 20 };
@@ -123,8 +214,6 @@ fn main() {
     let remote = drive(&mut console, lines);
     let _ = greeter.kill();
     let _ = greeter.wait();
-    let _ = nats.kill();
-    let _ = nats.wait();
 
     let (l50, l99) = (percentile(&local, 0.5), percentile(&local, 0.99));
     let (r50, r99) = (percentile(&remote, 0.5), percentile(&remote, 0.99));
@@ -152,4 +241,7 @@ fn main() {
         (r50 - l50) / 3.0 * 1e6,
         (r99 - l99) / 3.0 * 1e6
     );
+    site(&url, if measuring { 5 } else { 1 });
+    let _ = nats.kill();
+    let _ = nats.wait();
 }

@@ -3,6 +3,7 @@
 //! input fed to it, and a fresh scratch directory per test.
 
 pub mod lines;
+pub mod wrk;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
