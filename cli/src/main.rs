@@ -15,6 +15,7 @@ mod ns;
 mod pick;
 mod remote;
 mod run;
+mod test;
 mod watch;
 
 use std::process::ExitCode;
@@ -152,6 +153,18 @@ pub enum Command {
     /// status: 0 nothing breaks (with --images: no image breaks), 1 something
     /// does, 2 usage or unreadable input.
     Diff(diff::DiffArgs),
+    /// Test the objects of a .oth file against their headers
+    ///
+    /// Builds each object the file declares and sends it generated requests
+    /// for every serves entry (paths its patterns cover, payloads it takes
+    /// and payloads it does not), its needs met by stubs that answer as
+    /// they declare. Each answer is held to its entry; a trap, a limit, a
+    /// request never answered or answered twice, an input it does not take
+    /// answered as if taken, a request outside its needs, is a finding:
+    /// shrunk to the smallest input, shown with its code, the entry it
+    /// broke and the seed that replays it. Exit status: 0 every contract
+    /// kept, 1 a contract broken, 2 usage or build error.
+    Test(test::TestArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, Default)]
@@ -192,6 +205,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Ns(args) => ns::run(args),
+        Command::Test(args) => test::run(args),
         Command::Diff(args) => diff::run(args),
     };
     ExitCode::from(status)

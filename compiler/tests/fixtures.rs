@@ -148,8 +148,13 @@ fn every_code_has_a_fixture() -> Result<(), Failed> {
             expected.extend(expected_codes(&src).unwrap_or_default());
         }
     }
-    // Build fixtures (tests/build.rs): one folder per case, its `App.oth` says.
-    for f in fixtures("fixtures/build/err", true) {
+    // Build fixtures (tests/build.rs): one folder per case, its `App.oth`
+    // says; contract fixtures (cli/tests/contracts.rs): one folder per
+    // broken contract, its object's header says.
+    for f in fixtures("fixtures/build/err", true)
+        .into_iter()
+        .chain(fixtures("fixtures/contracts", true))
+    {
         let src = std::fs::read_to_string(root().join(&f))?;
         expected.extend(expected_codes(&src).unwrap_or_default());
     }

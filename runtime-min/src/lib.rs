@@ -39,6 +39,7 @@ mod native_calls;
 pub mod natives;
 mod outside;
 mod pace;
+pub mod probe;
 mod report;
 pub mod route;
 mod stdio;

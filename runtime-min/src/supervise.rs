@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use wasmtime::InstancePre;
 
+use crate::Limits;
 use crate::abi::{self, errno};
 use crate::host::{Host, Wasm};
 use crate::view::Link;
@@ -246,23 +247,7 @@ impl Runtime<'_> {
 impl Runtime<'_> {
     /// A trap, in words: the limit it hit, or what the module did.
     pub(crate) fn why(&self, e: &wasmtime::Error) -> String {
-        if e.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
-            return format!(
-                "it ran past the time limit of {} ms in one delivery (`--max-time`)",
-                self.limits.time_ms
-            );
-        }
-        // The cause (a limit, an abort, a trap), then where it happened.
-        let mut chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-        let cause = chain.pop().unwrap_or_default();
-        let mut out = cause;
-        for c in chain {
-            for line in c.lines() {
-                out.push_str("\n    ");
-                out.push_str(line.trim());
-            }
-        }
-        out
+        why_stopped(e, &self.limits)
     }
 
     /// Stops an instance: what it was serving is answered `unavailable`,
@@ -308,4 +293,25 @@ impl Runtime<'_> {
             self.queue.push_front(Event::Restart { to: a });
         }
     }
+}
+
+/// Why a call into an instance stopped it, as a run says it: the time
+/// limit, or the cause (a limit, an abort, a trap) and where it happened.
+pub(crate) fn why_stopped(e: &wasmtime::Error, limits: &Limits) -> String {
+    if e.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
+        return format!(
+            "it ran past the time limit of {} ms in one delivery (`--max-time`)",
+            limits.time_ms
+        );
+    }
+    let mut chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+    let cause = chain.pop().unwrap_or_default();
+    let mut out = cause;
+    for c in chain {
+        for line in c.lines() {
+            out.push_str("\n    ");
+            out.push_str(line.trim());
+        }
+    }
+    out
 }

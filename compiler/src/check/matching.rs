@@ -50,7 +50,7 @@ pub fn request_met_across(
 /// and equal in `b`, one it leaves out constrains nothing. Names compare
 /// without regard to case, and so do charset values (RFC 2046); other
 /// values exactly. A type `mime` could not read fits only itself.
-fn content_covers(a: &ContentType, b: &ContentType) -> bool {
+pub fn content_covers(a: &ContentType, b: &ContentType) -> bool {
     if a.subtype.is_empty() || b.subtype.is_empty() {
         return a.subtype.is_empty() && b.subtype.is_empty() && a.ty == b.ty;
     }

@@ -104,6 +104,14 @@ codes! {
     E0803 = "E0803", "placed-nowhere", "an instance of the image runs on no node";
     E0804 = "E0804", "placed-twice", "a placement names its image, a node or a node's instance twice";
     E0805 = "E0805", "one-node-only", "a console or a listener placed on several nodes";
+    E0901 = "E0901", "never-answered", "a request never answered, or a stream never ended";
+    E0902 = "E0902", "answered-again", "an answer after the last one, or to a request never sent";
+    E0903 = "E0903", "answer-not-declared", "an answer the entry does not declare";
+    E0904 = "E0904", "stopped-on-input", "the object trapped or hit a limit";
+    E0905 = "E0905", "bad-input-accepted", "an input the entry does not take, answered as if taken";
+    E0906 = "E0906", "errno-two-codes", "one errno failed with two codes";
+    E0907 = "E0907", "outside-needs", "a request the object's needs do not allow";
+    E0908 = "E0908", "round-trip-differs", "a write then a read of one path gave something else back";
     W0001 = "W0001", "unused-import", "unused import";
     W0002 = "W0002", "naming-style", "type name not PascalCase / field name not camelCase or snake_case";
     W0003 = "W0003", "dangling-doc", "doc comment attached to nothing";
@@ -152,6 +160,8 @@ pub enum Phase {
     Build,
     /// Placements of an image on a cluster's nodes (E08xx).
     Placement,
+    /// Contracts broken by a running object (`othc test`, E09xx).
+    Contracts,
     /// Warnings of style and tidiness (W00xx).
     Style,
 }
@@ -167,6 +177,7 @@ impl Code {
             "06" => Phase::Values,
             "07" => Phase::Build,
             "08" => Phase::Placement,
+            "09" => Phase::Contracts,
             _ => Phase::Style,
         }
     }

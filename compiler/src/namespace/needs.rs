@@ -5,18 +5,22 @@
 //! object decides at run time where it points them.
 
 use super::path::{path_covers, strip_prefix};
-use crate::model::{Model, NeedBlock, Seg, Verb};
+use crate::model::{EntryId, Model, NeedBlock, Seg, Verb};
 
 /// Whether `needs` allow `verb path` (a concrete path in the object's view).
 pub fn allows(model: &Model, needs: &[NeedBlock], verb: Verb, path: &[Seg]) -> bool {
-    needs.iter().any(|n| {
+    entry_for(model, needs, verb, path).is_some()
+}
+
+/// The need entry that allows `verb path`, if one does (the first
+/// written): what it declares the request carries and is answered with.
+pub fn entry_for(model: &Model, needs: &[NeedBlock], verb: Verb, path: &[Seg]) -> Option<EntryId> {
+    needs.iter().find_map(|n| {
         let literal = n.mount.literal_prefix();
-        let Some(rest) = strip_prefix(path, literal) else {
-            return false;
-        };
+        let rest = strip_prefix(path, literal)?;
         let pattern_need = literal.len() != n.mount.segs.len();
-        n.entries.iter().any(|e| {
-            let e = model.entry(*e);
+        n.entries.iter().copied().find(|&id| {
+            let e = model.entry(id);
             e.verb == verb
                 && if pattern_need {
                     // Anywhere under the mount point: the entry's path at the end.

@@ -1,0 +1,144 @@
+//! The object's needs, met by stubs: a request it makes must be one its
+//! needs allow (its path, its verb, its payload), and is answered as the
+//! need entry declares: a generated value of its answer type, a stream of
+//! several, or an error, as the choices say.
+
+use othc::model::{Model, ObjectDef, Verb};
+use othc::namespace::needs::entry_for;
+use othc::namespace::path::parse_request;
+use othismo_runtime::Payload;
+use othismo_runtime::abi::errno;
+use othismo_runtime::probe::Carried;
+
+use crate::choices::Choices;
+use crate::{conform, inputs};
+
+/// An answer or error on its way to one of the instance's requests.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Delivery {
+    Answer {
+        ticket: i32,
+        done: bool,
+        payload: Option<Payload>,
+    },
+    Error {
+        ticket: i32,
+        errno: i32,
+        code: String,
+        desc: String,
+    },
+}
+
+impl Delivery {
+    pub fn ticket(&self) -> i32 {
+        match self {
+            Delivery::Answer { ticket, .. } | Delivery::Error { ticket, .. } => *ticket,
+        }
+    }
+
+    /// For the trace.
+    pub fn describe(&self) -> String {
+        match self {
+            Delivery::Answer {
+                ticket,
+                done,
+                payload,
+            } => format!(
+                "answer to ticket {ticket}{}: {}",
+                if *done { " (done)" } else { "" },
+                payload
+                    .as_ref()
+                    .map_or("no payload".to_string(), |p| format!(
+                        "{} ({} bytes)",
+                        p.content_type,
+                        p.data.len()
+                    ))
+            ),
+            Delivery::Error {
+                ticket,
+                errno,
+                code,
+                ..
+            } => format!("error for ticket {ticket}: {errno} {code}"),
+        }
+    }
+}
+
+/// The errors a stub answers with, sometimes: what servers fail with.
+const ERRORS: [i32; 5] = [
+    errno::NOT_FOUND,
+    errno::INVALID,
+    errno::UNAVAILABLE,
+    errno::FORBIDDEN,
+    errno::IO_ERROR,
+];
+
+/// The answers to the instance's request `ticket` (`verb path`, with
+/// `payload` when it is a request of its own, not one handed on), or why
+/// its needs do not allow it. A malformed path is answered `invalid`, as
+/// the runtime answers it.
+pub fn answer(
+    model: &Model,
+    object: &ObjectDef,
+    ticket: i32,
+    verb: Verb,
+    path: &str,
+    payload: Option<&Carried>,
+    c: &mut Choices,
+) -> Result<Vec<Delivery>, String> {
+    let Some(segs) = parse_request(path) else {
+        // The runtime answers it so: no stub ever sees it.
+        return Ok(vec![Delivery::Error {
+            ticket,
+            errno: errno::INVALID,
+            code: errno::code(errno::INVALID).to_string(),
+            desc: format!("malformed path `{path}`"),
+        }]);
+    };
+    let e = entry_for(model, &object.needs, verb, &segs)
+        .ok_or_else(|| "no need entry covers that path with that verb".to_string())?;
+    let need = model.entry(e);
+    if let Some(p) = payload {
+        match (p, need.request.is_empty()) {
+            (Carried::None, true) | (Carried::TooLarge(_), _) => {}
+            (Carried::None, false) => {
+                return Err("it carries no payload, where its need declares one".into());
+            }
+            (Carried::Some(p), _) => {
+                if let Some(why) = conform::mismatch_any(model, &need.request, p) {
+                    return Err(format!("its payload does not fit its need: {why}"));
+                }
+            }
+        }
+    }
+    if c.chance(12) {
+        let no = ERRORS[c.below(ERRORS.len() as u64) as usize];
+        return Ok(vec![Delivery::Error {
+            ticket,
+            errno: no,
+            code: errno::code(no).to_string(),
+            desc: "an error made by othc test's stub".into(),
+        }]);
+    }
+    let value = |c: &mut Choices| need.answer.as_ref().map(|t| inputs::of_type(model, t, c));
+    if !(need.stream || verb.always_streams()) {
+        return Ok(vec![Delivery::Answer {
+            ticket,
+            done: true,
+            payload: value(c),
+        }]);
+    }
+    let mut out: Vec<Delivery> = (0..c.below(4))
+        .map(|_| Delivery::Answer {
+            ticket,
+            done: false,
+            payload: value(c),
+        })
+        .collect();
+    out.push(Delivery::Answer {
+        ticket,
+        done: true,
+        payload: None,
+    });
+    Ok(out)
+}

@@ -1,0 +1,192 @@
+//! One instance of a module, driven a delivery at a time from outside an
+//! image: what `othc test` runs an object in. It is the runtime's own host
+//! (the same imports, limits, deadline and stop reasons as in a run); what
+//! the event loop would do with the host calls of each delivery (route,
+//! check, queue) is left to the caller, which plays every other party: the
+//! callers of its serves and the servers of its needs.
+
+use std::sync::Arc;
+
+use crate::Payload;
+use crate::host::{Call, Wasm};
+use crate::limits::Limits;
+use crate::ticker::Ticker;
+
+pub use crate::host::Carried;
+pub use othc::model::Verb;
+
+/// What the instance asked of the host in one delivery, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Asked {
+    /// A request to `path` of its view.
+    Request {
+        ticket: i32,
+        verb: Verb,
+        path: String,
+        payload: Carried,
+    },
+    Cancel {
+        ticket: i32,
+    },
+    Answer {
+        id: i32,
+        done: bool,
+        payload: Carried,
+    },
+    Fail {
+        id: i32,
+        errno: i32,
+        code: String,
+        desc: String,
+    },
+    /// Request `id` handed on to `path` of its view.
+    Forward {
+        id: i32,
+        path: String,
+    },
+}
+
+/// The instance stopped: a trap or a limit, worded as a run says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stopped(pub String);
+
+/// A module compiled and linked once, of which [`Probe`]s are made.
+pub struct Module {
+    pre: wasmtime::InstancePre<crate::host::Host>,
+    limits: Limits,
+    // Ticks the engine's epoch while the module lives (`--max-time`).
+    _ticker: Ticker,
+}
+
+impl Module {
+    /// Module `bytes`, compiled for instances under `limits`.
+    pub fn new(bytes: &[u8], limits: Limits) -> Result<Module, String> {
+        let engine = wasmtime::Engine::new(&crate::code::config()).map_err(|e| format!("{e:#}"))?;
+        let ticker = Ticker::start(&engine);
+        let module = wasmtime::Module::new(&engine, bytes).map_err(|e| format!("{e:#}"))?;
+        let linker = crate::host::linker(&engine).map_err(|e| format!("{e:#}"))?;
+        let pre = linker
+            .instantiate_pre(&module)
+            .map_err(|e| format!("{e:#}"))?;
+        Ok(Module {
+            pre,
+            limits,
+            _ticker: ticker,
+        })
+    }
+
+    /// A fresh instance, with nothing in its view (its requests are handed
+    /// back as it wrote them). Not started: see [`Probe::start`].
+    pub fn instance(&self) -> Result<Probe, String> {
+        let wasm = Wasm::new(&self.pre, Vec::new(), &self.limits).map_err(|e| format!("{e:#}"))?;
+        Ok(Probe {
+            wasm,
+            calls: Vec::new(),
+            limits: self.limits.clone(),
+        })
+    }
+}
+
+/// One instance of a [`Module`].
+pub struct Probe {
+    wasm: Wasm,
+    calls: Vec<Call>,
+    limits: Limits,
+}
+
+impl Probe {
+    /// Runs its start functions.
+    pub fn start(&mut self) -> Result<Vec<Asked>, Stopped> {
+        let r = self.wasm.start();
+        self.asked(r)
+    }
+
+    /// Delivers request `id`.
+    pub fn serve(
+        &mut self,
+        id: i32,
+        verb: Verb,
+        flags: i32,
+        path: &str,
+        payload: &Option<Payload>,
+    ) -> Result<Vec<Asked>, Stopped> {
+        let r = self.wasm.serve(id, verb.wire(), flags, path, payload);
+        self.asked(r)
+    }
+
+    /// Delivers an answer to its request `ticket`.
+    pub fn answer(
+        &mut self,
+        ticket: i32,
+        done: bool,
+        payload: &Option<Payload>,
+    ) -> Result<Vec<Asked>, Stopped> {
+        let r = self.wasm.answer(ticket, done, payload);
+        self.asked(r)
+    }
+
+    /// Delivers an error for its request `ticket`.
+    pub fn error(
+        &mut self,
+        ticket: i32,
+        errno: i32,
+        code: &str,
+        desc: &str,
+    ) -> Result<Vec<Asked>, Stopped> {
+        let r = self.wasm.error(ticket, errno, code, desc);
+        self.asked(r)
+    }
+
+    /// Tells it its caller gave up on request `id`.
+    pub fn cancel(&mut self, id: i32) -> Result<Vec<Asked>, Stopped> {
+        let r = self.wasm.cancel(id);
+        self.asked(r)
+    }
+
+    /// The bytes of its memories now.
+    pub fn memory_bytes(&self) -> usize {
+        self.wasm.host().memory_used()
+    }
+
+    fn asked(&mut self, r: wasmtime::Result<()>) -> Result<Vec<Asked>, Stopped> {
+        if let Err(e) = r {
+            return Err(Stopped(crate::supervise::why_stopped(&e, &self.limits)));
+        }
+        self.wasm.swap_calls(&mut self.calls);
+        let text = |p: &Arc<str>| p.to_string();
+        Ok(self
+            .calls
+            .drain(..)
+            .map(|c| match c {
+                Call::Request {
+                    ticket,
+                    verb,
+                    aim,
+                    payload,
+                } => Asked::Request {
+                    ticket,
+                    verb,
+                    path: text(&aim.path),
+                    payload,
+                },
+                Call::Cancel { ticket } => Asked::Cancel { ticket },
+                Call::Answer { id, done, payload } => Asked::Answer { id, done, payload },
+                Call::Fail {
+                    id,
+                    errno,
+                    code,
+                    desc,
+                } => Asked::Fail {
+                    id,
+                    errno,
+                    code,
+                    desc,
+                },
+                Call::Forward { id, aim } => Asked::Forward {
+                    id,
+                    path: text(&aim.path),
+                },
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,63 @@
+// The host ABI (book: reference/wire.md), declared once. Strings and byte runs are
+// (pointer, length) in this module's memory; a payload is four arguments
+// (type pointer, type length, data pointer, data length), 0,0,0,0 for none.
+
+@external("othismo", "request")
+export declare function hostRequest(verb: i32, pathPtr: usize, pathLen: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): i32
+
+@external("othismo", "cancel")
+export declare function hostCancel(ticket: i32): void
+
+@external("othismo", "answer")
+export declare function hostAnswer(requestId: i32, done: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): void
+
+@external("othismo", "fail")
+export declare function hostFail(requestId: i32, errno: i32, codePtr: usize, codeLen: i32, descPtr: usize, descLen: i32): void
+
+@external("othismo", "forward")
+export declare function hostForward(requestId: i32, pathPtr: usize, pathLen: i32): void
+
+@external("othismo", "bind")
+export declare function hostBind(newPtr: usize, newLen: i32, oldPtr: usize, oldLen: i32, flags: i32): i32
+
+@external("othismo", "unmount")
+export declare function hostUnmount(pathPtr: usize, pathLen: i32): i32
+
+@external("othismo", "expose")
+export declare function hostExpose(atPtr: usize, atLen: i32, viewPtr: usize, viewLen: i32, flags: i32): i32
+
+/** Verbs (book: reference/wire.md). */
+export namespace Verb {
+  export const Read: i32 = 1
+  export const Watch: i32 = 2
+  export const List: i32 = 3
+  export const Stat: i32 = 4
+  export const Write: i32 = 5
+  export const Create: i32 = 6
+  export const Remove: i32 = 7
+}
+
+/** Request flags (book: reference/wire.md). */
+export const FLAG_OPERATOR: i32 = 1
+
+/** View flags for bind and expose. */
+export const FLAG_READONLY: i32 = 1
+
+/** UTF-8 bytes of a string, for passing to the host. */
+export function utf8(s: string): ArrayBuffer {
+  return String.UTF8.encode(s, false)
+}
+
+/** A buffer the host filled through `othismo_alloc`: now ours, unpinned. */
+export function takeBuffer(ptr: usize, len: i32): ArrayBuffer {
+  if (ptr == 0 || len == 0) return new ArrayBuffer(0)
+  const buf = changetype<ArrayBuffer>(ptr)
+  __unpin(ptr)
+  return buf
+}
+
+/** A string the host passed as a filled buffer. */
+export function takeString(ptr: usize, len: i32): string {
+  if (ptr == 0 || len == 0) return ""
+  return String.UTF8.decode(takeBuffer(ptr, len), false)
+}

@@ -1,0 +1,64 @@
+// The functions behind the module's exports (book: reference/wire.md). `exports.ts`
+// re-exports them from the package, so they share the SDK's state.
+
+import { takeBuffer, takeString } from "./abi"
+import { Payload, Status } from "./payload"
+import { finish, pending, Request, serving } from "./request"
+import { theServer } from "./server"
+
+function payloadOf(typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): Payload | null {
+  if (typeLen == 0 && dataLen == 0) return null
+  return new Payload(takeString(typePtr, typeLen), takeBuffer(dataPtr, dataLen))
+}
+
+/** A buffer the runtime fills; pinned until the delivery takes it. */
+export function othismo_alloc(len: i32): usize {
+  const ptr = __new(<usize>len, idof<ArrayBuffer>())
+  __pin(ptr)
+  return ptr
+}
+
+export function othismo_start(): void {
+  const s = theServer()
+  if (s != null) s.start()
+}
+
+export function othismo_serve(
+  id: i32, verb: i32, flags: i32, pathPtr: usize, pathLen: i32,
+  typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32,
+): void {
+  const path = takeString(pathPtr, pathLen)
+  const req = new Request(id, verb, flags, path, payloadOf(typePtr, typeLen, dataPtr, dataLen))
+  const s = theServer()
+  if (s == null) {
+    req.fail(Status.NotFound, "this module serves nothing")
+    return
+  }
+  serving.set(id, req)
+  s.serve(req)
+}
+
+export function othismo_answer(ticket: i32, done: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): void {
+  const payload = payloadOf(typePtr, typeLen, dataPtr, dataLen)
+  if (!pending.has(ticket)) return
+  const answers = pending.get(ticket)
+  if (done != 0) pending.delete(ticket)
+  if (answers != null) answers.deliver(payload, done != 0)
+}
+
+export function othismo_error(ticket: i32, errno: i32, codePtr: usize, codeLen: i32, descPtr: usize, descLen: i32): void {
+  const code = takeString(codePtr, codeLen)
+  const desc = takeString(descPtr, descLen)
+  if (!pending.has(ticket)) return
+  const answers = pending.get(ticket)
+  pending.delete(ticket)
+  if (answers != null) answers.error(new Status(errno, code), desc)
+}
+
+export function othismo_cancel(id: i32): void {
+  if (!serving.has(id)) return
+  const req = serving.get(id)
+  finish(req)
+  const s = theServer()
+  if (s != null) s.cancelled(req)
+}

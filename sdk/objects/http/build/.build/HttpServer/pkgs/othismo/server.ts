@@ -1,0 +1,45 @@
+// The base of generated servers, and `run`, which makes one the module's.
+
+import { Request } from "./request"
+import { Status } from "./payload"
+
+export class Server {
+  /** Called once, after the module has started. */
+  start(): void {}
+
+  /** Every request for this object. Generated servers route it to a method. */
+  serve(req: Request): void {
+    req.fail(Status.NotSupported)
+  }
+
+  /** A caller cancelled a request this object is serving. */
+  cancelled(req: Request): void {}
+}
+
+/** The path's segments: `/a/b` → ["a", "b"], `/` → []. */
+export function segments(path: string): Array<string> {
+  const out = new Array<string>()
+  if (path.length <= 1) return out
+  const parts = path.substring(1).split("/")
+  for (let i = 0; i < parts.length; i++) out.push(parts[i])
+  return out
+}
+
+/** The rest of a path from segment `from` on, as a path (`/x/y`, or `/`). */
+export function rest(segs: Array<string>, from: i32): string {
+  if (from >= segs.length) return "/"
+  let s = ""
+  for (let i = from; i < segs.length; i++) s += "/" + segs[i]
+  return s
+}
+
+let current: Server | null = null
+
+/** The module's server: requests for this object go to it. */
+export function run(server: Server): void {
+  current = server
+}
+
+export function theServer(): Server | null {
+  return current
+}

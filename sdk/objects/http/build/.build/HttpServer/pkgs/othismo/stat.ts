@@ -1,0 +1,70 @@
+// Stat records (book: reference/wire.md): `name[s] kind[1] length[8] type[s] version[8]`,
+// little-endian, where [s] is a u16 byte length then UTF-8 bytes.
+
+import { Payload } from "./payload"
+
+export const STAT: string = "application/x-othismo-stat"
+
+export const KIND_FILE: u8 = 0
+export const KIND_DIRECTORY: u8 = 1
+
+export class StatRecord {
+  constructor(
+    public name: string = "",
+    public kind: u8 = KIND_FILE,
+    public length: i64 = 0,
+    public type: string = "",
+    public version: i64 = 0,
+  ) {}
+
+  isDirectory(): bool {
+    return this.kind == KIND_DIRECTORY
+  }
+
+  toPayload(): Payload {
+    const name = String.UTF8.encode(this.name, false)
+    const type = String.UTF8.encode(this.type, false)
+    const out = new ArrayBuffer(2 + name.byteLength + 1 + 8 + 2 + type.byteLength + 8)
+    const p = changetype<usize>(out)
+    let at: usize = 0
+    store<u16>(p + at, <u16>name.byteLength)
+    at += 2
+    memory.copy(p + at, changetype<usize>(name), <usize>name.byteLength)
+    at += <usize>name.byteLength
+    store<u8>(p + at, this.kind)
+    at += 1
+    store<i64>(p + at, this.length)
+    at += 8
+    store<u16>(p + at, <u16>type.byteLength)
+    at += 2
+    memory.copy(p + at, changetype<usize>(type), <usize>type.byteLength)
+    at += <usize>type.byteLength
+    store<i64>(p + at, this.version)
+    return new Payload(STAT, out)
+  }
+
+  /** Reads a stat record; null when the payload is not one. */
+  static fromPayload(payload: Payload): StatRecord | null {
+    if (payload.mediaType() != STAT) return null
+    const data = payload.data
+    const n = data.byteLength
+    const p = changetype<usize>(data)
+    if (n < 2) return null
+    const nameLen = <i32>load<u16>(p)
+    let at = 2 + nameLen
+    if (at + 1 + 8 + 2 > n) return null
+    const name = String.UTF8.decodeUnsafe(p + 2, <usize>nameLen, false)
+    const kind = load<u8>(p + <usize>at)
+    if (kind > 1) return null
+    at += 1
+    const length = load<i64>(p + <usize>at)
+    at += 8
+    const typeLen = <i32>load<u16>(p + <usize>at)
+    at += 2
+    if (at + typeLen + 8 != n) return null
+    const type = String.UTF8.decodeUnsafe(p + <usize>at, <usize>typeLen, false)
+    at += typeLen
+    const version = load<i64>(p + <usize>at)
+    return new StatRecord(name, kind, length, type, version)
+  }
+}
