@@ -23,8 +23,19 @@ pub struct TestArgs {
     pub file: PathBuf,
 
     /// Only this object (default: every object the file declares)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "image")]
     pub object: Option<String>,
+
+    /// Test this image of the file from outside, through its exports,
+    /// instead of its objects one by one: each case is a fresh run of it
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
+
+    /// With --image: send unsafe verbs (write, create, remove) through its
+    /// exports too; they change what it keeps (its files, say), so they
+    /// are left out unless asked for
+    #[arg(long, requires = "image")]
+    pub writes: bool,
 
     /// Cases per object, spread over its serves entries in turn; each case
     /// is a fresh instance sent one to three generated requests
@@ -78,6 +89,9 @@ pub fn run(args: TestArgs) -> u8 {
             Ok(c) => c,
             Err(status) => return usage(status),
         };
+    if args.image.is_some() {
+        return run_image(args, compiled);
+    }
     let model = &compiled.checked.model;
     let mut objects = compiled.root_objects();
     let names: Vec<String> = objects
@@ -100,8 +114,17 @@ pub fn run(args: TestArgs) -> u8 {
         }
     }
     if objects.is_empty() {
+        let images: Vec<String> = compiled
+            .root_images()
+            .into_iter()
+            .map(|i| compiled.checked.model.image(i).name.clone())
+            .collect();
+        let hint = match images.first() {
+            Some(i) => format!("; to test its image through its exports: --image {i}"),
+            None => String::new(),
+        };
         eprintln!(
-            "error: `{}` declares no object to test (`othc test` tests the objects a file declares)",
+            "error: `{}` declares no object to test (`othc test` tests the objects a file declares){hint}",
             args.file.display()
         );
         return EXIT_USAGE;
@@ -125,13 +148,7 @@ pub fn run(args: TestArgs) -> u8 {
         return EXIT_USAGE;
     }
     let seed = args.seed.unwrap_or_else(fresh_seed);
-    let opts = Options {
-        cases: args.cases,
-        seed,
-        round_trip: args.round_trip,
-        shrink_budget: 3000,
-        show: args.show,
-    };
+    let opts = options(&args, seed);
     let tested: Vec<&str> = objects
         .iter()
         .map(|&o| compiled.checked.model.object(o).name.as_str())
@@ -174,8 +191,124 @@ pub fn run(args: TestArgs) -> u8 {
         );
         reports.push(r);
     }
+    finish(&args, seed, &reports)
+}
+
+/// `othc test FILE --image NAME`: the image built, its modules' code
+/// compiled once, then tested through its exports.
+fn run_image(args: TestArgs, mut compiled: othc::Compilation) -> u8 {
+    let want = args.image.clone().unwrap_or_default();
+    let model = &compiled.checked.model;
+    let images: Vec<(othc::model::ImageId, String)> = compiled
+        .root_images()
+        .into_iter()
+        .map(|i| (i, model.image(i).name.clone()))
+        .collect();
+    let Some(&(id, _)) = images.iter().find(|(_, n)| *n == want) else {
+        let names: Vec<&str> = images.iter().map(|(_, n)| n.as_str()).collect();
+        eprintln!(
+            "error: `{}` declares no image `{want}` to test (its images: {})",
+            args.file.display(),
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                othc::diagnostics::wording::quote_list(&names)
+            }
+        );
+        return EXIT_USAGE;
+    };
+    let out = out_dir(&args);
+    let profile = if args.release {
+        Profile::Release
+    } else {
+        Profile::Debug
+    };
+    othc_driver::resident::expect_few_compilations();
+    let opts = BuildOptions::new(out.clone(), profile);
+    let mut diags = othc::Diagnostics::new();
+    let built = build_objects(&mut compiled, &opts, &mut diags);
+    print_diagnostics(&compiled.front.sources, &diags, &args.report);
+    if diags.has_errors() {
+        return EXIT_USAGE;
+    }
+    let bundle = othc_driver::build::build_images(&compiled, &built, &opts)
+        .map_err(|e| e.to_string())
+        .and_then(|paths| {
+            let path = paths
+                .into_iter()
+                .find(|p| p.file_stem().is_some_and(|s| s == want.as_str()))
+                .ok_or_else(|| format!("image `{want}` was not bundled"))?;
+            std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+        });
+    let code = out.join(".test-code");
+    let bundle =
+        match bundle.and_then(|b| othc_contracts::image::compile_code(&b, &code).map(|()| b)) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_USAGE;
+            }
+        };
+    let seed = args.seed.unwrap_or_else(fresh_seed);
+    let subject = othc_contracts::image::Subject {
+        checked: &compiled.checked,
+        image: id,
+        bundle: &bundle,
+        code: &code,
+        entries: othc_contracts::image::exported(&compiled.checked, id, args.writes),
+    };
+    eprintln!(
+        "testing image `{want}` through its exports ({} exported {}{}; {} cases; seed {seed}: `--seed {seed}` makes the same requests again)",
+        subject.entries.len(),
+        if subject.entries.len() == 1 {
+            "entry"
+        } else {
+            "entries"
+        },
+        if args.writes {
+            ""
+        } else {
+            " of safe verbs, --writes for the others"
+        },
+        args.cases
+    );
+    let began = Instant::now();
+    let r = othc_contracts::image::test_image(&subject, &options(&args, seed));
+    show(
+        &compiled.front.sources,
+        &args,
+        seed,
+        &r,
+        began.elapsed().as_secs_f64(),
+    );
+    finish(&args, seed, &[r])
+}
+
+/// How the cases run.
+fn options(args: &TestArgs, seed: u64) -> Options {
+    Options {
+        cases: args.cases,
+        seed,
+        round_trip: args.round_trip,
+        shrink_budget: 3000,
+        show: args.show,
+    }
+}
+
+/// Where modules are built: `--out`, or `build/` beside the file.
+fn out_dir(args: &TestArgs) -> PathBuf {
+    args.out.clone().unwrap_or_else(|| {
+        args.file
+            .parent()
+            .map(|p| p.join("build"))
+            .unwrap_or_else(|| PathBuf::from("build"))
+    })
+}
+
+/// The JUnit file, if asked for, and the exit status.
+fn finish(args: &TestArgs, seed: u64, reports: &[Report]) -> u8 {
     if let Some(path) = &args.junit {
-        let xml = report::junit(&args.file.display().to_string(), seed, &reports);
+        let xml = report::junit(&args.file.display().to_string(), seed, reports);
         if let Err(e) = std::fs::write(path, xml) {
             eprintln!("error: cannot write `{}`: {e}", path.display());
             return EXIT_USAGE;
@@ -239,11 +372,15 @@ fn human(sources: &othc::source::SourceMap, args: &TestArgs, seed: u64, f: &Fail
     diags.push(f.finding.to_diagnostic());
     print_diagnostics(sources, &diags, &args.report);
     let mut err = std::io::stderr().lock();
+    let which = match &args.image {
+        Some(i) => format!("--image {i}{}", if args.writes { " --writes" } else { "" }),
+        None => format!("--object {}", f.finding.object),
+    };
     let _ = writeln!(
         err,
-        "  replay: othc test {} --object {} --seed {seed}{}",
+        "  replay: othc test {} {which} --seed {seed}{}{}",
         args.file.display(),
-        f.finding.object,
+        if args.round_trip { " --round-trip" } else { "" },
         if args.cases != 200 {
             format!(" --cases {}", args.cases)
         } else {

@@ -184,5 +184,55 @@ fn usage_mistakes_exit_2() {
     let o = othc(&["test", "examples/hello/Hello.oth"]);
     let (_, err) = texts(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("declares no object to test"), "{err}");
+    assert!(
+        err.contains("declares no object to test") && err.contains("--image Hello"),
+        "{err}"
+    );
+    let o = othc(&["test", "examples/hello/Hello.oth", "--image", "Nope"]);
+    let (_, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("declares no image `Nope`") && err.contains("`Hello`"),
+        "{err}"
+    );
+    let o = othc(&["test", "examples/hello/Greeter.oth", "--writes"]);
+    assert_eq!(o.status.code(), Some(2), "--writes without --image");
+}
+
+#[test]
+fn an_image_keeps_its_contracts_through_its_exports() {
+    // Hello exports nothing: every case starts the image (its startup
+    // requests sent) and keeps; the broken image is in fixtures/contracts.
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("contracts_images");
+    let out = out.to_string_lossy().into_owned();
+    let o = othc(&[
+        "test",
+        "examples/hello/Hello.oth",
+        "--image",
+        "Hello",
+        "--cases",
+        "20",
+        "--seed",
+        "1",
+        "--out",
+        &out,
+    ]);
+    let (_, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("every contract kept"), "{err}");
+    // Safe verbs only unless --writes: the tally's `write` is left out, so
+    // nothing is found.
+    let o = othc(&[
+        "test",
+        "fixtures/contracts/image_E0904_stops/Counting.oth",
+        "--image",
+        "Counting",
+        "--seed",
+        "7",
+        "--out",
+        &out,
+    ]);
+    let (_, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("1 exported entry of safe verbs"), "{err}");
 }

@@ -6,14 +6,13 @@
 use std::collections::{HashMap, VecDeque};
 
 use othc::model::{EntryId, Model, ObjectDef, Verb};
-use othismo_runtime::abi::errno;
 use othismo_runtime::probe::{Asked, Carried, Probe, Stopped};
 use othismo_runtime::{Payload, probe};
 
 use crate::choices::Choices;
-use crate::conform;
 use crate::findings::{During, Kind};
 use crate::inputs::{self, Input, Request};
+use crate::judge;
 use crate::stubs::{self, Delivery};
 
 /// Answers delivered in one case past which it is said never to settle.
@@ -385,28 +384,13 @@ impl World<'_, '_> {
                 ));
             }
         };
-        let req = &self.requests[i];
-        let entry = self.s.model.entry(req.entry);
-        if req.input == Input::NotTaken {
-            let wrong = req.wrong.clone().unwrap_or_default();
-            return Err((Kind::BadInputAccepted { wrong }, Some(i)));
-        }
-        let why = match (&payload, &entry.answer) {
-            (Carried::TooLarge(n), _) => {
-                Some(format!("a payload of {n} bytes, over the payload limit"))
-            }
-            // The last answer of a stream may carry nothing.
-            (Carried::None, _) if stream && done => None,
-            (Carried::None, None) => None,
-            (Carried::None, Some(_)) => Some("no payload, where it declares one".into()),
-            (Carried::Some(p), None) => Some(format!(
-                "a payload ({}), where it declares none",
-                p.content_type
-            )),
-            (Carried::Some(p), Some(ty)) => conform::mismatch(self.s.model, ty, p),
+        let carried = match &payload {
+            Carried::None => Ok(None),
+            Carried::Some(p) => Ok(Some(p)),
+            Carried::TooLarge(n) => Err(*n),
         };
-        if let Some(why) = why {
-            return Err((Kind::AnswerNotDeclared { why }, Some(i)));
+        if let Some(kind) = judge::answer(self.s.model, &self.requests[i], stream, done, carried) {
+            return Err((kind, Some(i)));
         }
         if let Some(t) = self.tracked.get_mut(&id)
             && (done || !stream)
@@ -425,30 +409,9 @@ impl World<'_, '_> {
         let at = usize::try_from(id - 1)
             .ok()
             .filter(|&i| i < self.requests.len());
-        let known = errno::code(no);
-        if known != "error" && known != code {
-            return Err((
-                Kind::ErrnoCodes {
-                    errno: no,
-                    code,
-                    other: known.to_string(),
-                },
-                at.or(k),
-            ));
+        if let Some(kind) = judge::error(&mut self.codes, no, &code) {
+            return Err((kind, at.or(k)));
         }
-        if let Some(other) = self.codes.get(&no)
-            && *other != code
-        {
-            return Err((
-                Kind::ErrnoCodes {
-                    errno: no,
-                    code,
-                    other: other.clone(),
-                },
-                at.or(k),
-            ));
-        }
-        self.codes.insert(no, code);
         if let Some(t) = self.tracked.get_mut(&id) {
             t.failed = true;
         }

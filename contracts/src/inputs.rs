@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use bson::Bson;
-use othc::model::{EntryId, Model, ObjectDef, PayloadType, Seg, TypeKind};
+use othc::model::{EntryId, Model, ObjectDef, PathPattern, PayloadType, Seg, TypeKind};
 use othc::namespace::path::parse_request;
 use othc::namespace::route::{Route, select};
 use othismo_runtime::Payload;
@@ -71,8 +71,26 @@ pub fn show(p: &Payload) -> String {
 
 /// A request to `entry` of `object`.
 pub fn request(model: &Model, object: &ObjectDef, entry: EntryId, c: &mut Choices) -> Request {
+    let verb = model.entry(entry).verb;
+    let reaches = |p: &str| {
+        parse_request(p)
+            .is_some_and(|segs| select(model, &object.serves, verb, &segs) == Route::Entry(entry))
+    };
+    let pattern = model.entry(entry).path.clone();
+    request_at(model, entry, &pattern, &reaches, c)
+}
+
+/// A request to `entry`, at a path of `pattern` for which `reaches` holds
+/// (the entry's own pattern, or where an image exports it).
+pub fn request_at(
+    model: &Model,
+    entry: EntryId,
+    pattern: &PathPattern,
+    reaches: &dyn Fn(&str) -> bool,
+    c: &mut Choices,
+) -> Request {
     let e = model.entry(entry);
-    let path = path(model, object, entry, c);
+    let path = path(pattern, reaches, c);
     let flags = if e.operator {
         othismo_runtime::abi::OPERATOR
     } else {
@@ -95,14 +113,13 @@ pub fn request(model: &Model, object: &ObjectDef, entry: EntryId, c: &mut Choice
     }
 }
 
-/// A path `entry`'s pattern covers and the runtime would route to it:
-/// generated text where the pattern leaves it open, else (if that text
-/// would not reach it) a plain word.
-fn path(model: &Model, object: &ObjectDef, entry: EntryId, c: &mut Choices) -> String {
-    let e = model.entry(entry);
+/// A path `pattern` covers for which `reaches` holds (it routes where it
+/// is meant to): generated text where the pattern leaves it open, else
+/// (if that text would not reach it) a plain word.
+fn path(pattern: &PathPattern, reaches: &dyn Fn(&str) -> bool, c: &mut Choices) -> String {
     let make = |c: &mut Choices, plain: bool| {
         let mut out = String::new();
-        for s in &e.path.segs {
+        for s in &pattern.segs {
             match s {
                 Seg::Literal(l) => {
                     out.push('/');
@@ -125,10 +142,6 @@ fn path(model: &Model, object: &ObjectDef, entry: EntryId, c: &mut Choices) -> S
         }
         out
     };
-    let reaches = |p: &str| {
-        parse_request(p)
-            .is_some_and(|segs| select(model, &object.serves, e.verb, &segs) == Route::Entry(entry))
-    };
     let p = make(c, false);
     if reaches(&p) {
         return p;
@@ -137,7 +150,7 @@ fn path(model: &Model, object: &ObjectDef, entry: EntryId, c: &mut Choices) -> S
     if reaches(&plain) {
         plain
     } else {
-        e.path.to_string()
+        pattern.to_string()
     }
 }
 

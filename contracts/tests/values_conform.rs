@@ -41,7 +41,8 @@ fn generated_messages_are_what_their_types_declare() {
             let mut ch = Choices::new(seed);
             let doc = values::message(model, t, &mut ch);
             let bytes = values::encode(&doc);
-            let back = bson::Document::from_reader(bytes.as_slice()).expect("the bson crate reads it");
+            let back =
+                bson::Document::from_reader(bytes.as_slice()).expect("the bson crate reads it");
             assert_eq!(back, doc);
             let p = Payload {
                 content_type: Arc::from("application/bson"),
@@ -57,9 +58,15 @@ fn generated_messages_are_what_their_types_declare() {
             // Renamed, it is another type; cut, it is no document.
             let mut other = doc.clone();
             other.insert("$type", "SomethingElse");
-            let p2 = Payload { data: values::encode(&other), ..p.clone() };
+            let p2 = Payload {
+                data: values::encode(&other),
+                ..p.clone()
+            };
             assert!(conform::mismatch(model, &ty, &p2).is_some());
-            let cut = Payload { data: p.data[..p.data.len() - 1].to_vec(), ..p.clone() };
+            let cut = Payload {
+                data: p.data[..p.data.len() - 1].to_vec(),
+                ..p.clone()
+            };
             assert!(conform::mismatch(model, &ty, &cut).is_some());
             checked += 1;
         }
@@ -94,7 +101,10 @@ fn a_field_of_another_kind_is_named_in_the_mismatch() {
         let why = conform::mismatch(model, &PayloadType::Message(t), &p).expect("a mismatch");
         assert!(why.contains(&f.name), "{why}");
         doc.remove(&f.name);
-        let p = Payload { data: values::encode(&doc), ..p };
+        let p = Payload {
+            data: values::encode(&doc),
+            ..p
+        };
         let why = conform::mismatch(model, &PayloadType::Message(t), &p).expect("a mismatch");
         assert!(why.contains("missing"), "{why}");
         return;

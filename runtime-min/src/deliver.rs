@@ -13,7 +13,7 @@ use crate::abi::errno;
 use crate::host::{Call, Carried};
 use crate::natives::Reply;
 use crate::workers::Delivery;
-use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, cluster, route, view};
+use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, cluster, probe, route, view};
 
 /// Whether an instance is still running after one of its calls was done.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -88,7 +88,7 @@ impl Runtime<'_> {
     fn abandoned(&self, from: Sender, ticket: i32) -> bool {
         match from {
             Sender::Instance(c) => self.actors[c].dead || self.actors[c].dropped.contains(&ticket),
-            Sender::Operator(_) => false,
+            Sender::Operator(_) | Sender::Outside(_) => false,
             Sender::Remote(k) => self.remote_abandoned(k),
         }
     }
@@ -209,6 +209,10 @@ impl Runtime<'_> {
                 };
                 return self.answer_remote(k, w, done);
             }
+            Sender::Outside(k) => {
+                let came = probe::image::Came::Answer { done, payload };
+                return self.came_back(k, came);
+            }
             Sender::Operator(_) => return,
         };
         if !self.actors[a].paced.is_empty() {
@@ -247,6 +251,10 @@ impl Runtime<'_> {
                     desc,
                 };
                 self.answer_remote(k, w, true);
+            }
+            Sender::Outside(k) => {
+                let came = probe::image::Came::Error { errno, code, desc };
+                self.came_back(k, came);
             }
             Sender::Instance(a) => {
                 if !self.actors[a].paced.is_empty() {
@@ -579,7 +587,7 @@ fn receiver(e: &Event) -> Option<usize> {
         Event::Serve { to, .. } | Event::Cancel { to, .. } | Event::Restart { to } => Some(*to),
         Event::Answer { to, .. } | Event::Error { to, .. } => match to {
             Sender::Instance(a) => Some(*a),
-            Sender::Operator(_) | Sender::Remote(_) => None,
+            Sender::Operator(_) | Sender::Remote(_) | Sender::Outside(_) => None,
         },
     }
 }

@@ -84,12 +84,15 @@ impl Payload {
 }
 
 /// Who sent a request: an instance, the operator (startup request `n`),
-/// or an instance on another node (its request's key here, `cluster`).
+/// an instance on another node (its request's key here, `cluster`), or a
+/// caller outside the image driving it through its exports (request `k`
+/// of `probe::image`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Sender {
     Instance(usize),
     Operator(usize),
     Remote(u32),
+    Outside(u32),
 }
 
 /// Request ids and tickets are small counters: hashed by one multiply
@@ -271,6 +274,9 @@ pub struct Runtime<'a> {
     pace_serial: u64,
     /// The other nodes, when the image runs on several (`--cluster`).
     cluster: Option<cluster::Cluster>,
+    /// When driven from outside (`probe::image`): what came back to the
+    /// outside caller's requests, and each instance stopped, as they came.
+    probed: Option<probe::image::Seen>,
     in_flight: usize,
     /// Why the run must end now (a startup request failed, an instance
     /// stopped past its restarts): it serves nothing more.

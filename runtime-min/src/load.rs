@@ -134,6 +134,7 @@ impl<'a> Runtime<'a> {
             waiting_jobs: VecDeque::new(),
             cluster: None,
             pace_serial: 0,
+            probed: None,
             in_flight: 0,
             io,
             inbox: Inbox::new(input),

@@ -72,8 +72,9 @@ impl Runtime<'_> {
             Sender::Instance(_) => {}
             // Another node's reader takes it at its own pace.
             Sender::Remote(k) => self.pace_remote(k, ticket, rest),
-            // The operator takes every part at once.
-            Sender::Operator(_) => loop {
+            // The operator, or a caller outside the image, takes every
+            // part at once.
+            Sender::Operator(_) | Sender::Outside(_) => loop {
                 let r = rest.next_part();
                 let last = r.is_last();
                 if !self.reply_to(to, ticket, r) || last {

@@ -263,6 +263,9 @@ impl Runtime<'_> {
         let name = actor.name.clone();
         let serving: Vec<Serving> = actor.serving.drain().map(|(_, s)| s).collect();
         let _ = writeln!(self.io.err, "error: instance `{name}` stopped: {why}");
+        if let Some(p) = &mut self.probed {
+            p.stopped.push(format!("`{name}` stopped: {why}"));
+        }
         self.failed = true;
         for s in serving {
             self.fail_to(

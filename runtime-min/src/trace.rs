@@ -14,6 +14,7 @@ impl Runtime<'_> {
             Sender::Instance(a) => self.actors[a].name.clone(),
             Sender::Operator(_) => "operator".into(),
             Sender::Remote(k) => format!("remote#{k}"),
+            Sender::Outside(k) => format!("outside#{k}"),
         }
     }
 

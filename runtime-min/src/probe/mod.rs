@@ -1,9 +1,12 @@
 //! One instance of a module, driven a delivery at a time from outside an
-//! image: what `othc test` runs an object in. It is the runtime's own host
+//! image: what `othc test` runs an object in (and, in `image`, a whole
+//! image driven through its exports). It is the runtime's own host
 //! (the same imports, limits, deadline and stop reasons as in a run); what
 //! the event loop would do with the host calls of each delivery (route,
 //! check, queue) is left to the caller, which plays every other party: the
 //! callers of its serves and the servers of its needs.
+
+pub mod image;
 
 use std::sync::Arc;
 

@@ -1,0 +1,372 @@
+//! `othc test --image`: an image tested from outside, through its exports.
+//! Each exported path of each serves entry behind an export is an entry of
+//! the image's contract; a case is a fresh run of the image (its modules'
+//! code compiled once, its natives real, its startup requests sent), sent
+//! one to three requests through the exports, each run until nothing is
+//! left to deliver. What comes back is judged as for an object; an instance
+//! that stops is a finding. Its needs are the image's own instances, so a
+//! request outside an object's needs is the runtime's to refuse, not this.
+
+use std::collections::HashMap;
+
+use othc::check::Checked;
+use othc::model::{EntryId, ImageId, PathPattern, Shape, Verb};
+use othc::namespace::flatten::FlatLink;
+use othc::namespace::path::{parse_request, strip_prefix};
+use othc::namespace::route::{Route, select};
+use othismo_runtime::probe::image::{Came, ImageProbe, Outcome};
+use othismo_runtime::{Io, Limits};
+
+use crate::choices::{Choices, case_seed, shrink};
+use crate::findings::{During, Finding, Kind};
+use crate::inputs::{self, Request};
+use crate::{Failure, Options, Report, judge};
+
+/// A serves entry as the image exports it.
+#[derive(Clone, Debug)]
+pub struct Exported {
+    pub entry: EntryId,
+    /// Its pattern in the image's exported tree.
+    pub pattern: PathPattern,
+    /// `verb /exported/path`, as findings name it.
+    pub name: String,
+}
+
+/// The entries image `id` exports: each serves entry of an exported
+/// instance under the export's path, at its exported path; unsafe verbs
+/// through a read-only export left out (the runtime refuses them), and
+/// unless `writes`, left out everywhere (they change what the image keeps:
+/// its files, say).
+pub fn exported(checked: &Checked, id: ImageId, writes: bool) -> Vec<Exported> {
+    let model = &checked.model;
+    let Some(flat) = checked.namespace.flat(id) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for link in &flat.exports {
+        let Some(inst) = flat.instances.iter().find(|i| i.name == link.target) else {
+            continue;
+        };
+        let (img, i) = inst.decl;
+        let Some(Shape::Object(o)) = model.image(img).instances[i].of else {
+            continue;
+        };
+        for &e in &model.object(o).serves {
+            let entry = model.entry(e);
+            if (link.readonly || !writes) && !entry.verb.is_safe() {
+                continue;
+            }
+            let Some(rest) = strip_prefix(&entry.path.segs, &link.path.segs) else {
+                continue;
+            };
+            let pattern = link.at.join(rest);
+            out.push(Exported {
+                entry: e,
+                name: format!("{} {pattern}", entry.verb.as_str()),
+                pattern,
+            });
+        }
+    }
+    out
+}
+
+/// Where the image's exports take `path` for `verb`: the serves entry it
+/// reaches, as the runtime routes it (the longest export first).
+fn reached(checked: &Checked, id: ImageId, verb: Verb, path: &str) -> Option<EntryId> {
+    let model = &checked.model;
+    let flat = checked.namespace.flat(id)?;
+    let segs = parse_request(path)?;
+    let mut links: Vec<&FlatLink> = flat.exports.iter().collect();
+    links.sort_by_key(|l| std::cmp::Reverse(l.at.segs.len()));
+    let link = links
+        .into_iter()
+        .find(|l| strip_prefix(&segs, &l.at.segs).is_some())?;
+    let rest = strip_prefix(&segs, &link.at.segs)?;
+    let there = link.path.join(rest);
+    let inst = flat.instances.iter().find(|i| i.name == link.target)?;
+    let (img, i) = inst.decl;
+    let Some(Shape::Object(o)) = model.image(img).instances[i].of else {
+        return None;
+    };
+    match select(model, &model.object(o).serves, verb, &there.segs) {
+        Route::Entry(e) => Some(e),
+        _ => None,
+    }
+}
+
+/// Compiles each module of `bundle` once into `dir`, as
+/// `othismo_runtime::code` names them: every case's run loads the code
+/// from there instead of compiling it again.
+pub fn compile_code(bundle: &[u8], dir: &std::path::Path) -> Result<(), String> {
+    let (_, modules) = othc::bundle::read(bundle)?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    for (_, wasm) in &modules {
+        let code = othismo_runtime::code::precompile(wasm)?;
+        let path = dir.join(othismo_runtime::code::file_name(wasm));
+        std::fs::write(&path, code)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// What is tested: a checked image and its bundle.
+pub struct Subject<'a> {
+    pub checked: &'a Checked,
+    pub image: ImageId,
+    pub bundle: &'a [u8],
+    /// The modules' code, compiled once (`othismo_runtime::code`).
+    pub code: &'a std::path::Path,
+    pub entries: Vec<Exported>,
+}
+
+/// What one case did.
+struct Ran {
+    requests: Vec<Request>,
+    /// The failure, the request it happened on, and its exported entry.
+    failed: Option<(Kind, Option<usize>)>,
+    trace: Vec<String>,
+}
+
+/// Tests image `s` as `opts` says.
+pub fn test_image(s: &Subject, opts: &Options) -> Report {
+    let model = &s.checked.model;
+    let name = model.image(s.image).name.clone();
+    let mut report = Report {
+        object: name,
+        entries: s.entries.iter().map(|e| (e.name.clone(), 0)).collect(),
+        requests: 0,
+        cases: 0,
+        failures: Vec::new(),
+        shown: None,
+    };
+    let mut failed = vec![false; s.entries.len().max(1)];
+    for n in 0..opts.cases {
+        let slot = if s.entries.is_empty() {
+            0
+        } else {
+            (n % s.entries.len() as u64) as usize
+        };
+        if failed[slot] {
+            if failed.iter().all(|f| *f) {
+                break;
+            }
+            continue;
+        }
+        let seed = case_seed(opts.seed, n);
+        let mut c = Choices::new(seed);
+        let ran = run(s, slot, &mut c);
+        report.cases += 1;
+        report.requests += ran.requests.len();
+        if let Some(e) = report.entries.get_mut(slot) {
+            e.1 += 1;
+        }
+        if opts.show == Some(n) {
+            report.shown = Some(ran.trace.clone());
+        }
+        let Some(found) = finding(s, &ran) else {
+            continue;
+        };
+        failed[slot] = true;
+        let best = shrink(c.record, opts.shrink_budget, |candidate| {
+            let ran = run(s, slot, &mut Choices::replaying(candidate.to_vec()));
+            finding(s, &ran).is_some_and(|f| f.same_as(&found))
+        });
+        let ran = run(s, slot, &mut Choices::replaying(best));
+        let finding = finding(s, &ran).unwrap_or(found);
+        if report.failures.iter().any(|f| f.finding.same_as(&finding)) {
+            continue;
+        }
+        report.failures.push(Failure {
+            finding,
+            case: n,
+            requests: ran.requests.iter().map(Request::describe).collect(),
+            trace: ran.trace,
+        });
+    }
+    report
+}
+
+/// A case whose first request goes to exported entry `first`.
+fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
+    let mut ran = Ran {
+        requests: Vec::new(),
+        failed: None,
+        trace: Vec::new(),
+    };
+    let (mut out, mut err) = (std::io::sink(), std::io::sink());
+    let io = Io {
+        input: Box::new(std::iter::empty()),
+        out: &mut out,
+        err: &mut err,
+        trace: None,
+    };
+    let mut probe = match ImageProbe::load(s.bundle, Limits::default(), io, Some(s.code)) {
+        Ok(p) => p,
+        Err(e) => {
+            ran.failed = Some((
+                Kind::Stopped {
+                    during: During::Start,
+                    why: e.0,
+                },
+                None,
+            ));
+            return ran;
+        }
+    };
+    ran.trace.push("start (its startup requests sent)".into());
+    if let Err(why) = probe.start() {
+        ran.trace.push(format!("✗ {why}"));
+        ran.failed = Some((
+            Kind::Stopped {
+                during: During::Start,
+                why,
+            },
+            None,
+        ));
+        return ran;
+    }
+    if s.entries.is_empty() {
+        return ran;
+    }
+    let mut codes = HashMap::new();
+    for k in 0..1 + c.below(3) as usize {
+        let at = if k == 0 {
+            first
+        } else {
+            c.below(s.entries.len() as u64) as usize
+        };
+        let ex = &s.entries[at];
+        let verb = s.checked.model.entry(ex.entry).verb;
+        let reaches = |p: &str| reached(s.checked, s.image, verb, p) == Some(ex.entry);
+        let req = inputs::request_at(&s.checked.model, ex.entry, &ex.pattern, &reaches, c);
+        ran.trace.push(format!("→ #{} {}", k + 1, req.describe()));
+        let outcome = probe.send(req.verb, req.flags, &req.path, req.payload.clone());
+        ran.requests.push(req);
+        let judged = judge_outcome(
+            s,
+            k,
+            &ran.requests[k],
+            &outcome,
+            &mut codes,
+            &mut ran.trace,
+            &mut probe,
+        );
+        if let Err(kind) = judged {
+            ran.failed = Some((kind, Some(k)));
+            return ran;
+        }
+    }
+    ran
+}
+
+/// What came back to `req`, judged.
+fn judge_outcome(
+    s: &Subject,
+    k: usize,
+    req: &Request,
+    outcome: &Outcome,
+    codes: &mut HashMap<i32, String>,
+    trace: &mut Vec<String>,
+    probe: &mut ImageProbe,
+) -> Result<(), Kind> {
+    let model = &s.checked.model;
+    let e = model.entry(req.entry);
+    let stream = e.stream || req.verb.always_streams();
+    let mut ended = false;
+    for came in &outcome.came {
+        if ended {
+            return Err(Kind::AnsweredAgain {
+                what: format!(
+                    "answered `{} {}` again after its last answer",
+                    req.verb.as_str(),
+                    req.path
+                ),
+            });
+        }
+        match came {
+            Came::Answer { done, payload } => {
+                trace.push(format!(
+                    "  ← answer{}: {}",
+                    if *done { " (done)" } else { "" },
+                    payload.as_ref().map_or("no payload".into(), |p| format!(
+                        "{} ({} bytes)",
+                        p.content_type,
+                        p.data.len()
+                    ))
+                ));
+                if let Some(kind) = judge::answer(model, req, stream, *done, Ok(payload.as_ref())) {
+                    return Err(kind);
+                }
+                ended = *done || !stream;
+            }
+            Came::Error { errno, code, desc } => {
+                trace.push(format!("  ← error {errno} {code}: {desc}"));
+                // The runtime's own refusals are not the image's answers.
+                if let Some(kind) = judge::error(codes, *errno, code) {
+                    return Err(kind);
+                }
+                ended = true;
+            }
+        }
+    }
+    if let Some(why) = outcome.stopped.first() {
+        trace.push(format!("✗ {}", why.replace('\n', "\n    ")));
+        return Err(Kind::Stopped {
+            during: During::Request(k + 1, req.describe()),
+            why: why.clone(),
+        });
+    }
+    if ended {
+        return Ok(());
+    }
+    if req.verb == Verb::Watch {
+        trace.push("→ cancel".into());
+        let after = probe.cancel();
+        if let Some(why) = after.stopped.first() {
+            return Err(Kind::Stopped {
+                during: During::Request(k + 1, req.describe()),
+                why: why.clone(),
+            });
+        }
+        return Ok(());
+    }
+    Err(Kind::NeverAnswered { stream })
+}
+
+/// The finding a case made, placed at the entry behind the export.
+fn finding(s: &Subject, ran: &Ran) -> Option<Finding> {
+    let (kind, k) = ran.failed.clone()?;
+    let model = &s.checked.model;
+    let image_at = s.checked.spans.images[s.image.index()].name;
+    let request = k.and_then(|k| ran.requests.get(k));
+    let (entry, at) = match request {
+        None => (None, image_at),
+        Some(r) => {
+            let name = s
+                .entries
+                .iter()
+                .find(|e| e.entry == r.entry)
+                .map(|e| e.name.clone());
+            (name, s.checked.spans.entries[r.entry.index()].whole)
+        }
+    };
+    let input = match ran.requests.len() {
+        0 => None,
+        1 => Some(ran.requests[0].describe()),
+        _ => Some(
+            ran.requests
+                .iter()
+                .enumerate()
+                .map(|(i, r)| format!("{}. {}", i + 1, r.describe()))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    };
+    Some(Finding {
+        kind,
+        object: model.image(s.image).name.clone(),
+        entry,
+        at,
+        input,
+    })
+}

@@ -1,0 +1,64 @@
+//! The judgments an answer or an error meets, whoever made it (an object
+//! driven alone, or an image through its exports): an input not taken must
+//! not be answered as taken, an answer must be what its entry declares,
+//! and an errno keeps one code.
+
+use std::collections::HashMap;
+
+use othc::model::Model;
+use othismo_runtime::Payload;
+use othismo_runtime::abi::errno;
+
+use crate::conform;
+use crate::findings::Kind;
+use crate::inputs::{Input, Request};
+
+/// What is wrong with answering `req` (whose answers are a stream or not)
+/// with `payload` (`Err(n)`: a payload of `n` bytes, over the limit), as
+/// the last answer or not.
+pub fn answer(
+    model: &Model,
+    req: &Request,
+    stream: bool,
+    done: bool,
+    payload: Result<Option<&Payload>, usize>,
+) -> Option<Kind> {
+    if req.input == Input::NotTaken {
+        let wrong = req.wrong.clone().unwrap_or_default();
+        return Some(Kind::BadInputAccepted { wrong });
+    }
+    let entry = model.entry(req.entry);
+    let why = match (payload, &entry.answer) {
+        (Err(n), _) => Some(format!("a payload of {n} bytes, over the payload limit")),
+        // The last answer of a stream may carry nothing.
+        (Ok(None), _) if stream && done => None,
+        (Ok(None), None) => None,
+        (Ok(None), Some(_)) => Some("no payload, where it declares one".into()),
+        (Ok(Some(p)), None) => Some(format!(
+            "a payload ({}), where it declares none",
+            p.content_type
+        )),
+        (Ok(Some(p)), Some(ty)) => conform::mismatch(model, ty, p),
+    };
+    why.map(|why| Kind::AnswerNotDeclared { why })
+}
+
+/// What is wrong with failing with `errno` as `code`, given the code each
+/// errno was failed with so far (`codes`, updated).
+pub fn error(codes: &mut HashMap<i32, String>, no: i32, code: &str) -> Option<Kind> {
+    let known = errno::code(no);
+    let other = if known != "error" && known != code {
+        Some(known.to_string())
+    } else {
+        codes.get(&no).filter(|c| *c != code).cloned()
+    };
+    if let Some(other) = other {
+        return Some(Kind::ErrnoCodes {
+            errno: no,
+            code: code.to_string(),
+            other,
+        });
+    }
+    codes.insert(no, code.to_string());
+    None
+}
