@@ -1,5 +1,5 @@
-//! `othc gen [--lang as] FILE... [-o DIR]`: bindings for the objects and types
-//! of each file (a `.oth` file, or a module built by `othc build`).
+//! `othc gen [--lang as|rust] FILE... [-o DIR]`: bindings for the objects and
+//! types of each file (a `.oth` file, or a module built by `othc build`).
 
 use std::path::{Path, PathBuf};
 
@@ -12,13 +12,15 @@ use othc::model::FileIx;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Lang {
-    /// AssemblyScript, against the `othismo` SDK
+    /// AssemblyScript, against the `othismo` SDK (`Greeter.oth.ts`)
     As,
+    /// Rust, against the `othismo` crate (`Greeter.oth.rs`)
+    Rust,
 }
 
 #[derive(Args)]
 pub struct GenArgs {
-    /// The language to generate (AssemblyScript, the one there is)
+    /// The language to generate
     #[arg(long, value_enum, value_name = "LANG", default_value = "as")]
     pub lang: Lang,
 
@@ -48,11 +50,14 @@ pub fn run(args: GenArgs) -> u8 {
 
 /// Writes the bindings of each root file of `compiled`; the exit status.
 fn write_bindings(compiled: &othc::Compilation, args: &GenArgs) -> u8 {
-    let Lang::As = args.lang;
     for (root, path) in compiled.front.program.roots.iter().zip(&args.files) {
         let module = compiled.front.program.module(*root);
         let text = &compiled.front.sources.get(module.file).text;
-        let generated = assemblyscript::generate(&compiled.checked.model, FileIx(root.0), text);
+        let model = &compiled.checked.model;
+        let generated = match args.lang {
+            Lang::As => assemblyscript::generate(model, FileIx(root.0), text),
+            Lang::Rust => othc::backends::rust::generate(model, FileIx(root.0), text),
+        };
         let dir = match &args.out {
             Some(d) => d.clone(),
             None => path.parent().map(Path::to_path_buf).unwrap_or_default(),

@@ -153,6 +153,7 @@ fn every_code_has_a_fixture() -> Result<(), Failed> {
     // broken contract, its object's header says.
     for f in fixtures("fixtures/build/err", true)
         .into_iter()
+        .chain(fixtures("fixtures/build/rust", true))
         .chain(fixtures("fixtures/contracts", true))
     {
         let src = std::fs::read_to_string(root().join(&f))?;

@@ -17,6 +17,7 @@ use crate::toolchain::{self, Profile};
 use othc::Compilation;
 use othc::backends::assemblyscript::{self, Written};
 use othc::bundle::{Built, sha256_hex};
+use othc::check::is_rust;
 use othc::check::{check_implementations, prebuilt_objects};
 use othc::diagnostics::Diagnostics;
 use othc::loader::Loader;
@@ -79,6 +80,7 @@ pub fn build_objects(c: &mut Compilation, opts: &Options, diags: &mut Diagnostic
                     at,
                     output,
                     located,
+                    rust: is_rust(&ts),
                 });
             }
             toolchain::CompileError::Setup(reason) => {
@@ -99,7 +101,12 @@ fn locate_errors(
     let dir = ts.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut files: Vec<(PathBuf, othc::source::FileId)> = Vec::new();
     let mut out = Vec::new();
-    for e in toolchain::compile_errors(output).into_iter().take(10) {
+    let errors = if is_rust(ts) {
+        crate::rust_toolchain::compile_errors(output)
+    } else {
+        toolchain::compile_errors(output)
+    };
+    for e in errors.into_iter().take(10) {
         let Some(place) = e.place else { continue };
         let path = dir.join(&place.file);
         let file = match files.iter().find(|(p, _)| *p == path) {
@@ -157,10 +164,14 @@ enum Bindings {
 
 /// The bindings beside `.oth` file `file`: written when missing, rewritten
 /// when stale and as othc left them, left alone when edited by hand.
-fn keep_bindings(c: &Compilation, file: u32) -> Bindings {
+fn keep_bindings(c: &Compilation, file: u32, rust: bool) -> Bindings {
     let module = &c.front.program.modules[file as usize];
     let text = &c.front.sources.get(module.file).text;
-    let generated = assemblyscript::generate(&c.checked.model, FileIx(file), text);
+    let generated = if rust {
+        othc::backends::rust::generate(&c.checked.model, FileIx(file), text)
+    } else {
+        assemblyscript::generate(&c.checked.model, FileIx(file), text)
+    };
     let dir = module
         .key
         .parent()
@@ -204,15 +215,17 @@ fn build_modules(
     let mut jobs: Vec<(ObjectId, PathBuf, String)> = Vec::new();
     // One bindings file per .oth file, however many of its objects are
     // built: generated, compared and written once.
-    let mut bindings_of: std::collections::HashMap<u32, Bindings> =
+    // (A file's objects may be written in both languages: a file of each.)
+    let mut bindings_of: std::collections::HashMap<(u32, bool), Bindings> =
         std::collections::HashMap::new();
     for (o, ts) in check_implementations(&c.front, &c.checked, &Disk, diags) {
         let def = model.object(o);
         let module = &c.front.program.modules[def.file.index()];
         let at = c.checked.spans.objects[o.index()].name;
+        let rust = is_rust(&ts);
         let kept = bindings_of
-            .entry(def.file.0)
-            .or_insert_with(|| keep_bindings(c, def.file.0));
+            .entry((def.file.0, rust))
+            .or_insert_with(|| keep_bindings(c, def.file.0, rust));
         match kept {
             Bindings::Ready(text) => jobs.push((o, ts, text.clone())),
             Bindings::Edited(bindings) => diags.report(BuildError::StaleBindings {
@@ -372,6 +385,9 @@ fn copy_prebuilt(
 /// its bindings among them), the SDK, the compiler's version, othc's version
 /// and the flags.
 fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Compiled {
+    if is_rust(ts) {
+        return compile_rust_cached(name, ts, bindings, opts);
+    }
     let mut h = Sha256::new();
     h.update(toolchain::ASC_VERSION);
     h.update(env!("CARGO_PKG_VERSION"));
@@ -404,6 +420,44 @@ fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Comp
             std::process::id(),
             std::thread::current().id()
         ));
+        if std::fs::write(&tmp, &wasm).is_ok() {
+            let _ = std::fs::rename(&tmp, &cached);
+        }
+    }
+    Ok((wasm, false))
+}
+
+/// [`compile_cached`] for an object written in Rust: keyed by the
+/// toolchain, the profile, the bindings, the crate and every file of the
+/// package.
+fn compile_rust_cached(name: &str, manifest: &Path, bindings: &str, opts: &Options) -> Compiled {
+    use crate::rust_toolchain;
+    let cargo = rust_toolchain::find().map_err(toolchain::CompileError::Setup)?;
+    let mut h = Sha256::new();
+    h.update("rust");
+    h.update(cargo.version());
+    h.update(env!("CARGO_PKG_VERSION"));
+    h.update(format!("{:?}", opts.profile));
+    h.update(bindings);
+    for (n, text) in rust_toolchain::SDK_FILES {
+        h.update(n);
+        h.update(text);
+    }
+    for (path, bytes) in rust_toolchain::package_files(manifest).map_err(toolchain::CompileError::Setup)? {
+        h.update(path.to_string_lossy().as_bytes());
+        h.update(bytes);
+    }
+    let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let cached = opts.cache.join(format!("{key}.wasm"));
+    if let Ok(bytes) = std::fs::read(&cached) {
+        return Ok((bytes, true));
+    }
+    eprintln!("  compiling {name} ({}, with cargo)", manifest.display());
+    let scratch = opts.out.join(".build").join(name);
+    let wasm = rust_toolchain::compile(manifest, &scratch, opts.profile)?;
+    if let Some(parent) = cached.parent() {
+        let _ = std::fs::create_dir_all(parent);
+        let tmp = parent.join(format!(".{key}.{}.{:?}", std::process::id(), std::thread::current().id()));
         if std::fs::write(&tmp, &wasm).is_ok() {
             let _ = std::fs::rename(&tmp, &cached);
         }

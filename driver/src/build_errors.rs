@@ -30,6 +30,8 @@ pub enum BuildError {
         at: FileSpan,
         output: String,
         located: Vec<(FileSpan, String)>,
+        /// The object is written in Rust (E0705: cargo and rustc failed).
+        rust: bool,
     },
     /// E0702: a module (compiled here, or `prebuilt` from a `.wasm`) that
     /// breaks the host ABI.
@@ -82,14 +84,21 @@ impl ToDiagnostic for BuildError {
                 at,
                 output,
                 located,
-            } => match located.split_first() {
+                rust,
+            } => {
+                let (code, compiler) = if *rust {
+                    (Code::E0705, "the Rust compiler")
+                } else {
+                    (Code::E0701, "the AssemblyScript compiler")
+                };
+                match located.split_first() {
                 // At the first error's place in the implementation, the
                 // others and the object labelled, so editors and JSON
                 // readers go to the line to fix.
                 Some(((first, message), rest)) => {
                     let mut d = Diagnostic::new(
-                        Code::E0701,
-                        format!("the AssemblyScript compiler failed on `{object}`: {message}"),
+                        code,
+                        format!("{compiler} failed on `{object}`: {message}"),
                         Label::at(*first, message.clone()),
                     );
                     for (place, message) in rest {
@@ -99,12 +108,13 @@ impl ToDiagnostic for BuildError {
                         .with_help(format!("the compiler said:\n{}", output.trim_end()))
                 }
                 None => Diagnostic::new(
-                    Code::E0701,
-                    format!("the AssemblyScript compiler failed on `{object}`"),
+                    code,
+                    format!("{compiler} failed on `{object}`"),
                     Label::at(*at, "compiling this object's implementation failed"),
                 )
                 .with_help(format!("the compiler said:\n{}", output.trim_end())),
-            },
+                }
+            }
             BuildError::BreaksAbi {
                 module,
                 prebuilt: false,

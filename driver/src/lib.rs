@@ -9,4 +9,5 @@ pub mod build;
 pub mod build_errors;
 mod in_turns;
 pub mod resident;
+pub mod rust_toolchain;
 pub mod toolchain;

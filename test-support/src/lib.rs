@@ -194,6 +194,41 @@ pub fn ensure_debian_tool(bin: &str, package: &str) -> Result<(), String> {
 /// Makes sure Debian's `package` is installed when `found` says what it
 /// gives (`what`, in words) is missing: `apt-get install`, saying so on
 /// stderr. For what no single command shows (an Emacs library, say).
+/// A Rust toolchain that builds `wasm32-unknown-unknown`: rustup's target
+/// when installed, else Debian's `rustc`, `cargo`, `libstd-rust-dev-wasm32`
+/// and `lld-14` (installed with apt-get when missing, saying so).
+pub fn ensure_rust_wasm32() -> Result<(), String> {
+    let found = || {
+        Command::new("rustup")
+            .args(["target", "list", "--installed"])
+            .output()
+            .is_ok_and(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .any(|l| l.trim() == "wasm32-unknown-unknown")
+            })
+            || (Path::new("/usr/bin/cargo").exists()
+                && Path::new("/usr/bin/rust-lld").exists()
+                && Path::new("/usr/lib/rustlib/wasm32-unknown-unknown").exists())
+    };
+    for package in ["rustc", "cargo", "lld-14", "libstd-rust-dev-wasm32"] {
+        if found() {
+            return Ok(());
+        }
+        ensure_debian_package(package, "a Rust toolchain for wasm32", &|| {
+            Command::new("dpkg")
+                .args(["-s", package])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })?;
+    }
+    if found() {
+        Ok(())
+    } else {
+        Err("no Rust toolchain for wasm32-unknown-unknown after installing Debian's".into())
+    }
+}
+
 pub fn ensure_debian_package(
     package: &str,
     what: &str,

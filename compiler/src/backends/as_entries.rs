@@ -3,9 +3,9 @@
 //! signature its payload types give it.
 
 use super::as_types::{string_literal, type_name};
+use super::shared::{Request, request_kind};
 use crate::asnames;
 use crate::model::*;
-use crate::namespace::path::specificity;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -70,44 +70,6 @@ pub(super) fn doc_lines(doc: &Option<String>) -> Vec<String> {
 pub(super) fn verb_const(v: oth_syntax::ast::Verb) -> String {
     let s = v.as_str();
     format!("Verb.{}{}", s[..1].to_uppercase(), &s[1..])
-}
-
-/// How an entry's request payload reaches the method.
-pub(super) enum Request {
-    None,
-    Text(String),
-    Message(TypeId),
-    Messages(Vec<TypeId>),
-    Any(Vec<String>),
-}
-
-pub(super) fn request_kind(model: &Model, e: &EntryDef) -> Request {
-    let messages: Vec<TypeId> = e
-        .request
-        .iter()
-        .filter_map(|t| match t {
-            PayloadType::Message(id) => Some(*id),
-            _ => None,
-        })
-        .collect();
-    match e.request.as_slice() {
-        [] => Request::None,
-        [PayloadType::Content(c)] if c.ty.eq_ignore_ascii_case("text") && c.subtype != "*" => {
-            Request::Text(c.text.clone())
-        }
-        [PayloadType::Message(id)] => Request::Message(*id),
-        _ if messages.len() == e.request.len() => Request::Messages(messages),
-        _ => Request::Any(
-            e.request
-                .iter()
-                .map(|t| match t {
-                    PayloadType::Content(c) => c.text.clone(),
-                    PayloadType::Message(id) => model.ty(*id).format.to_string(),
-                    PayloadType::Unknown => "*/*".into(),
-                })
-                .collect(),
-        ),
-    }
 }
 
 pub(super) fn describe(model: &Model, t: &PayloadType) -> String {
@@ -240,9 +202,8 @@ pub(super) fn answers_class(model: &Model, e: &EntryDef) -> String {
 pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
     let mut methods = Vec::new();
     let mut routes = Vec::new();
-    let mut order: Vec<EntryId> = def.serves.clone();
     // Routing prefers, segment by segment, a literal over `{name}` over `**`.
-    order.sort_by_key(|e| specificity(&model.entry(*e).path.segs));
+    let order = super::shared::route_order(model, def);
     for &e in &def.serves {
         let entry = model.entry(e);
         let names = asnames::method_names(model, entry);

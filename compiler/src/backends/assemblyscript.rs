@@ -5,7 +5,6 @@
 //! `as_entries`; the templates only loop and test flags (the message and
 //! enum templates not even that: they are filled, `filled.rs`).
 
-use std::collections::HashMap;
 
 use handlebars::Handlebars;
 use serde::Serialize;
@@ -174,10 +173,7 @@ fn render(
         .unwrap_or_else(|| source.clone());
     // `Store.wasm#othismo:header` → `Store.wasm`.
     let base = base.split('#').next().unwrap_or(&base).to_string();
-    let objects: Vec<ObjectId> = (0..model.objects.len())
-        .map(|i| ObjectId(i as u32))
-        .filter(|o| model.object(*o).file == file)
-        .collect();
+    let objects = super::shared::objects_of(model, file);
     let types = model.types_for(file, &objects);
     let mut helpers = Helpers::default();
     let hb = templates(template);
@@ -207,14 +203,6 @@ fn render(
         message_names.push(Named { name });
     }
     let mut servers = Vec::new();
-    // The objects of one file that need something at one mount point share
-    // its client, with the entries of all their needs there (the checker
-    // made sure their method names agree, E0404).
-    let mut shared: Vec<NeedBlock> = Vec::new();
-    // Beside each shared block, its entries by path: an entry is looked
-    // for among those of its path only (a file of a thousand objects that
-    // all need one mount would otherwise compare every entry with all).
-    let mut by_path: Vec<HashMap<&PathPattern, Vec<EntryId>>> = Vec::new();
     for &o in &objects {
         let def = model.object(o);
         if !def.native {
@@ -226,30 +214,8 @@ fn render(
                 None => servers.push(view),
             }
         }
-        for n in &def.needs {
-            match shared.iter().position(|s| s.mount == n.mount) {
-                Some(i) => {
-                    for &e in &n.entries {
-                        let entry = model.entry(e);
-                        let alike = by_path[i].entry(&entry.path).or_default();
-                        let same = |x: &EntryId| model.entry(*x).same_for_client(entry);
-                        if !alike.iter().any(same) {
-                            alike.push(e);
-                            shared[i].entries.push(e);
-                        }
-                    }
-                }
-                None => {
-                    let mut index: HashMap<&PathPattern, Vec<EntryId>> = HashMap::new();
-                    for &e in &n.entries {
-                        index.entry(&model.entry(e).path).or_default().push(e);
-                    }
-                    by_path.push(index);
-                    shared.push(n.clone());
-                }
-            }
-        }
     }
+    let shared = super::shared::shared_needs(model, &objects);
     let mut clients: Vec<ClientView> = Vec::new();
     for n in &shared {
         let view = client(model, n);

@@ -1,9 +1,10 @@
 //! What `othc build` needs beyond `othc check`: every object it will compile
-//! has its implementation file (E0407), one of its own (E0408). An object
+//! has its implementation (E0407), one of its own (E0408). An object
 //! without `native` is implemented by the AssemblyScript file named after
 //! the object, next to its `.oth` file (`object Greeter` in `Greeter.oth` →
 //! `Greeter.ts`; `Counter` and `Clicker` in `Both.oth` → `Counter.ts`,
-//! `Clicker.ts`).
+//! `Clicker.ts`), or by the Cargo package of a folder named after it, next
+//! to it (`Shouter/Cargo.toml`): an object written in Rust.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -18,6 +19,18 @@ use crate::resolve::FrontEnd;
 /// The implementation file of `object`, declared in `key` (a `.oth` path).
 pub fn implementation_path(key: &std::path::Path, object: &str) -> PathBuf {
     key.with_file_name(format!("{object}.ts"))
+}
+
+/// The manifest of the Cargo package that implements `object` in Rust,
+/// when it is written in Rust: `<object>/Cargo.toml` beside `key`.
+pub fn rust_package_path(key: &std::path::Path, object: &str) -> PathBuf {
+    key.with_file_name(object).join("Cargo.toml")
+}
+
+/// Whether `implementation` (as `check_implementations` gives it) is a
+/// Cargo package's manifest: an object written in Rust.
+pub fn is_rust(implementation: &std::path::Path) -> bool {
+    implementation.file_name().is_some_and(|n| n == "Cargo.toml")
 }
 
 /// The objects a build of the root files compiles: those the root files
@@ -105,6 +118,11 @@ pub fn check_implementations(
         by_file.insert(ts.clone(), o);
         if loader.load(&ts).is_ok() {
             out.push((o, ts));
+            continue;
+        }
+        let cargo = rust_package_path(&module.key, &def.name);
+        if loader.load(&cargo).is_ok() {
+            out.push((o, cargo));
             continue;
         }
         let beside = module.key.with_extension("ts");

@@ -158,7 +158,8 @@ impl ToDiagnostic for HeaderError {
                         "an object's implementation is the file named after the object: rename `{other}` to `{file}` if it implements `{object}` (an object per file), or write `{file}`"
                     )),
                     None => d.with_help(format!(
-                        "write `{file}`, named after the object (its bindings come from `othc gen`), or mark the object `native` if the runtime provides it"
+                        "write `{file}`, named after the object (its bindings come from `othc gen`), or a Cargo package `{}/Cargo.toml` beside it to write it in Rust, or mark the object `native` if the runtime provides it",
+                        object
                     )),
                 }
             }

@@ -1,0 +1,431 @@
+//! Rust bindings (`othc gen --lang rust`): a module per `.oth` file, beside
+//! it (`Shouter.oth.rs`), against the `othismo` crate (`sdk/rust/`): the
+//! messages and enums with their BSON codec (`rust_types`), a server trait
+//! per object with a method per serves entry and the wrapper that routes to
+//! it, and a client per need. What every language shares (how a payload
+//! reaches a method, route order, shared clients) is `shared`'s; the server
+//! and client code is rendered by the handlebars templates of
+//! `templates/rust/`.
+
+use handlebars::Handlebars;
+use serde::Serialize;
+
+use super::assemblyscript::Generated;
+use super::rust_types::{self, literal, snake, type_name};
+use super::shared::{Request, objects_of, request_kind, route_order, shared_needs, stamped};
+use crate::asnames;
+use crate::model::*;
+
+const FILE: &str = include_str!("../../../templates/rust/bindings.rs.hbs");
+const SERVER: &str = include_str!("../../../templates/rust/server.rs.hbs");
+const CLIENT: &str = include_str!("../../../templates/rust/client.rs.hbs");
+
+#[derive(Serialize)]
+struct FileView {
+    source: String,
+    types: String,
+}
+
+#[derive(Serialize)]
+struct ServerView {
+    name: String,
+    object: String,
+    wrapper: String,
+    doc: Vec<String>,
+    methods: Vec<MethodView>,
+    routes: Vec<RouteView>,
+    any_path: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct MethodView {
+    name: String,
+    signature: String,
+    doc: Vec<String>,
+    params: String,
+}
+
+#[derive(Serialize)]
+struct RouteView {
+    verb: String,
+    condition: String,
+    body: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ClientView {
+    class: String,
+    mount: String,
+    mount_text: String,
+    doc: Vec<String>,
+    instance: Option<String>,
+    methods: Vec<ClientMethodView>,
+}
+
+#[derive(Serialize)]
+struct ClientMethodView {
+    name: String,
+    signature: String,
+    doc: Vec<String>,
+    params: String,
+    verb: String,
+    path: String,
+    payload: String,
+}
+
+/// The Rust bindings of `file` (`source_text` is its text, hashed into
+/// the first line as for the AssemblyScript bindings).
+pub fn generate(model: &Model, file: FileIx, source_text: &str) -> Generated {
+    let source = model.files[file.index()].name.clone();
+    let base = std::path::Path::new(&source)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| source.clone());
+    let base = base.split('#').next().unwrap_or(&base).to_string();
+    let objects = objects_of(model, file);
+    let types = model.types_for(file, &objects);
+    let mut code = String::new();
+    for &t in &types {
+        code.push('\n');
+        match model.ty(t).kind {
+            TypeKind::Enum { .. } => rust_types::enumeration(&mut code, model, t),
+            TypeKind::Message { .. } => rust_types::message(&mut code, model, t),
+        }
+    }
+    let messages: Vec<TypeId> = types
+        .iter()
+        .copied()
+        .filter(|t| matches!(model.ty(*t).kind, TypeKind::Message { .. }))
+        .collect();
+    code.push('\n');
+    rust_types::any_message(&mut code, model, &messages);
+    let hb = templates();
+    let rendered = "the embedded templates render every view (tested)";
+    for &o in &objects {
+        let def = model.object(o);
+        if !def.native {
+            code.push_str(&hb.render("server", &server(model, def)).expect(rendered));
+        }
+    }
+    for n in shared_needs(model, &objects) {
+        code.push_str(&hb.render("client", &client(model, &n)).expect(rendered));
+    }
+    let view = FileView {
+        source: base.clone(),
+        types: code,
+    };
+    let rest = hb.render("file", &view).expect(rendered);
+    Generated {
+        file_name: format!("{base}.rs"),
+        text: stamped("//", &base, source_text, &rest),
+    }
+}
+
+fn templates() -> Handlebars<'static> {
+    let mut hb = Handlebars::new();
+    hb.register_escape_fn(handlebars::no_escape);
+    hb.set_strict_mode(true);
+    let rendered = "the embedded templates render every view (tested)";
+    hb.register_template_string("file", FILE).expect(rendered);
+    hb.register_template_string("server", SERVER).expect(rendered);
+    hb.register_template_string("client", CLIENT).expect(rendered);
+    hb
+}
+
+fn doc_lines(doc: &Option<String>) -> Vec<String> {
+    doc.as_ref()
+        .map(|d| d.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+fn verb(v: Verb) -> String {
+    format!("Verb::{}", asnames::pascal(v.as_str()))
+}
+
+/// `(captures and rest as parameters, their arguments from `s`)`.
+fn path_params(path: &PathPattern) -> (Vec<String>, Vec<String>) {
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    for (i, seg) in path.segs.iter().enumerate() {
+        match seg {
+            Seg::Capture(c) => {
+                params.push(format!("{}: String", snake(c)));
+                args.push(format!("s[{i}].clone()"));
+            }
+            Seg::Rest => {
+                params.push("rest: String".into());
+                args.push(format!("othismo::rest(&s, {i})"));
+            }
+            Seg::Literal(_) => {}
+        }
+    }
+    (params, args)
+}
+
+/// The condition that the segments `s` match a pattern.
+fn condition(path: &PathPattern) -> String {
+    let rest = path.segs.iter().any(|s| matches!(s, Seg::Rest));
+    let fixed = path.segs.iter().filter(|s| !matches!(s, Seg::Rest)).count();
+    let mut parts = vec![if rest {
+        format!("s.len() >= {fixed}")
+    } else {
+        format!("s.len() == {fixed}")
+    }];
+    for (i, seg) in path.segs.iter().enumerate() {
+        if let Seg::Literal(l) = seg {
+            parts.push(format!("s[{i}] == {}", literal(l)));
+        }
+    }
+    parts.join(" && ")
+}
+
+fn signature(model: &Model, e: &EntryDef) -> String {
+    let describe = |t: &PayloadType| match t {
+        PayloadType::Content(c) if c.text == STAT_CONTENT_TYPE => "Stat".to_string(),
+        PayloadType::Content(c) => c.text.clone(),
+        PayloadType::Message(id) => model.ty(*id).name.clone(),
+        PayloadType::Unknown => "?".into(),
+    };
+    let mut s = format!("{} {}", e.path, e.verb.as_str());
+    if e.operator {
+        s = format!("{} operator {}", e.path, e.verb.as_str());
+    }
+    if !e.request.is_empty() {
+        let types: Vec<String> = e.request.iter().map(describe).collect();
+        s.push(' ');
+        s.push_str(&types.join(" | "));
+    }
+    if let Some(a) = &e.answer {
+        s.push_str(" -> ");
+        s.push_str(&describe(a));
+        if e.stream && !e.verb.always_streams() {
+            s.push('*');
+        }
+    }
+    s
+}
+
+/// Fails `req` with `status` and `desc`, and returns: a route's line.
+fn refuse(status: &str, desc: &str) -> String {
+    format!("req.fail(Status::{status}(), {}); return;", literal(desc))
+}
+
+fn server(model: &Model, def: &ObjectDef) -> ServerView {
+    let mut methods = Vec::new();
+    let mut routes = Vec::new();
+    for e in route_order(model, def) {
+        let entry = model.entry(e);
+        let names: Vec<String> = asnames::method_names(model, entry)
+            .iter()
+            .map(|n| snake(n))
+            .collect();
+        let (caps, args) = path_params(&entry.path);
+        let sig = signature(model, entry);
+        let method = |name: &str, body: Option<String>| {
+            let mut p = vec!["req: Request".to_string()];
+            p.extend(caps.iter().cloned());
+            p.extend(body);
+            MethodView {
+                name: name.to_string(),
+                signature: sig.clone(),
+                doc: doc_lines(&entry.doc),
+                params: p.join(", "),
+            }
+        };
+        let call = |name: &str, body: Option<&str>| {
+            let mut a = vec!["req".to_string()];
+            a.extend(args.iter().cloned());
+            a.extend(body.map(str::to_string));
+            format!("self.0.{name}({});", a.join(", "))
+        };
+        let body = match request_kind(model, entry) {
+            Request::None => {
+                methods.push(method(&names[0], None));
+                vec![
+                    "if req.payload.is_some() {".into(),
+                    format!("    {}", refuse("unsupported_type", "this request takes no payload")),
+                    "}".into(),
+                    call(&names[0], None),
+                ]
+            }
+            Request::Text(ct) => {
+                methods.push(method(&names[0], Some("body: String".into())));
+                vec![
+                    "let body = match &req.payload {".into(),
+                    format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(&ct)),
+                    format!("    _ => {{ {} }}", refuse("unsupported_type", &format!("this request takes {ct}"))),
+                    "};".into(),
+                    call(&names[0], Some("body")),
+                ]
+            }
+            Request::Message(id) => {
+                let t = type_name(&model.ty(id).name);
+                let n = &model.ty(id).name;
+                methods.push(method(&names[0], Some(format!("body: {t}"))));
+                vec![
+                    "let body = match &req.payload {".into(),
+                    "    Some(p) if p.media_type() == \"application/bson\" => match ".to_string()
+                        + &format!("{t}::from_payload(p) {{"),
+                    "        Some(m) => m,".into(),
+                    format!("        None => {{ {} }}", refuse("invalid", &format!("the payload is not a valid {n} message"))),
+                    "    },".into(),
+                    format!("    _ => {{ {} }}", refuse("unsupported_type", &format!("this request takes a {n} message"))),
+                    "};".into(),
+                    call(&names[0], Some("body")),
+                ]
+            }
+            Request::Messages(ids) => {
+                let mut b = vec![
+                    "let p = match &req.payload {".to_string(),
+                    "    Some(p) if p.media_type() == \"application/bson\" => p.clone(),".into(),
+                    format!("    _ => {{ {} }}", refuse("unsupported_type", "this request takes a BSON message")),
+                    "};".into(),
+                ];
+                for (name, id) in names.iter().zip(&ids) {
+                    let t = type_name(&model.ty(*id).name);
+                    methods.push(method(name, Some(format!("body: {t}"))));
+                    b.push(format!("if let Some(m) = {t}::from_payload(&p) {{"));
+                    b.push(format!("    {}", call(name, Some("m"))));
+                    b.push("    return;".into());
+                    b.push("}".into());
+                }
+                b.push(refuse("invalid", "the payload is none of the message types this request takes"));
+                b
+            }
+            Request::Any(types) => {
+                methods.push(method(&names[0], Some("body: Payload".into())));
+                let test = types
+                    .iter()
+                    .map(|t| format!("p.is_of({})", literal(t)))
+                    .collect::<Vec<_>>()
+                    .join(" || ");
+                vec![
+                    "let body = match &req.payload {".into(),
+                    format!("    Some(p) if {test} => p.clone(),"),
+                    format!("    _ => {{ {} }}", refuse("unsupported_type", &format!("this request takes {}", types.join(" | ")))),
+                    "};".into(),
+                    call(&names[0], Some("body")),
+                ]
+            }
+        };
+        routes.push(RouteView {
+            verb: verb(entry.verb),
+            condition: condition(&entry.path),
+            body,
+        });
+    }
+    let mut any_path: Vec<String> = route_order(model, def)
+        .iter()
+        .map(|e| condition(&model.entry(*e).path))
+        .collect();
+    any_path.dedup();
+    let name = type_name(&def.name);
+    ServerView {
+        name: format!("{name}Server"),
+        wrapper: format!("{name}Object"),
+        object: def.name.clone(),
+        doc: doc_lines(&def.doc),
+        methods,
+        routes,
+        any_path,
+    }
+}
+
+/// The Rust expression of a need entry's path, its captures given as
+/// parameters of the same names.
+fn client_path(path: &PathPattern) -> String {
+    if path.segs.is_empty() {
+        return "\"/\"".into();
+    }
+    let mut format = String::new();
+    let mut args = Vec::new();
+    for s in &path.segs {
+        match s {
+            Seg::Literal(l) => {
+                format.push('/');
+                format.push_str(&l.replace('{', "{{").replace('}', "}}"));
+            }
+            Seg::Capture(c) => {
+                format.push_str("/{}");
+                args.push(snake(c));
+            }
+            Seg::Rest => {
+                format.push_str("/{}");
+                args.push("rest".into());
+            }
+        }
+    }
+    if args.is_empty() {
+        literal(&format)
+    } else {
+        format!("&format!({}, {})", literal(&format), args.join(", "))
+    }
+}
+
+fn client(model: &Model, n: &NeedBlock) -> ClientView {
+    let mut methods = Vec::new();
+    for &e in &n.entries {
+        let entry = model.entry(e);
+        let names: Vec<String> = asnames::method_names(model, entry)
+            .iter()
+            .map(|n| snake(n))
+            .collect();
+        let caps: Vec<String> = entry
+            .path
+            .segs
+            .iter()
+            .filter_map(|s| match s {
+                Seg::Capture(c) => Some(format!("{}: &str", snake(c))),
+                Seg::Rest => Some("rest: &str".into()),
+                Seg::Literal(_) => None,
+            })
+            .collect();
+        let sig = signature(model, entry);
+        let path = client_path(&entry.path);
+        let mut push = |name: &str, body: Option<String>, payload: String| {
+            let mut p = caps.clone();
+            p.extend(body);
+            p.push("on: impl FnMut(Answer) + 'static".into());
+            methods.push(ClientMethodView {
+                name: name.to_string(),
+                signature: sig.clone(),
+                doc: doc_lines(&entry.doc),
+                params: p.join(", "),
+                verb: verb(entry.verb),
+                path: path.clone(),
+                payload,
+            });
+        };
+        match request_kind(model, entry) {
+            Request::None => push(&names[0], None, "None".into()),
+            Request::Text(ct) => push(
+                &names[0],
+                Some("body: &str".into()),
+                format!("Some(&Payload::new({}, body.as_bytes().to_vec()))", literal(&ct)),
+            ),
+            Request::Message(id) => push(
+                &names[0],
+                Some(format!("body: &{}", type_name(&model.ty(id).name))),
+                "Some(&body.to_payload())".into(),
+            ),
+            Request::Messages(ids) => {
+                for (name, id) in names.iter().zip(&ids) {
+                    push(
+                        name,
+                        Some(format!("body: &{}", type_name(&model.ty(*id).name))),
+                        "Some(&body.to_payload())".into(),
+                    );
+                }
+            }
+            Request::Any(_) => push(&names[0], Some("body: &Payload".into()), "Some(body)".into()),
+        }
+    }
+    ClientView {
+        class: asnames::client_class(&n.mount.segs),
+        mount: literal(&n.mount.to_string()),
+        mount_text: n.mount.to_string(),
+        doc: doc_lines(&n.doc),
+        instance: asnames::client_instance(&n.mount.segs).map(|i| snake(&i)),
+        methods,
+    }
+}

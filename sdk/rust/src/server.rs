@@ -1,0 +1,85 @@
+//! The object: what `main!` runs, and the requests it is serving.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use crate::payload::Status;
+use crate::request::Request;
+
+/// An object: the generated `…Object` wrapper of a server trait is one.
+pub trait Server {
+    /// Once, after the module is instantiated.
+    fn start(&mut self) {}
+    /// A request for this object.
+    fn serve(&mut self, req: Request);
+    /// A caller gave up on `req`: its answers go nowhere now.
+    fn cancelled(&mut self, _req: &Request) {}
+}
+
+thread_local! {
+    static SERVER: RefCell<Option<Box<dyn Server>>> = RefCell::new(None);
+    /// The requests being served, by id.
+    static SERVING: RefCell<HashMap<i32, Request>> = RefCell::new(HashMap::new());
+}
+
+/// Makes `server` this module's object (`main!` calls it at start).
+pub fn run<S: Server + 'static>(server: S) {
+    SERVER.with(|s| *s.borrow_mut() = Some(Box::new(server)));
+}
+
+/// Calls `f` on the object, taken out while it runs (so that whatever it
+/// does may reach this module's state); false when there is none.
+fn with_server(f: impl FnOnce(&mut dyn Server)) -> bool {
+    let taken = SERVER.with(|s| s.borrow_mut().take());
+    match taken {
+        Some(mut server) => {
+            f(server.as_mut());
+            SERVER.with(|s| {
+                let mut slot = s.borrow_mut();
+                if slot.is_none() {
+                    *slot = Some(server);
+                }
+            });
+            true
+        }
+        None => false,
+    }
+}
+
+pub(crate) fn start() {
+    with_server(|s| s.start());
+}
+
+pub(crate) fn serve(req: Request) {
+    SERVING.with(|s| s.borrow_mut().insert(req.id, req.clone()));
+    let unserved = req.clone();
+    if !with_server(|s| s.serve(req)) {
+        unserved.fail(Status::not_found(), "this module serves nothing");
+    }
+}
+
+/// Request `id` had its last answer.
+pub(crate) fn finished(id: i32) {
+    SERVING.with(|s| s.borrow_mut().remove(&id));
+}
+
+pub(crate) fn cancelled(id: i32) {
+    let req = SERVING.with(|s| s.borrow_mut().remove(&id));
+    if let Some(req) = req {
+        req.mark_finished();
+        with_server(|s| s.cancelled(&req));
+    }
+}
+
+/// The segments of a request's path: `/a/b` → `["a", "b"]`, `/` → none.
+pub fn segments(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The segments from `from` on, joined: what a `**` matched.
+pub fn rest(s: &[String], from: usize) -> String {
+    s.get(from..).map(|r| r.join("/")).unwrap_or_default()
+}
