@@ -59,7 +59,10 @@ fn hello_with_a_rust_shouter_prints_what_hello_prints() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert_eq!(out, "Hi, Ada.\nHI, ADA.\nHi, Grace.\nHI, GRACE.\n", "{err}");
     assert!(dir.join("build/Shouter.wasm").exists(), "{err}");
-    assert!(dir.join("Shouter.oth.rs").exists(), "the bindings beside the header");
+    assert!(
+        dir.join("Shouter.oth.rs").exists(),
+        "the bindings beside the header"
+    );
     let o = othc(
         &[
             "run",
@@ -71,9 +74,15 @@ fn hello_with_a_rust_shouter_prints_what_hello_prints() {
     );
     let (out, err) = test_support::texts(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert_eq!(out, "Hello, Ada!\nHELLO, ADA!\nHello, Grace!\nHELLO, GRACE!\n");
+    assert_eq!(
+        out,
+        "Hello, Ada!\nHELLO, ADA!\nHello, Grace!\nHELLO, GRACE!\n"
+    );
     // Nothing changed: the module comes from the cache.
-    assert!(err.contains("Shouter.wasm (unchanged, from the cache)"), "{err}");
+    assert!(
+        err.contains("Shouter.wasm (unchanged, from the cache)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -84,14 +93,30 @@ fn a_rust_object_that_does_not_compile_is_shown_at_its_line() {
     let dir = copy_of("fixtures/build/rust/E0705_rust_error", "rust_e0705");
     let app = dir.join("App.oth").to_string_lossy().into_owned();
     let out = dir.join("out").to_string_lossy().into_owned();
-    let o = othc(&["build", &app, "--out", &out, "--message-format", "json"], "");
+    let o = othc(
+        &["build", &app, "--out", &out, "--message-format", "json"],
+        "",
+    );
     let (stdout, err) = test_support::texts(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let d: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
     assert_eq!(d["code"], "E0705", "{d}");
-    assert!(d["file"].as_str().unwrap().ends_with("App/src/lib.rs"), "{d}");
-    assert_eq!((d["line"].as_u64(), d["column"].as_u64()), (Some(11), Some(26)), "{d}");
-    assert!(d["message"].as_str().unwrap().contains("cannot find function `shout`"), "{d}");
+    assert!(
+        d["file"].as_str().unwrap().ends_with("App/src/lib.rs"),
+        "{d}"
+    );
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(11), Some(26)),
+        "{d}"
+    );
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot find function `shout`"),
+        "{d}"
+    );
 }
 
 #[test]
@@ -104,5 +129,8 @@ fn othc_test_tests_a_rust_object() {
     let o = othc(&["test", &shouter, "--seed", "3", "--cases", "300"], "");
     let (_, err) = test_support::texts(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains("Shouter: 300 case(s)") && err.contains("every contract kept"), "{err}");
+    assert!(
+        err.contains("Shouter: 300 case(s)") && err.contains("every contract kept"),
+        "{err}"
+    );
 }

@@ -59,13 +59,39 @@ pub fn bytes(c: &mut Choices) -> Vec<u8> {
 
 /// A message of type `t`, `$type` first, as a payload carries it.
 pub fn message(model: &Model, t: TypeId, c: &mut Choices) -> Document {
+    message_as(model, t, c, Extras::Yes)
+}
+
+/// A message of type `t` with only the fields its schema names and no
+/// `null`s: what a codec that keeps no unknown field writes back byte for
+/// byte.
+pub fn plain_message(model: &Model, t: TypeId, c: &mut Choices) -> Document {
+    message_as(model, t, c, Extras::No)
+}
+
+/// Whether generated documents carry what a reader skips: fields no schema
+/// names, and `null` for an absent optional field.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Extras {
+    Yes,
+    No,
+}
+
+fn message_as(model: &Model, t: TypeId, c: &mut Choices, extras: Extras) -> Document {
     let mut d = Document::new();
     d.insert("$type", model.ty(t).name.as_str());
-    fields_into(model, t, c, 0, &mut d);
+    fields_into(model, t, c, 0, &mut d, extras);
     d
 }
 
-fn fields_into(model: &Model, t: TypeId, c: &mut Choices, depth: usize, d: &mut Document) {
+fn fields_into(
+    model: &Model,
+    t: TypeId,
+    c: &mut Choices,
+    depth: usize,
+    d: &mut Document,
+    extras: Extras,
+) {
     let TypeKind::Message { fields } = &model.ty(t).kind else {
         return;
     };
@@ -74,18 +100,18 @@ fn fields_into(model: &Model, t: TypeId, c: &mut Choices, depth: usize, d: &mut 
             // Absent, present, or null (which reads as absent).
             match if depth >= DEEPEST { 0 } else { c.below(5) } {
                 0 => continue,
-                1 => {
+                1 if extras == Extras::Yes => {
                     d.insert(f.name.as_str(), Bson::Null);
                     continue;
                 }
                 _ => {}
             }
         }
-        let v = value(model, &f.ty, c, depth + 1);
+        let v = value_as(model, &f.ty, c, depth + 1, extras);
         d.insert(f.name.as_str(), v);
     }
     // Fields no schema names: a reader skips them.
-    if c.chance(15) {
+    if extras == Extras::Yes && c.chance(15) {
         for k in 0..1 + c.below(3) {
             let extra = match c.below(4) {
                 0 => Bson::Int32(c.below(1000) as i32),
@@ -100,6 +126,10 @@ fn fields_into(model: &Model, t: TypeId, c: &mut Choices, depth: usize, d: &mut 
 
 /// A value of field type `ty`.
 pub fn value(model: &Model, ty: &FieldType, c: &mut Choices, depth: usize) -> Bson {
+    value_as(model, ty, c, depth, Extras::Yes)
+}
+
+fn value_as(model: &Model, ty: &FieldType, c: &mut Choices, depth: usize, extras: Extras) -> Bson {
     match ty {
         FieldType::Scalar(s) => scalar(*s, c),
         FieldType::Named(t) => match &model.ty(*t).kind {
@@ -108,7 +138,7 @@ pub fn value(model: &Model, ty: &FieldType, c: &mut Choices, depth: usize) -> Bs
             }
             TypeKind::Message { .. } => {
                 let mut d = Document::new();
-                fields_into(model, *t, c, depth, &mut d);
+                fields_into(model, *t, c, depth, &mut d, extras);
                 Bson::Document(d)
             }
         },
@@ -123,7 +153,7 @@ pub fn value(model: &Model, ty: &FieldType, c: &mut Choices, depth: usize) -> Bs
             let t = messages[c.below(messages.len() as u64) as usize];
             let mut d = Document::new();
             d.insert("$type", model.ty(t).name.as_str());
-            fields_into(model, t, c, depth, &mut d);
+            fields_into(model, t, c, depth, &mut d, extras);
             Bson::Document(d)
         }
         FieldType::List(inner) => {
@@ -136,7 +166,11 @@ pub fn value(model: &Model, ty: &FieldType, c: &mut Choices, depth: usize) -> Bs
                     _ => 20 + c.below(60),
                 }
             };
-            Bson::Array((0..n).map(|_| value(model, inner, c, depth + 1)).collect())
+            Bson::Array(
+                (0..n)
+                    .map(|_| value_as(model, inner, c, depth + 1, extras))
+                    .collect(),
+            )
         }
         FieldType::Map(inner) => {
             let mut d = Document::new();
@@ -147,7 +181,7 @@ pub fn value(model: &Model, ty: &FieldType, c: &mut Choices, depth: usize) -> Bs
                     1 => format!("{}{k}", text(c).replace(['\0', '.', '$'], "_")),
                     _ => format!("é{k}"),
                 };
-                d.insert(key, value(model, inner, c, depth + 1));
+                d.insert(key, value_as(model, inner, c, depth + 1, extras));
             }
             Bson::Document(d)
         }

@@ -443,7 +443,9 @@ fn compile_rust_cached(name: &str, manifest: &Path, bindings: &str, opts: &Optio
         h.update(n);
         h.update(text);
     }
-    for (path, bytes) in rust_toolchain::package_files(manifest).map_err(toolchain::CompileError::Setup)? {
+    for (path, bytes) in
+        rust_toolchain::package_files(manifest).map_err(toolchain::CompileError::Setup)?
+    {
         h.update(path.to_string_lossy().as_bytes());
         h.update(bytes);
     }
@@ -457,7 +459,11 @@ fn compile_rust_cached(name: &str, manifest: &Path, bindings: &str, opts: &Optio
     let wasm = rust_toolchain::compile(manifest, &scratch, opts.profile)?;
     if let Some(parent) = cached.parent() {
         let _ = std::fs::create_dir_all(parent);
-        let tmp = parent.join(format!(".{key}.{}.{:?}", std::process::id(), std::thread::current().id()));
+        let tmp = parent.join(format!(
+            ".{key}.{}.{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         if std::fs::write(&tmp, &wasm).is_ok() {
             let _ = std::fs::rename(&tmp, &cached);
         }

@@ -21,9 +21,18 @@ pub const SDK_FILES: &[(&str, &str)] = &[
     ("src/lib.rs", include_str!("../../sdk/rust/src/lib.rs")),
     ("src/abi.rs", include_str!("../../sdk/rust/src/abi.rs")),
     ("src/bson.rs", include_str!("../../sdk/rust/src/bson.rs")),
-    ("src/payload.rs", include_str!("../../sdk/rust/src/payload.rs")),
-    ("src/request.rs", include_str!("../../sdk/rust/src/request.rs")),
-    ("src/server.rs", include_str!("../../sdk/rust/src/server.rs")),
+    (
+        "src/payload.rs",
+        include_str!("../../sdk/rust/src/payload.rs"),
+    ),
+    (
+        "src/request.rs",
+        include_str!("../../sdk/rust/src/request.rs"),
+    ),
+    (
+        "src/server.rs",
+        include_str!("../../sdk/rust/src/server.rs"),
+    ),
     ("src/stat.rs", include_str!("../../sdk/rust/src/stat.rs")),
 ];
 
@@ -42,7 +51,11 @@ pub fn find() -> Result<Cargo, String> {
     let rustup_has_it = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == TARGET));
+        .is_ok_and(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .any(|l| l.trim() == TARGET)
+        });
     if rustup_has_it {
         return Ok(Cargo {
             program: PathBuf::from("cargo"),
@@ -83,7 +96,8 @@ pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
                 .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
         }
         if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
-            std::fs::write(&path, text).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         }
     }
     Ok(dir)
@@ -100,7 +114,11 @@ fn lib_name(manifest: &str) -> Option<String> {
             section = l;
             continue;
         }
-        let Some(value) = l.strip_prefix("name").map(str::trim_start).and_then(|r| r.strip_prefix('=')) else {
+        let Some(value) = l
+            .strip_prefix("name")
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix('='))
+        else {
             continue;
         };
         let value = value.trim().trim_matches('"').to_string();
@@ -130,20 +148,29 @@ pub fn compile(manifest: &Path, build: &Path, profile: Profile) -> Result<Vec<u8
         Profile::Debug => ("dev", "debug"),
     };
     let mut c = Command::new(&cargo.program);
-    c.args(["build", "--offline", "--message-format=short", "--target", TARGET])
-        .arg("--manifest-path")
-        .arg(absolute(manifest))
-        .arg("--target-dir")
-        .arg(&target)
-        .arg("--config")
-        .arg(format!("patch.crates-io.othismo.path={:?}", absolute(&sdk).display().to_string()))
-        .args(["--config", "profile.release.opt-level=\"s\""])
-        .args(["--config", "profile.release.lto=true"])
-        .args(["--config", "profile.release.debug=false"])
-        .args(["--config", "profile.release.strip=true"])
-        .args(["--config", "profile.release.panic=\"abort\""])
-        .args(["--config", "profile.dev.panic=\"abort\""])
-        .env("CARGO_TERM_COLOR", "never");
+    c.args([
+        "build",
+        "--offline",
+        "--message-format=short",
+        "--target",
+        TARGET,
+    ])
+    .arg("--manifest-path")
+    .arg(absolute(manifest))
+    .arg("--target-dir")
+    .arg(&target)
+    .arg("--config")
+    .arg(format!(
+        "patch.crates-io.othismo.path={:?}",
+        absolute(&sdk).display().to_string()
+    ))
+    .args(["--config", "profile.release.opt-level=\"s\""])
+    .args(["--config", "profile.release.lto=true"])
+    .args(["--config", "profile.release.debug=false"])
+    .args(["--config", "profile.release.strip=true"])
+    .args(["--config", "profile.release.panic=\"abort\""])
+    .args(["--config", "profile.dev.panic=\"abort\""])
+    .env("CARGO_TERM_COLOR", "never");
     if profile == Profile::Release {
         c.arg("--release");
     }
@@ -179,7 +206,11 @@ pub fn compile_errors(output: &str) -> Vec<CompilerError> {
         let message = format!("error{rest}");
         let mut parts = place.rsplitn(3, ':');
         let (col, ln, file) = (parts.next(), parts.next(), parts.next());
-        let place = match (file, ln.and_then(|l| l.parse().ok()), col.and_then(|c| c.parse().ok())) {
+        let place = match (
+            file,
+            ln.and_then(|l| l.parse().ok()),
+            col.and_then(|c| c.parse().ok()),
+        ) {
             (Some(file), Some(line), Some(column)) => Some(Place {
                 file: file.to_string(),
                 line,
@@ -201,7 +232,8 @@ pub fn package_files(manifest: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, String>
     let mut out = Vec::new();
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
         for e in entries.flatten() {
             let p = e.path();
             let name = e.file_name();
@@ -225,9 +257,13 @@ mod tests {
 
     #[test]
     fn the_library_is_named_as_cargo_names_it() {
-        assert_eq!(lib_name("[package]\nname = \"my-shouter\"\n").as_deref(), Some("my_shouter"));
         assert_eq!(
-            lib_name("[package]\nname = \"a\"\n\n[lib]\nname = \"b\"\ncrate-type = [\"cdylib\"]\n").as_deref(),
+            lib_name("[package]\nname = \"my-shouter\"\n").as_deref(),
+            Some("my_shouter")
+        );
+        assert_eq!(
+            lib_name("[package]\nname = \"a\"\n\n[lib]\nname = \"b\"\ncrate-type = [\"cdylib\"]\n")
+                .as_deref(),
             Some("b")
         );
     }
@@ -239,6 +275,10 @@ mod tests {
         assert_eq!(errors.len(), 1);
         let p = errors[0].place.as_ref().unwrap();
         assert_eq!((p.file.as_str(), p.line, p.column), ("src/lib.rs", 5, 14));
-        assert!(errors[0].message.starts_with("error[E0425]: cannot find value"));
+        assert!(
+            errors[0]
+                .message
+                .starts_with("error[E0425]: cannot find value")
+        );
     }
 }

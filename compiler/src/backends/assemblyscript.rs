@@ -5,7 +5,6 @@
 //! `as_entries`; the templates only loop and test flags (the message and
 //! enum templates not even that: they are filled, `filled.rs`).
 
-
 use handlebars::Handlebars;
 use serde::Serialize;
 

@@ -3,10 +3,10 @@
 //! over what they share (`shared`).
 
 mod as_entries;
-mod shared;
 mod as_messages;
 pub mod as_types;
 pub mod assemblyscript;
+mod filled;
 pub mod rust;
 mod rust_types;
-mod filled;
+mod shared;

@@ -127,8 +127,10 @@ fn templates() -> Handlebars<'static> {
     hb.set_strict_mode(true);
     let rendered = "the embedded templates render every view (tested)";
     hb.register_template_string("file", FILE).expect(rendered);
-    hb.register_template_string("server", SERVER).expect(rendered);
-    hb.register_template_string("client", CLIENT).expect(rendered);
+    hb.register_template_string("server", SERVER)
+        .expect(rendered);
+    hb.register_template_string("client", CLIENT)
+        .expect(rendered);
     hb
 }
 
@@ -243,7 +245,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 methods.push(method(&names[0], None));
                 vec![
                     "if req.payload.is_some() {".into(),
-                    format!("    {}", refuse("unsupported_type", "this request takes no payload")),
+                    format!(
+                        "    {}",
+                        refuse("unsupported_type", "this request takes no payload")
+                    ),
                     "}".into(),
                     call(&names[0], None),
                 ]
@@ -253,7 +258,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 vec![
                     "let body = match &req.payload {".into(),
                     format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(&ct)),
-                    format!("    _ => {{ {} }}", refuse("unsupported_type", &format!("this request takes {ct}"))),
+                    format!(
+                        "    _ => {{ {} }}",
+                        refuse("unsupported_type", &format!("this request takes {ct}"))
+                    ),
                     "};".into(),
                     call(&names[0], Some("body")),
                 ]
@@ -267,9 +275,21 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                     "    Some(p) if p.media_type() == \"application/bson\" => match ".to_string()
                         + &format!("{t}::from_payload(p) {{"),
                     "        Some(m) => m,".into(),
-                    format!("        None => {{ {} }}", refuse("invalid", &format!("the payload is not a valid {n} message"))),
+                    format!(
+                        "        None => {{ {} }}",
+                        refuse(
+                            "invalid",
+                            &format!("the payload is not a valid {n} message")
+                        )
+                    ),
                     "    },".into(),
-                    format!("    _ => {{ {} }}", refuse("unsupported_type", &format!("this request takes a {n} message"))),
+                    format!(
+                        "    _ => {{ {} }}",
+                        refuse(
+                            "unsupported_type",
+                            &format!("this request takes a {n} message")
+                        )
+                    ),
                     "};".into(),
                     call(&names[0], Some("body")),
                 ]
@@ -278,7 +298,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 let mut b = vec![
                     "let p = match &req.payload {".to_string(),
                     "    Some(p) if p.media_type() == \"application/bson\" => p.clone(),".into(),
-                    format!("    _ => {{ {} }}", refuse("unsupported_type", "this request takes a BSON message")),
+                    format!(
+                        "    _ => {{ {} }}",
+                        refuse("unsupported_type", "this request takes a BSON message")
+                    ),
                     "};".into(),
                 ];
                 for (name, id) in names.iter().zip(&ids) {
@@ -289,7 +312,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                     b.push("    return;".into());
                     b.push("}".into());
                 }
-                b.push(refuse("invalid", "the payload is none of the message types this request takes"));
+                b.push(refuse(
+                    "invalid",
+                    "the payload is none of the message types this request takes",
+                ));
                 b
             }
             Request::Any(types) => {
@@ -302,7 +328,13 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 vec![
                     "let body = match &req.payload {".into(),
                     format!("    Some(p) if {test} => p.clone(),"),
-                    format!("    _ => {{ {} }}", refuse("unsupported_type", &format!("this request takes {}", types.join(" | ")))),
+                    format!(
+                        "    _ => {{ {} }}",
+                        refuse(
+                            "unsupported_type",
+                            &format!("this request takes {}", types.join(" | "))
+                        )
+                    ),
                     "};".into(),
                     call(&names[0], Some("body")),
                 ]
@@ -401,7 +433,10 @@ fn client(model: &Model, n: &NeedBlock) -> ClientView {
             Request::Text(ct) => push(
                 &names[0],
                 Some("body: &str".into()),
-                format!("Some(&Payload::new({}, body.as_bytes().to_vec()))", literal(&ct)),
+                format!(
+                    "Some(&Payload::new({}, body.as_bytes().to_vec()))",
+                    literal(&ct)
+                ),
             ),
             Request::Message(id) => push(
                 &names[0],
@@ -417,7 +452,11 @@ fn client(model: &Model, n: &NeedBlock) -> ClientView {
                     );
                 }
             }
-            Request::Any(_) => push(&names[0], Some("body: &Payload".into()), "Some(body)".into()),
+            Request::Any(_) => push(
+                &names[0],
+                Some("body: &Payload".into()),
+                "Some(body)".into(),
+            ),
         }
     }
     ClientView {

@@ -101,7 +101,11 @@ fn bare(model: &Model, ty: &FieldType) -> String {
 pub fn doc(out: &mut String, doc: &Option<String>, indent: &str) {
     if let Some(d) = doc {
         for line in d.lines() {
-            let _ = writeln!(out, "{indent}///{}{line}", if line.is_empty() { "" } else { " " });
+            let _ = writeln!(
+                out,
+                "{indent}///{}{line}",
+                if line.is_empty() { "" } else { " " }
+            );
         }
     }
 }
@@ -114,10 +118,18 @@ pub fn message(out: &mut String, model: &Model, t: TypeId) {
     };
     let name = type_name(&def.name);
     doc(out, &def.doc, "");
-    let _ = writeln!(out, "#[derive(Clone, Debug, Default, PartialEq)]\npub struct {name} {{");
+    let _ = writeln!(
+        out,
+        "#[derive(Clone, Debug, Default, PartialEq)]\npub struct {name} {{"
+    );
     for f in fields {
         doc(out, &f.doc, "    ");
-        let _ = writeln!(out, "    pub {}: {},", snake(&f.name), field_type(model, &f.ty, f.optional));
+        let _ = writeln!(
+            out,
+            "    pub {}: {},",
+            snake(&f.name),
+            field_type(model, &f.ty, f.optional)
+        );
     }
     let _ = writeln!(out, "}}\n\nimpl {name} {{");
     let _ = writeln!(
@@ -137,7 +149,10 @@ pub fn message(out: &mut String, model: &Model, t: TypeId) {
                 "        if let Some(v) = &self.{field} {{\n            d.push({wire}, othismo::bson::Field::to_value(v));\n        }}"
             );
         } else {
-            let _ = writeln!(out, "        d.push({wire}, othismo::bson::Field::to_value(&self.{field}));");
+            let _ = writeln!(
+                out,
+                "        d.push({wire}, othismo::bson::Field::to_value(&self.{field}));"
+            );
         }
     }
     let _ = writeln!(out, "        d\n    }}\n");
@@ -165,7 +180,14 @@ pub fn message(out: &mut String, model: &Model, t: TypeId) {
         "    /// The message a payload holds: `None` when it is not a `{}`.\n    pub fn from_payload(p: &othismo::Payload) -> Option<{name}> {{\n        let (t, d) = othismo::bson::typed(&p.data).ok()?;\n        if t != Self::TYPE {{\n            return None;\n        }}\n        {name}::from_document(&d).ok()\n    }}\n}}\n",
         def.name
     );
-    codec(out, &name, "othismo::bson::Value::Document(self.to_document())", &format!("match v {{\n            othismo::bson::Value::Document(d) => {name}::from_document(d),\n            _ => Err(othismo::bson::DecodeError(\"expected a document\".to_string())),\n        }}"));
+    codec(
+        out,
+        &name,
+        "othismo::bson::Value::Document(self.to_document())",
+        &format!(
+            "match v {{\n            othismo::bson::Value::Document(d) => {name}::from_document(d),\n            _ => Err(othismo::bson::DecodeError(\"expected a document\".to_string())),\n        }}"
+        ),
+    );
 }
 
 /// `Field` and `NotByte` for a generated type.
@@ -185,45 +207,82 @@ pub fn enumeration(out: &mut String, model: &Model, t: TypeId) {
     let name = type_name(&def.name);
     let variant = |v: &EnumValueDef| raw(asnames::pascal(&v.name));
     doc(out, &def.doc, "");
-    let _ = writeln!(out, "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum {name} {{");
+    let _ = writeln!(
+        out,
+        "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum {name} {{"
+    );
     for v in values {
         doc(out, &v.doc, "    ");
         let _ = writeln!(out, "    {},", variant(v));
     }
-    let _ = writeln!(out, "}}\n\nimpl Default for {name} {{\n    fn default() -> {name} {{\n        {name}::{}\n    }}\n}}\n", variant(&values[0]));
-    let _ = writeln!(out, "impl {name} {{\n    /// The value's name, as it travels.\n    pub fn as_str(&self) -> &'static str {{\n        match self {{");
+    let _ = writeln!(
+        out,
+        "}}\n\nimpl Default for {name} {{\n    fn default() -> {name} {{\n        {name}::{}\n    }}\n}}\n",
+        variant(&values[0])
+    );
+    let _ = writeln!(
+        out,
+        "impl {name} {{\n    /// The value's name, as it travels.\n    pub fn as_str(&self) -> &'static str {{\n        match self {{"
+    );
     for v in values {
-        let _ = writeln!(out, "            {name}::{} => {},", variant(v), literal(&v.name));
+        let _ = writeln!(
+            out,
+            "            {name}::{} => {},",
+            variant(v),
+            literal(&v.name)
+        );
     }
-    let _ = writeln!(out, "        }}\n    }}\n\n    /// The value named `s`.\n    pub fn parse(s: &str) -> Option<{name}> {{\n        match s {{");
+    let _ = writeln!(
+        out,
+        "        }}\n    }}\n\n    /// The value named `s`.\n    pub fn parse(s: &str) -> Option<{name}> {{\n        match s {{"
+    );
     for v in values {
-        let _ = writeln!(out, "            {} => Some({name}::{}),", literal(&v.name), variant(v));
+        let _ = writeln!(
+            out,
+            "            {} => Some({name}::{}),",
+            literal(&v.name),
+            variant(v)
+        );
     }
     let _ = writeln!(out, "            _ => None,\n        }}\n    }}\n}}\n");
     codec(
         out,
         &name,
         "othismo::bson::Value::String(self.as_str().to_string())",
-        &format!("match v {{\n            othismo::bson::Value::String(s) => {name}::parse(s).ok_or_else(|| othismo::bson::DecodeError(format!(\"`{{}}` is no value of `{}`\", s))),\n            _ => Err(othismo::bson::DecodeError(\"expected an enum's name (a string)\".to_string())),\n        }}", def.name),
+        &format!(
+            "match v {{\n            othismo::bson::Value::String(s) => {name}::parse(s).ok_or_else(|| othismo::bson::DecodeError(format!(\"`{{}}` is no value of `{}`\", s))),\n            _ => Err(othismo::bson::DecodeError(\"expected an enum's name (a string)\".to_string())),\n        }}",
+            def.name
+        ),
     );
 }
 
 /// `AnyMessage`: a message of any of `messages`, or another kept whole.
 pub fn any_message(out: &mut String, model: &Model, messages: &[TypeId]) {
-    let _ = writeln!(out, "/// A message of any type (an `any` field): one of this file's, or another,\n/// kept whole (it names its type) and passed on unchanged.\n#[derive(Clone, Debug, PartialEq)]\npub enum AnyMessage {{");
+    let _ = writeln!(
+        out,
+        "/// A message of any type (an `any` field): one of this file's, or another,\n/// kept whole (it names its type) and passed on unchanged.\n#[derive(Clone, Debug, PartialEq)]\npub enum AnyMessage {{"
+    );
     for &t in messages {
         let n = type_name(&model.ty(t).name);
         // Boxed: a message may hold an `any`, and so, through it, itself.
         let _ = writeln!(out, "    {n}(Box<{n}>),");
     }
-    let _ = writeln!(out, "    Unknown(othismo::bson::Document),\n}}\n\nimpl Default for AnyMessage {{\n    fn default() -> AnyMessage {{\n        AnyMessage::Unknown(othismo::bson::Document::new())\n    }}\n}}\n");
+    let _ = writeln!(
+        out,
+        "    Unknown(othismo::bson::Document),\n}}\n\nimpl Default for AnyMessage {{\n    fn default() -> AnyMessage {{\n        AnyMessage::Unknown(othismo::bson::Document::new())\n    }}\n}}\n"
+    );
     let mut to = String::from("let (t, fields): (&str, othismo::bson::Document) = match self {\n");
     for &t in messages {
         let n = type_name(&model.ty(t).name);
-        let _ = writeln!(to, "            AnyMessage::{n}(m) => ({n}::TYPE, m.to_document()),");
+        let _ = writeln!(
+            to,
+            "            AnyMessage::{n}(m) => ({n}::TYPE, m.to_document()),"
+        );
     }
     to.push_str("            AnyMessage::Unknown(d) => return othismo::bson::Value::Document(d.clone()),\n        };\n        let mut d = othismo::bson::Document::new();\n        d.push(\"$type\", othismo::bson::Value::String(t.to_string()));\n        d.fields.extend(fields.fields);\n        othismo::bson::Value::Document(d)");
-    let mut from = String::from("let d = match v {\n            othismo::bson::Value::Document(d) => d,\n            _ => return Err(othismo::bson::DecodeError(\"expected a document\".to_string())),\n        };\n        let t = match d.get(\"$type\") {\n            Some(othismo::bson::Value::String(t)) => t.as_str(),\n            _ => return Err(othismo::bson::DecodeError(\"an `any` names its `$type`\".to_string())),\n        };\n        match t {\n");
+    let mut from = String::from(
+        "let d = match v {\n            othismo::bson::Value::Document(d) => d,\n            _ => return Err(othismo::bson::DecodeError(\"expected a document\".to_string())),\n        };\n        let t = match d.get(\"$type\") {\n            Some(othismo::bson::Value::String(t)) => t.as_str(),\n            _ => return Err(othismo::bson::DecodeError(\"an `any` names its `$type`\".to_string())),\n        };\n        match t {\n",
+    );
     for &t in messages {
         let n = type_name(&model.ty(t).name);
         let _ = writeln!(

@@ -46,7 +46,6 @@ pub(crate) fn request_kind(model: &Model, e: &EntryDef) -> Request {
     }
 }
 
-
 /// The objects file `file` declares.
 pub(crate) fn objects_of(model: &Model, file: FileIx) -> Vec<ObjectId> {
     (0..model.objects.len())

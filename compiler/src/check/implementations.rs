@@ -30,7 +30,9 @@ pub fn rust_package_path(key: &std::path::Path, object: &str) -> PathBuf {
 /// Whether `implementation` (as `check_implementations` gives it) is a
 /// Cargo package's manifest: an object written in Rust.
 pub fn is_rust(implementation: &std::path::Path) -> bool {
-    implementation.file_name().is_some_and(|n| n == "Cargo.toml")
+    implementation
+        .file_name()
+        .is_some_and(|n| n == "Cargo.toml")
 }
 
 /// The objects a build of the root files compiles: those the root files
