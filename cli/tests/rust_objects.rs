@@ -7,7 +7,9 @@
 //! - a second build takes the Rust module from the cache;
 //! - a Rust object that does not compile is E0705 at its place in the
 //!   package's `src/lib.rs`;
-//! - `othc test` tests a Rust object as any other.
+//! - `othc test` tests a Rust object as any other;
+//! - an AssemblyScript and a Rust object exchange every message type of
+//!   everything.oth, byte for byte (`fixtures/exchange`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -133,4 +135,109 @@ fn othc_test_tests_a_rust_object() {
         err.contains("Shouter: 300 case(s)") && err.contains("every contract kept"),
         "{err}"
     );
+}
+
+struct Disk;
+
+impl othc::loader::Loader for Disk {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+}
+
+/// `fixtures/exchange`: every message type of everything.oth, generated,
+/// sent to an AssemblyScript Relay that decodes it and sends it on to a
+/// Rust Echo, which decodes it and answers it back; the Relay answers with
+/// what came back, decoded and encoded again. Each comes back byte for
+/// byte: the two codecs read and write every type alike.
+#[test]
+fn as_and_rust_objects_exchange_every_message_type() {
+    if !ready() {
+        return;
+    }
+    let work = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "rust_exchange");
+    for dir in ["exchange", "codegen"] {
+        let copy = copy_of(&format!("fixtures/{dir}"), &format!("rust_exchange_{dir}"));
+        std::fs::rename(&copy, work.join(dir)).unwrap();
+    }
+    let file = work.join("exchange/Exchange.oth");
+    let out = work.join("out");
+    let o = othc(
+        &[
+            "build",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", test_support::texts(&o).1);
+    let bundle = std::fs::read(out.join("Exchange.othimg")).unwrap();
+    let c = othc::compile(
+        &Disk,
+        std::slice::from_ref(&file),
+        &othc::ValueInputs::default(),
+    )
+    .unwrap();
+    let model = &c.checked.model;
+    let (mut sink_out, mut sink_err) = (std::io::sink(), std::io::sink());
+    let io = othismo_runtime::Io {
+        input: Box::new(std::iter::empty()),
+        out: &mut sink_out,
+        err: &mut sink_err,
+        trace: None,
+    };
+    let mut probe = othismo_runtime::probe::image::ImageProbe::load(
+        &bundle,
+        othismo_runtime::Limits::default(),
+        io,
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    probe.start().unwrap();
+    let mut sent = 0;
+    for (k, t) in model.types.iter().enumerate() {
+        if !matches!(t.kind, othc::model::TypeKind::Message { .. }) {
+            continue;
+        }
+        let id = othc::model::TypeId(k as u32);
+        for seed in 0..150 {
+            let doc = othc_contracts::values::plain_message(
+                model,
+                id,
+                &mut othc_contracts::choices::Choices::new(seed),
+            );
+            let mut bytes = Vec::new();
+            doc.to_writer(&mut bytes).unwrap();
+            let payload = othismo_runtime::Payload {
+                content_type: "application/bson".into(),
+                data: bytes.clone(),
+            };
+            let path = format!("/relay/{}", t.name.to_lowercase());
+            let outcome = probe.send(othc::model::Verb::Write, 0, &path, Some(payload));
+            assert!(
+                outcome.stopped.is_empty(),
+                "{}: {:?}",
+                t.name,
+                outcome.stopped
+            );
+            match outcome.came.as_slice() {
+                [
+                    othismo_runtime::probe::image::Came::Answer {
+                        payload: Some(p), ..
+                    },
+                ] => {
+                    assert!(
+                        p.data == bytes,
+                        "{} (seed {seed}) came back changed: sent {doc}, got {:?}",
+                        t.name,
+                        bson::Document::from_reader(p.data.as_slice())
+                    );
+                }
+                other => panic!("{} (seed {seed}): {other:?}", t.name),
+            }
+            sent += 1;
+        }
+    }
+    assert_eq!(sent, 7 * 150);
 }
