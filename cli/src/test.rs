@@ -92,49 +92,11 @@ pub fn run(args: TestArgs) -> u8 {
     if args.image.is_some() {
         return run_image(args, compiled);
     }
-    let model = &compiled.checked.model;
-    let mut objects = compiled.root_objects();
-    let names: Vec<String> = objects
-        .iter()
-        .map(|&o| model.object(o).name.clone())
-        .collect();
-    if let Some(want) = &args.object {
-        objects.retain(|&o| model.object(o).name == *want);
-        if objects.is_empty() {
-            eprintln!(
-                "error: `{}` declares no object `{want}` to test (its objects: {})",
-                args.file.display(),
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    othc::diagnostics::wording::quote_list(&names)
-                }
-            );
-            return EXIT_USAGE;
-        }
-    }
-    if objects.is_empty() {
-        let images: Vec<String> = compiled
-            .root_images()
-            .into_iter()
-            .map(|i| compiled.checked.model.image(i).name.clone())
-            .collect();
-        let hint = match images.first() {
-            Some(i) => format!("; to test its image through its exports: --image {i}"),
-            None => String::new(),
-        };
-        eprintln!(
-            "error: `{}` declares no object to test (`othc test` tests the objects a file declares){hint}",
-            args.file.display()
-        );
-        return EXIT_USAGE;
-    }
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.file
-            .parent()
-            .map(|p| p.join("build"))
-            .unwrap_or_else(|| PathBuf::from("build"))
-    });
+    let objects = match objects_to_test(&args, &compiled) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
+    let out = out_dir(&args);
     let profile = if args.release {
         Profile::Release
     } else {
@@ -165,20 +127,8 @@ pub fn run(args: TestArgs) -> u8 {
             eprintln!("error: `{name}` was not built");
             return EXIT_USAGE;
         };
-        let module = std::fs::read(&b.path)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| {
-                othismo_runtime::probe::Module::new(&bytes, othismo_runtime::Limits::default())
-            });
-        let module = match module {
-            Ok(m) => m,
-            Err(e) => {
-                eprintln!(
-                    "error: `{name}`'s module `{}` cannot be loaded: {e}",
-                    b.path.display()
-                );
-                return EXIT_USAGE;
-            }
+        let Some(module) = load(name, &b.path) else {
+            return EXIT_USAGE;
         };
         let began = Instant::now();
         let r = othc_contracts::test_object(&compiled.checked, o, &module, &opts);
@@ -192,6 +142,72 @@ pub fn run(args: TestArgs) -> u8 {
         reports.push(r);
     }
     finish(&args, seed, &reports)
+}
+
+/// The objects `args` asks to test (every object the file declares, or
+/// the one `--object` names), or the usage error that says why none.
+fn objects_to_test(
+    args: &TestArgs,
+    compiled: &othc::Compilation,
+) -> Result<Vec<othc::model::ObjectId>, u8> {
+    let model = &compiled.checked.model;
+    let mut objects = compiled.root_objects();
+    let names: Vec<String> = objects
+        .iter()
+        .map(|&o| model.object(o).name.clone())
+        .collect();
+    if let Some(want) = &args.object {
+        objects.retain(|&o| model.object(o).name == *want);
+        if objects.is_empty() {
+            eprintln!(
+                "error: `{}` declares no object `{want}` to test (its objects: {})",
+                args.file.display(),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    othc::diagnostics::wording::quote_list(&names)
+                }
+            );
+            return Err(EXIT_USAGE);
+        }
+    }
+    if objects.is_empty() {
+        let images: Vec<String> = compiled
+            .root_images()
+            .into_iter()
+            .map(|i| compiled.checked.model.image(i).name.clone())
+            .collect();
+        let hint = match images.first() {
+            Some(i) => format!("; to test its image through its exports: --image {i}"),
+            None => String::new(),
+        };
+        eprintln!(
+            "error: `{}` declares no object to test (`othc test` tests the objects a file declares){hint}",
+            args.file.display()
+        );
+        return Err(EXIT_USAGE);
+    }
+    Ok(objects)
+}
+
+/// Object `name`'s module at `path`, compiled; `None` (said why) when it
+/// cannot be.
+fn load(name: &str, path: &std::path::Path) -> Option<othismo_runtime::probe::Module> {
+    let module = std::fs::read(path)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| {
+            othismo_runtime::probe::Module::new(&bytes, othismo_runtime::Limits::default())
+        });
+    match module {
+        Ok(m) => Some(m),
+        Err(e) => {
+            eprintln!(
+                "error: `{name}`'s module `{}` cannot be loaded: {e}",
+                path.display()
+            );
+            None
+        }
+    }
 }
 
 /// `othc test FILE --image NAME`: the image built, its modules' code

@@ -497,11 +497,3 @@ fn carried(p: &Carried) -> String {
         Carried::TooLarge(n) => format!("{n} bytes, over the limit"),
     }
 }
-
-/// The payload carried, if one (for the round trip's comparison).
-pub fn payload_of(p: &Carried) -> Option<&Payload> {
-    match p {
-        Carried::Some(p) => Some(p),
-        _ => None,
-    }
-}

@@ -12,8 +12,9 @@ use othc::namespace::path::push_text;
 use crate::abi::errno;
 use crate::host::{Call, Carried};
 use crate::natives::Reply;
+use crate::probe::image::Came;
 use crate::workers::Delivery;
-use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, cluster, probe, route, view};
+use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, cluster, route, view};
 
 /// Whether an instance is still running after one of its calls was done.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -209,10 +210,7 @@ impl Runtime<'_> {
                 };
                 return self.answer_remote(k, w, done);
             }
-            Sender::Outside(k) => {
-                let came = probe::image::Came::Answer { done, payload };
-                return self.came_back(k, came);
-            }
+            Sender::Outside(k) => return self.came_back(k, Came::Answer { done, payload }),
             Sender::Operator(_) => return,
         };
         if !self.actors[a].paced.is_empty() {
@@ -252,10 +250,7 @@ impl Runtime<'_> {
                 };
                 self.answer_remote(k, w, true);
             }
-            Sender::Outside(k) => {
-                let came = probe::image::Came::Error { errno, code, desc };
-                self.came_back(k, came);
-            }
+            Sender::Outside(k) => self.came_back(k, Came::Error { errno, code, desc }),
             Sender::Instance(a) => {
                 if !self.actors[a].paced.is_empty() {
                     self.pace_delivery(a, ticket, true);

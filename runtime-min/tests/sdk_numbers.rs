@@ -96,3 +96,59 @@ fn the_sdks_stat_record_is_the_runtimes() {
         "{kinds:?}"
     );
 }
+
+/// A file of the Rust crate (`sdk/rust/src`).
+fn crate_file(file: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::read_to_string(root.join("sdk/rust/src").join(file)).unwrap()
+}
+
+#[test]
+fn the_rust_crates_numbers_and_host_calls_are_the_runtimes() {
+    let abi_rs = crate_file("abi.rs");
+    for v in Verb::ALL {
+        let name = v.as_str();
+        let variant = name[..1].to_uppercase() + &name[1..];
+        assert!(
+            abi_rs.contains(&format!("    {variant} = {},", v.wire())),
+            "Verb::{variant} in sdk/rust/src/abi.rs is the runtime's {name} ({})",
+            v.wire()
+        );
+    }
+    let lib_rs = crate_file("lib.rs");
+    assert!(lib_rs.contains(&format!("pub const FLAG_OPERATOR: i32 = {};", abi::OPERATOR)));
+    assert!(lib_rs.contains(&format!("pub const FLAG_READONLY: i32 = {};", abi::READONLY)));
+    // Every status is an errno with its code, and every errno has one.
+    let payload_rs = crate_file("payload.rs");
+    let statuses: Vec<(i32, String)> = payload_rs
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("Status::of(")?;
+            let (n, code) = rest.split_once(", \"")?;
+            Some((n.trim().parse().ok()?, code.split('"').next()?.to_string()))
+        })
+        .collect();
+    for (n, code) in &statuses {
+        assert_eq!(errno::code(*n), code, "Status::of({n}) in payload.rs");
+    }
+    for n in 1..=10 {
+        assert!(statuses.iter().any(|(k, _)| *k == n), "payload.rs has no status for errno {n}");
+    }
+    assert!(crate_file("stat.rs").contains(&format!("\"{}\"", abi::STAT_TYPE)));
+    // The host calls it imports, and the exports the runtime calls.
+    for (module, name, _, _) in othc::abi_check::IMPORTS {
+        if *module == "othismo" {
+            assert!(
+                abi_rs.contains(&format!("#[link_name = \"{name}\"]")),
+                "sdk/rust/src/abi.rs imports `othismo.{name}`"
+            );
+        }
+    }
+    let main = format!("{abi_rs}{lib_rs}");
+    for (name, _, _) in othc::abi_check::EXPORTS {
+        assert!(
+            main.contains(&format!("extern \"C\" fn {name}(")),
+            "the crate exports `{name}`"
+        );
+    }
+}

@@ -217,129 +217,8 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
     let mut routes = Vec::new();
     for e in route_order(model, def) {
         let entry = model.entry(e);
-        let names: Vec<String> = asnames::method_names(model, entry)
-            .iter()
-            .map(|n| snake(n))
-            .collect();
-        let (caps, args) = path_params(&entry.path);
-        let sig = signature(model, entry);
-        let method = |name: &str, body: Option<String>| {
-            let mut p = vec!["req: Request".to_string()];
-            p.extend(caps.iter().cloned());
-            p.extend(body);
-            MethodView {
-                name: name.to_string(),
-                signature: sig.clone(),
-                doc: doc_lines(&entry.doc),
-                params: p.join(", "),
-            }
-        };
-        let call = |name: &str, body: Option<&str>| {
-            let mut a = vec!["req".to_string()];
-            a.extend(args.iter().cloned());
-            a.extend(body.map(str::to_string));
-            format!("self.0.{name}({});", a.join(", "))
-        };
-        let body = match request_kind(model, entry) {
-            Request::None => {
-                methods.push(method(&names[0], None));
-                vec![
-                    "if req.payload.is_some() {".into(),
-                    format!(
-                        "    {}",
-                        refuse("unsupported_type", "this request takes no payload")
-                    ),
-                    "}".into(),
-                    call(&names[0], None),
-                ]
-            }
-            Request::Text(ct) => {
-                methods.push(method(&names[0], Some("body: String".into())));
-                vec![
-                    "let body = match &req.payload {".into(),
-                    format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(&ct)),
-                    format!(
-                        "    _ => {{ {} }}",
-                        refuse("unsupported_type", &format!("this request takes {ct}"))
-                    ),
-                    "};".into(),
-                    call(&names[0], Some("body")),
-                ]
-            }
-            Request::Message(id) => {
-                let t = type_name(&model.ty(id).name);
-                let n = &model.ty(id).name;
-                methods.push(method(&names[0], Some(format!("body: {t}"))));
-                vec![
-                    "let body = match &req.payload {".into(),
-                    "    Some(p) if p.media_type() == \"application/bson\" => match ".to_string()
-                        + &format!("{t}::from_payload(p) {{"),
-                    "        Some(m) => m,".into(),
-                    format!(
-                        "        None => {{ {} }}",
-                        refuse(
-                            "invalid",
-                            &format!("the payload is not a valid {n} message")
-                        )
-                    ),
-                    "    },".into(),
-                    format!(
-                        "    _ => {{ {} }}",
-                        refuse(
-                            "unsupported_type",
-                            &format!("this request takes a {n} message")
-                        )
-                    ),
-                    "};".into(),
-                    call(&names[0], Some("body")),
-                ]
-            }
-            Request::Messages(ids) => {
-                let mut b = vec![
-                    "let p = match &req.payload {".to_string(),
-                    "    Some(p) if p.media_type() == \"application/bson\" => p.clone(),".into(),
-                    format!(
-                        "    _ => {{ {} }}",
-                        refuse("unsupported_type", "this request takes a BSON message")
-                    ),
-                    "};".into(),
-                ];
-                for (name, id) in names.iter().zip(&ids) {
-                    let t = type_name(&model.ty(*id).name);
-                    methods.push(method(name, Some(format!("body: {t}"))));
-                    b.push(format!("if let Some(m) = {t}::from_payload(&p) {{"));
-                    b.push(format!("    {}", call(name, Some("m"))));
-                    b.push("    return;".into());
-                    b.push("}".into());
-                }
-                b.push(refuse(
-                    "invalid",
-                    "the payload is none of the message types this request takes",
-                ));
-                b
-            }
-            Request::Any(types) => {
-                methods.push(method(&names[0], Some("body: Payload".into())));
-                let test = types
-                    .iter()
-                    .map(|t| format!("p.is_of({})", literal(t)))
-                    .collect::<Vec<_>>()
-                    .join(" || ");
-                vec![
-                    "let body = match &req.payload {".into(),
-                    format!("    Some(p) if {test} => p.clone(),"),
-                    format!(
-                        "    _ => {{ {} }}",
-                        refuse(
-                            "unsupported_type",
-                            &format!("this request takes {}", types.join(" | "))
-                        )
-                    ),
-                    "};".into(),
-                    call(&names[0], Some("body")),
-                ]
-            }
-        };
+        let (mut m, body) = route(model, entry);
+        methods.append(&mut m);
         routes.push(RouteView {
             verb: verb(entry.verb),
             condition: condition(&entry.path),
@@ -360,6 +239,141 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
         methods,
         routes,
         any_path,
+    }
+}
+
+/// The trait's methods for serves entry `entry` (one, or one per message
+/// type it takes), and the lines of its route: the payload checked as the
+/// entry takes it, then the method called.
+fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
+    let names: Vec<String> = asnames::method_names(model, entry)
+        .iter()
+        .map(|n| snake(n))
+        .collect();
+    let (caps, args) = path_params(&entry.path);
+    let sig = signature(model, entry);
+    let method = |name: &str, body: Option<String>| {
+        let mut p = vec!["req: Request".to_string()];
+        p.extend(caps.iter().cloned());
+        p.extend(body);
+        MethodView {
+            name: name.to_string(),
+            signature: sig.clone(),
+            doc: doc_lines(&entry.doc),
+            params: p.join(", "),
+        }
+    };
+    let call = |name: &str, body: Option<&str>| {
+        let mut a = vec!["req".to_string()];
+        a.extend(args.iter().cloned());
+        a.extend(body.map(str::to_string));
+        format!("self.0.{name}({});", a.join(", "))
+    };
+    match request_kind(model, entry) {
+        Request::None => (
+            vec![method(&names[0], None)],
+            vec![
+                "if req.payload.is_some() {".into(),
+                format!(
+                    "    {}",
+                    refuse("unsupported_type", "this request takes no payload")
+                ),
+                "}".into(),
+                call(&names[0], None),
+            ],
+        ),
+        Request::Text(ct) => (
+            vec![method(&names[0], Some("body: String".into()))],
+            vec![
+                "let body = match &req.payload {".into(),
+                format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(&ct)),
+                format!(
+                    "    _ => {{ {} }}",
+                    refuse("unsupported_type", &format!("this request takes {ct}"))
+                ),
+                "};".into(),
+                call(&names[0], Some("body")),
+            ],
+        ),
+        Request::Message(id) => {
+            let t = type_name(&model.ty(id).name);
+            let n = &model.ty(id).name;
+            (
+                vec![method(&names[0], Some(format!("body: {t}")))],
+                vec![
+                    "let body = match &req.payload {".into(),
+                    format!(
+                        "    Some(p) if p.media_type() == \"application/bson\" => match {t}::from_payload(p) {{"
+                    ),
+                    "        Some(m) => m,".into(),
+                    format!(
+                        "        None => {{ {} }}",
+                        refuse(
+                            "invalid",
+                            &format!("the payload is not a valid {n} message")
+                        )
+                    ),
+                    "    },".into(),
+                    format!(
+                        "    _ => {{ {} }}",
+                        refuse(
+                            "unsupported_type",
+                            &format!("this request takes a {n} message")
+                        )
+                    ),
+                    "};".into(),
+                    call(&names[0], Some("body")),
+                ],
+            )
+        }
+        Request::Messages(ids) => {
+            let mut methods = Vec::new();
+            let mut b = vec![
+                "let p = match &req.payload {".to_string(),
+                "    Some(p) if p.media_type() == \"application/bson\" => p.clone(),".into(),
+                format!(
+                    "    _ => {{ {} }}",
+                    refuse("unsupported_type", "this request takes a BSON message")
+                ),
+                "};".into(),
+            ];
+            for (name, id) in names.iter().zip(&ids) {
+                let t = type_name(&model.ty(*id).name);
+                methods.push(method(name, Some(format!("body: {t}"))));
+                b.push(format!("if let Some(m) = {t}::from_payload(&p) {{"));
+                b.push(format!("    {}", call(name, Some("m"))));
+                b.push("    return;".into());
+                b.push("}".into());
+            }
+            b.push(refuse(
+                "invalid",
+                "the payload is none of the message types this request takes",
+            ));
+            (methods, b)
+        }
+        Request::Any(types) => {
+            let test = types
+                .iter()
+                .map(|t| format!("p.is_of({})", literal(t)))
+                .collect::<Vec<_>>()
+                .join(" || ");
+            (
+                vec![method(&names[0], Some("body: Payload".into()))],
+                vec![
+                    "let body = match &req.payload {".into(),
+                    format!("    Some(p) if {test} => p.clone(),"),
+                    format!(
+                        "    _ => {{ {} }}",
+                        refuse(
+                            "unsupported_type",
+                            &format!("this request takes {}", types.join(" | "))
+                        )
+                    ),
+                    "};".into(),
+                    call(&names[0], Some("body")),
+                ],
+            )
+        }
     }
 }
 

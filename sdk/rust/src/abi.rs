@@ -45,6 +45,12 @@ extern "C" {
     fn host_fail(id: i32, errno: i32, cp: *const u8, cl: i32, dp: *const u8, dl: i32);
     #[link_name = "forward"]
     fn host_forward(id: i32, pp: *const u8, pl: i32);
+    #[link_name = "bind"]
+    fn host_bind(np: *const u8, nl: i32, op: *const u8, ol: i32, flags: i32) -> i32;
+    #[link_name = "unmount"]
+    fn host_unmount(pp: *const u8, pl: i32) -> i32;
+    #[link_name = "expose"]
+    fn host_expose(ap: *const u8, al: i32, vp: *const u8, vl: i32, flags: i32) -> i32;
 }
 
 // Off wasm32 (the codec's tests on the host), nothing is linked: a call
@@ -58,6 +64,15 @@ mod off_wasm {
     pub unsafe fn host_answer(_: i32, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) {}
     pub unsafe fn host_fail(_: i32, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) {}
     pub unsafe fn host_forward(_: i32, _: *const u8, _: i32) {}
+    pub unsafe fn host_bind(_: *const u8, _: i32, _: *const u8, _: i32, _: i32) -> i32 {
+        panic!("the host ABI exists only in a wasm32 module")
+    }
+    pub unsafe fn host_unmount(_: *const u8, _: i32) -> i32 {
+        panic!("the host ABI exists only in a wasm32 module")
+    }
+    pub unsafe fn host_expose(_: *const u8, _: i32, _: *const u8, _: i32, _: i32) -> i32 {
+        panic!("the host ABI exists only in a wasm32 module")
+    }
 }
 #[cfg(not(target_arch = "wasm32"))]
 use off_wasm::*;
@@ -104,6 +119,24 @@ pub(crate) fn fail(id: i32, status: &Status, desc: &str) {
 
 pub(crate) fn forward(id: i32, path: &str) {
     unsafe { host_forward(id, path.as_ptr(), path.len() as i32) }
+}
+
+/// Makes `existing` (a path of this object's view) visible at `at` too:
+/// 0, or the errno of why not.
+pub fn bind(at: &str, existing: &str, flags: i32) -> i32 {
+    unsafe { host_bind(at.as_ptr(), at.len() as i32, existing.as_ptr(), existing.len() as i32, flags) }
+}
+
+/// Removes the link at exactly `path` of this object's view: 0, or the
+/// errno of why not.
+pub fn unmount(path: &str) -> i32 {
+    unsafe { host_unmount(path.as_ptr(), path.len() as i32) }
+}
+
+/// Serves `view` (a path of this object's view) at `at` of its served
+/// tree: 0, or the errno of why not.
+pub fn expose(at: &str, view: &str, flags: i32) -> i32 {
+    unsafe { host_expose(at.as_ptr(), at.len() as i32, view.as_ptr(), view.len() as i32, flags) }
 }
 
 /// The bytes the runtime wrote at (`ptr`, `len`), taken back as the

@@ -23,7 +23,7 @@ mod request;
 mod server;
 mod stat;
 
-pub use abi::Verb;
+pub use abi::{bind, expose, unmount, Verb};
 pub use payload::{Payload, Status};
 pub use request::{send, Answer, Request, Ticket};
 pub use server::{rest, run, segments, Server};
@@ -31,6 +31,9 @@ pub use stat::{StatRecord, KIND_DIRECTORY, KIND_FILE, STAT};
 
 /// A request's flag: the operator (the image's startup requests) sent it.
 pub const FLAG_OPERATOR: i32 = 1;
+
+/// `bind` and `expose`'s flag: read-only.
+pub const FLAG_READONLY: i32 = 1;
 
 /// Makes `server` (an expression) the module's object: its start function
 /// runs it.
