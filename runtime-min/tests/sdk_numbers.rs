@@ -116,8 +116,14 @@ fn the_rust_crates_numbers_and_host_calls_are_the_runtimes() {
         );
     }
     let lib_rs = crate_file("lib.rs");
-    assert!(lib_rs.contains(&format!("pub const FLAG_OPERATOR: i32 = {};", abi::OPERATOR)));
-    assert!(lib_rs.contains(&format!("pub const FLAG_READONLY: i32 = {};", abi::READONLY)));
+    assert!(lib_rs.contains(&format!(
+        "pub const FLAG_OPERATOR: i32 = {};",
+        abi::OPERATOR
+    )));
+    assert!(lib_rs.contains(&format!(
+        "pub const FLAG_READONLY: i32 = {};",
+        abi::READONLY
+    )));
     // Every status is an errno with its code, and every errno has one.
     let payload_rs = crate_file("payload.rs");
     let statuses: Vec<(i32, String)> = payload_rs
@@ -132,7 +138,10 @@ fn the_rust_crates_numbers_and_host_calls_are_the_runtimes() {
         assert_eq!(errno::code(*n), code, "Status::of({n}) in payload.rs");
     }
     for n in 1..=10 {
-        assert!(statuses.iter().any(|(k, _)| *k == n), "payload.rs has no status for errno {n}");
+        assert!(
+            statuses.iter().any(|(k, _)| *k == n),
+            "payload.rs has no status for errno {n}"
+        );
     }
     assert!(crate_file("stat.rs").contains(&format!("\"{}\"", abi::STAT_TYPE)));
     // The host calls it imports, and the exports the runtime calls.
