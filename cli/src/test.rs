@@ -96,19 +96,10 @@ pub fn run(args: TestArgs) -> u8 {
         Ok(o) => o,
         Err(status) => return status,
     };
-    let out = out_dir(&args);
-    let profile = if args.release {
-        Profile::Release
-    } else {
-        Profile::Debug
+    let built = match build(&args, &mut compiled) {
+        Ok((built, _)) => built,
+        Err(status) => return status,
     };
-    othc_driver::resident::expect_few_compilations();
-    let mut diags = othc::Diagnostics::new();
-    let built = build_objects(&mut compiled, &BuildOptions::new(out, profile), &mut diags);
-    print_diagnostics(&compiled.front.sources, &diags, &args.report);
-    if diags.has_errors() {
-        return EXIT_USAGE;
-    }
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let opts = options(&args, seed);
     let tested: Vec<&str> = objects
@@ -233,20 +224,10 @@ fn run_image(args: TestArgs, mut compiled: othc::Compilation) -> u8 {
         );
         return EXIT_USAGE;
     };
-    let out = out_dir(&args);
-    let profile = if args.release {
-        Profile::Release
-    } else {
-        Profile::Debug
+    let (built, opts) = match build(&args, &mut compiled) {
+        Ok(b) => b,
+        Err(status) => return status,
     };
-    othc_driver::resident::expect_few_compilations();
-    let opts = BuildOptions::new(out.clone(), profile);
-    let mut diags = othc::Diagnostics::new();
-    let built = build_objects(&mut compiled, &opts, &mut diags);
-    print_diagnostics(&compiled.front.sources, &diags, &args.report);
-    if diags.has_errors() {
-        return EXIT_USAGE;
-    }
     let bundle = othc_driver::build::build_images(&compiled, &built, &opts)
         .map_err(|e| e.to_string())
         .and_then(|paths| {
@@ -256,7 +237,7 @@ fn run_image(args: TestArgs, mut compiled: othc::Compilation) -> u8 {
                 .ok_or_else(|| format!("image `{want}` was not bundled"))?;
             std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
         });
-    let code = out.join(".test-code");
+    let code = opts.out.join(".test-code");
     let bundle =
         match bundle.and_then(|b| othc_contracts::image::compile_code(&b, &code).map(|()| b)) {
             Ok(b) => b,
@@ -309,6 +290,28 @@ fn options(args: &TestArgs, seed: u64) -> Options {
         shrink_budget: 3000,
         show: args.show,
     }
+}
+
+/// The file's objects built as `args` asks (unoptimized unless
+/// `--release`), and how; the usage status when one does not build.
+fn build(
+    args: &TestArgs,
+    compiled: &mut othc::Compilation,
+) -> Result<(Vec<othc::bundle::Built>, BuildOptions), u8> {
+    let profile = if args.release {
+        Profile::Release
+    } else {
+        Profile::Debug
+    };
+    othc_driver::resident::expect_few_compilations();
+    let opts = BuildOptions::new(out_dir(args), profile);
+    let mut diags = othc::Diagnostics::new();
+    let built = build_objects(compiled, &opts, &mut diags);
+    print_diagnostics(&compiled.front.sources, &diags, &args.report);
+    if diags.has_errors() {
+        return Err(EXIT_USAGE);
+    }
+    Ok((built, opts))
 }
 
 /// Where modules are built: `--out`, or `build/` beside the file.

@@ -350,18 +350,7 @@ fn finding(s: &Subject, ran: &Ran) -> Option<Finding> {
             (name, s.checked.spans.entries[r.entry.index()].whole)
         }
     };
-    let input = match ran.requests.len() {
-        0 => None,
-        1 => Some(ran.requests[0].describe()),
-        _ => Some(
-            ran.requests
-                .iter()
-                .enumerate()
-                .map(|(i, r)| format!("{}. {}", i + 1, r.describe()))
-                .collect::<Vec<_>>()
-                .join("; "),
-        ),
-    };
+    let input = inputs::described(&ran.requests);
     Some(Finding {
         kind,
         object: model.image(s.image).name.clone(),

@@ -49,6 +49,22 @@ impl Request {
     }
 }
 
+/// A case's requests described, numbered when there are several; `None`
+/// for none.
+pub fn described(requests: &[Request]) -> Option<String> {
+    match requests {
+        [] => None,
+        [one] => Some(one.describe()),
+        many => Some(
+            many.iter()
+                .enumerate()
+                .map(|(i, r)| format!("{}. {}", i + 1, r.describe()))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    }
+}
+
 /// A payload shown to a person: BSON as extended JSON, text as text,
 /// anything else as hex; long ones cut.
 pub fn show(p: &Payload) -> String {

@@ -184,18 +184,7 @@ fn finding(checked: &Checked, o: ObjectId, ran: &case::Ran) -> Option<Finding> {
             checked.spans.entries[r.entry.index()].whole,
         ),
     };
-    let input = match ran.requests.len() {
-        0 => None,
-        1 => Some(ran.requests[0].describe()),
-        _ => Some(
-            ran.requests
-                .iter()
-                .enumerate()
-                .map(|(i, r)| format!("{}. {}", i + 1, r.describe()))
-                .collect::<Vec<_>>()
-                .join("; "),
-        ),
-    };
+    let input = inputs::described(&ran.requests);
     Some(Finding {
         kind,
         object: object.name.clone(),

@@ -403,14 +403,27 @@ fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Comp
         h.update(path.to_string_lossy().as_bytes());
         h.update(text);
     }
+    in_cache(h, opts, || {
+        eprintln!("  compiling {name} ({})", ts.display());
+        let scratch = opts.out.join(".build").join(name);
+        toolchain::compile(ts, &scratch, opts.profile)
+    })
+}
+
+/// The module cached under the hash `h` of its inputs, or else compiled by
+/// `compile` and cached (written aside, then renamed: a reader never sees
+/// half a module); whether it came from the cache.
+fn in_cache(
+    h: Sha256,
+    opts: &Options,
+    compile: impl FnOnce() -> Result<Vec<u8>, toolchain::CompileError>,
+) -> Compiled {
     let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
     let cached = opts.cache.join(format!("{key}.wasm"));
     if let Ok(bytes) = std::fs::read(&cached) {
         return Ok((bytes, true));
     }
-    eprintln!("  compiling {name} ({})", ts.display());
-    let scratch = opts.out.join(".build").join(name);
-    let wasm = toolchain::compile(ts, &scratch, opts.profile)?;
+    let wasm = compile()?;
     if let Some(parent) = cached.parent() {
         let _ = std::fs::create_dir_all(parent);
         // Named for this process and thread: two objects of one
@@ -449,26 +462,11 @@ fn compile_rust_cached(name: &str, manifest: &Path, bindings: &str, opts: &Optio
         h.update(path.to_string_lossy().as_bytes());
         h.update(bytes);
     }
-    let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    let cached = opts.cache.join(format!("{key}.wasm"));
-    if let Ok(bytes) = std::fs::read(&cached) {
-        return Ok((bytes, true));
-    }
-    eprintln!("  compiling {name} ({}, with cargo)", manifest.display());
-    let scratch = opts.out.join(".build").join(name);
-    let wasm = rust_toolchain::compile(manifest, &scratch, opts.profile)?;
-    if let Some(parent) = cached.parent() {
-        let _ = std::fs::create_dir_all(parent);
-        let tmp = parent.join(format!(
-            ".{key}.{}.{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        if std::fs::write(&tmp, &wasm).is_ok() {
-            let _ = std::fs::rename(&tmp, &cached);
-        }
-    }
-    Ok((wasm, false))
+    in_cache(h, opts, || {
+        eprintln!("  compiling {name} ({}, with cargo)", manifest.display());
+        let scratch = opts.out.join(".build").join(name);
+        rust_toolchain::compile(manifest, &scratch, opts.profile)
+    })
 }
 
 /// `entry` and every file it imports by a relative path (`./x`, `../y`),

@@ -119,17 +119,7 @@ wrk is not installed (apt-get install wrk): the site is not measured"
         return;
     }
     let public = common::root().join("examples/site/public");
-    let bundle = common::bundle_in_place(
-        "bench_cluster_site",
-        "examples/site/Site.oth",
-        &[
-            r#"listen=HttpConfig { listen: "127.0.0.1:0" }"#.to_string(),
-            format!(
-                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
-                public.display()
-            ),
-        ],
-    );
+    let bundle = common::site_bundle("bench_cluster_site", &public);
     let mut one = runner(&bundle, &[]).spawn().unwrap();
     let base = listening(&mut one);
     let local = test_support::wrk::load(&format!("{base}/style.css"), 8, seconds);

@@ -37,17 +37,7 @@ fn a_file_read_across_nodes_goes_at_its_readers_pace() {
     huge.set_len(1 << 30).unwrap();
     let big: Vec<u8> = (0..12_000_000u32).map(|i| (i * 13 % 251) as u8).collect();
     std::fs::write(public.join("big.bin"), &big).unwrap();
-    let bundle = common::bundle_in_place(
-        "cluster_paced",
-        "examples/site/Site.oth",
-        &[
-            r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#.to_string(),
-            format!(
-                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
-                public.display()
-            ),
-        ],
-    );
+    let bundle = common::site_bundle("cluster_paced", &public);
     let placement = bundle.with_file_name("apart.placement");
     std::fs::write(
         &placement,

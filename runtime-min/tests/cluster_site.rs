@@ -33,17 +33,7 @@ fn the_site_on_three_nodes_serves_every_file_and_outlives_a_replica() {
     for (name, bytes) in &files {
         std::fs::write(public.join(name), bytes).unwrap();
     }
-    let bundle = common::bundle_in_place(
-        "cluster_site",
-        "examples/site/Site.oth",
-        &[
-            r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#.to_string(),
-            format!(
-                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
-                public.display()
-            ),
-        ],
-    );
+    let bundle = common::site_bundle("cluster_site", &public);
     // Placed as the example's placement says, `pages` started twice (two
     // replicas of StaticSite); the replicas first, so the site is there
     // when the listener opens.
@@ -184,17 +174,7 @@ fn a_nats_server_killed_in_a_three_server_cluster_is_survived() {
     };
     let public = common::scratch("cluster_failover_public");
     std::fs::write(public.join("a.txt"), b"still here\n").unwrap();
-    let bundle = common::bundle_in_place(
-        "cluster_failover",
-        "examples/site/Site.oth",
-        &[
-            r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#.to_string(),
-            format!(
-                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
-                public.display()
-            ),
-        ],
-    );
+    let bundle = common::site_bundle("cluster_failover", &public);
     let (mut replica, _, _) = node_saying(&bundle, &all, &["--instances", "site"], "");
     let (mut front, listening, front_log) = node_saying(
         &bundle,

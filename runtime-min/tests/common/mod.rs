@@ -168,6 +168,23 @@ pub fn load_error_with(bundle: &[u8], limits: Limits) -> Option<LoadError> {
     Runtime::load(bundle, limits, io).err()
 }
 
+/// examples/site built into scratch folder `name`, listening on any free
+/// port (bodies of at most 4 KiB) and serving the files of `public`
+/// read-only; the bundle's path.
+pub fn site_bundle(name: &str, public: &Path) -> PathBuf {
+    bundle_in_place(
+        name,
+        "examples/site/Site.oth",
+        &[
+            r#"listen=HttpConfig { listen: "127.0.0.1:0", maxBody: 4096 }"#.to_string(),
+            format!(
+                r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
+                public.display()
+            ),
+        ],
+    )
+}
+
 /// Builds `image` (a path in the repository) where it is, with `sets`,
 /// into a scratch folder `name`; the bundle's path.
 pub fn bundle_in_place(name: &str, image: &str, sets: &[String]) -> PathBuf {
