@@ -21,6 +21,11 @@ use sha2::{Digest, Sha256};
 pub fn config() -> wasmtime::Config {
     let mut config = wasmtime::Config::new();
     config.epoch_interruption(true);
+    // For profiling with perf: the compiled functions' names, in
+    // /tmp/perf-PID.map (book: dev/performance.md).
+    if std::env::var_os("OTHISMO_PERF_MAP").is_some() {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     config
 }
 

@@ -60,6 +60,8 @@ fn limits(src: &str) -> Result<Limits, Failed> {
 /// dir/in -> a.txt      a link that stays inside
 /// dir/out -> ../outside/secret.txt
 /// dir/up -> ..         a link to the parent
+/// dir/insub -> sub     a link to a directory inside
+/// dir/abs -> DIR/a.txt an absolute link that stays inside
 /// ```
 fn sandbox(at: &Path) -> std::io::Result<PathBuf> {
     let dir = at.join("dir");
@@ -79,6 +81,8 @@ fn sandbox(at: &Path) -> std::io::Result<PathBuf> {
         std::os::unix::fs::symlink("a.txt", dir.join("in"))?;
         std::os::unix::fs::symlink("../outside/secret.txt", dir.join("out"))?;
         std::os::unix::fs::symlink("..", dir.join("up"))?;
+        std::os::unix::fs::symlink("sub", dir.join("insub"))?;
+        std::os::unix::fs::symlink(dir.join("a.txt"), dir.join("abs"))?;
     }
     Ok(dir)
 }

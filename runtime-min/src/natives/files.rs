@@ -129,8 +129,14 @@ const O_NONBLOCK: i32 = 0o4000;
 /// FIFO would wait for its other end for ever, stalling whoever serves it
 /// (the event loop or a worker), and a device is nothing to serve: the
 /// open itself never waits, and anything that is not a file or directory
-/// is refused `forbidden`; a directory is `invalid` (list it).
-fn open_regular(real: &Path, write: bool, shown: &str) -> Result<(fs::File, fs::Metadata), Reply> {
+/// is refused `forbidden`; a directory is `invalid` (list it). `found` is
+/// what `real` was when it was resolved.
+fn open_regular(
+    real: &Path,
+    found: &fs::Metadata,
+    write: bool,
+    shown: &str,
+) -> Result<(fs::File, fs::Metadata), Reply> {
     let kind = |m: &fs::Metadata| {
         if m.is_dir() {
             Err(Reply::error(
@@ -145,7 +151,7 @@ fn open_regular(real: &Path, write: bool, shown: &str) -> Result<(fs::File, fs::
     };
     // Before opening (a FIFO opened to write with nobody reading fails
     // otherwise, saying nothing of why), and after (it is what was opened).
-    kind(&fs::metadata(real).map_err(|e| Reply::io(&e, shown))?)?;
+    kind(found)?;
     let mut o = fs::OpenOptions::new();
     o.read(!write).write(write);
     #[cfg(target_os = "linux")]
@@ -310,12 +316,45 @@ impl Files {
 
     /// `p` with every symlink followed; it must exist and stay under `root`.
     fn inside(root: &Path, p: &Path, shown: &str) -> Result<PathBuf, Reply> {
-        let real = fs::canonicalize(p).map_err(|e| Reply::io(&e, shown))?;
-        if real.starts_with(root) {
-            Ok(real)
-        } else {
-            Err(refuse_outside())
+        Self::resolved(root, p, shown).map(|(real, _)| real)
+    }
+
+    /// `p` resolved as `inside` does, and what it is. The root is
+    /// canonical, so where no name under it is a link, `p` is its own
+    /// real path: that is found with one `lstat` per name below the root,
+    /// the last of which is the entry's metadata (`canonicalize` costs a
+    /// `readlink` for every name from `/` down, and `stat` one more). At
+    /// the first link, the whole path is canonicalized as before.
+    fn resolved(root: &Path, p: &Path, shown: &str) -> Result<(PathBuf, fs::Metadata), Reply> {
+        let io = |e: std::io::Error| Reply::io(&e, shown);
+        let Ok(below) = p.strip_prefix(root) else {
+            return Self::canonical(root, p, shown);
+        };
+        let mut at = root.to_path_buf();
+        let mut last = None;
+        for name in below.components() {
+            at.push(name);
+            let m = fs::symlink_metadata(&at).map_err(io)?;
+            if m.is_symlink() {
+                return Self::canonical(root, p, shown);
+            }
+            last = Some(m);
         }
+        let m = match last {
+            Some(m) => m,
+            None => fs::metadata(&at).map_err(io)?,
+        };
+        Ok((at, m))
+    }
+
+    /// `p` canonicalized and confined to `root`: the path through links.
+    fn canonical(root: &Path, p: &Path, shown: &str) -> Result<(PathBuf, fs::Metadata), Reply> {
+        let real = fs::canonicalize(p).map_err(|e| Reply::io(&e, shown))?;
+        if !real.starts_with(root) {
+            return Err(refuse_outside());
+        }
+        let m = fs::metadata(&real).map_err(|e| Reply::io(&e, shown))?;
+        Ok((real, m))
     }
 
     /// Where a new entry `p` goes: its parent resolved (and confined), its
@@ -335,8 +374,8 @@ impl Files {
     /// (`Reply::Paced`). Read through the one handle opened here, so every
     /// part is of the same file even if its name is given to another.
     fn read(root: &Path, p: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
-        let real = Self::inside(root, p, shown)?;
-        let (file, m) = open_regular(&real, false, shown)?;
+        let (real, found) = Self::resolved(root, p, shown)?;
+        let (file, m) = open_regular(&real, &found, false, shown)?;
         let mut rest = Chunks {
             file,
             left: m.len(),
@@ -354,8 +393,7 @@ impl Files {
     }
 
     fn stat(&self, root: &Path, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
-        let real = Self::inside(root, p, shown)?;
-        let m = fs::metadata(&real).map_err(|e| Reply::io(&e, shown))?;
+        let (real, m) = Self::resolved(root, p, shown)?;
         if !m.is_file() && !m.is_dir() {
             return Err(not_regular(shown));
         }
@@ -389,8 +427,7 @@ impl Files {
             .filter_map(|(name, path)| {
                 // Links that lead out, or nowhere, are not part of the
                 // tree, nor is what is neither a file nor a directory.
-                let target = Self::inside(root, &path, shown).ok()?;
-                let m = fs::metadata(&target).ok()?;
+                let (target, m) = Self::resolved(root, &path, shown).ok()?;
                 if !m.is_file() && !m.is_dir() {
                     return None;
                 }
@@ -411,12 +448,12 @@ impl Files {
         payload: Option<&Payload>,
         shown: &str,
     ) -> Result<Reply, Reply> {
-        let real = Self::inside(root, p, shown)?;
-        if real.is_dir() {
+        let (real, found) = Self::resolved(root, p, shown)?;
+        if found.is_dir() {
             return Err(Reply::error(errno::INVALID, "that is a directory"));
         }
         let data = payload.map(|p| p.data.as_slice()).unwrap_or_default();
-        let (mut f, _) = open_regular(&real, true, shown)?;
+        let (mut f, _) = open_regular(&real, &found, true, shown)?;
         f.set_len(0).map_err(|e| Reply::io(&e, shown))?;
         f.write_all(data).map_err(|e| Reply::io(&e, shown))?;
         Ok(Reply::done(None))
