@@ -263,3 +263,52 @@ fn a_misconfigured_site_stops_at_once() {
     );
     assert!(!err.contains("listening on"), "{err}");
 }
+
+/// StaticSite forwards a read at once when the stat just before it found
+/// a file (HttpServer stats every path it reads): the last stat of a path
+/// decides, so a path stat'd as a file that has become a directory since
+/// is served as the directory, and back again.
+#[test]
+fn a_file_that_becomes_a_directory_is_served_as_one() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !web::have("curl", "curl") {
+        return;
+    }
+    let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "site_changes");
+    std::fs::write(dir.join("x"), "a file\n").unwrap();
+    let files = format!(
+        r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
+        dir.display()
+    );
+    let bundle = web::build_with(
+        "examples/site/Site.oth",
+        "site_changes_build",
+        "--debug",
+        &[&files],
+    );
+    let run = web::start(&bundle, &[]);
+    let base = run.base.clone();
+
+    let stat = curl(&[], &format!("{base}/x?stat"));
+    assert_eq!(stat.status, 200, "{}", stat.text());
+    assert!(stat.text().contains(r#""kind":"file""#), "{}", stat.text());
+    let got = curl(&[], &format!("{base}/x"));
+    assert_eq!((got.status, got.text().as_str()), (200, "a file\n"));
+
+    // Only stat'd this time, then made a directory with an index.
+    let stat = curl(&[], &format!("{base}/x?stat"));
+    assert!(stat.text().contains(r#""kind":"file""#), "{}", stat.text());
+    std::fs::remove_file(dir.join("x")).unwrap();
+    std::fs::create_dir(dir.join("x")).unwrap();
+    std::fs::write(dir.join("x/index.html"), "an index\n").unwrap();
+    let moved = curl(&[], &format!("{base}/x"));
+    assert_eq!(moved.status, 301, "{}", moved.text());
+    let index = curl(&[], &format!("{base}/x/"));
+    assert_eq!((index.status, index.text().as_str()), (200, "an index\n"));
+
+    // And a file again.
+    std::fs::remove_dir_all(dir.join("x")).unwrap();
+    std::fs::write(dir.join("x"), "a file again\n").unwrap();
+    let got = curl(&[], &format!("{base}/x"));
+    assert_eq!((got.status, got.text().as_str()), (200, "a file again\n"));
+}

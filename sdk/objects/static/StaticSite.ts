@@ -4,7 +4,7 @@
 // and directories are their index.html; a directory without one is
 // answered with a listing, streamed as HTML as the list comes in.
 
-import { OnStat, Request, Status, StatRecord, run } from "othismo"
+import { OnPayload, OnStat, Payload, Request, Status, StatRecord, Verb, run, send } from "othismo"
 import { FilesClient, StaticSiteServer } from "./StaticSite.oth"
 
 const files = new FilesClient("/files")
@@ -35,17 +35,67 @@ function escapeSegment(s: string): string {
 
 const HTML = "text/html; charset=utf-8"
 
+/**
+ * Paths a stat has just found to be files, the newest last. A web server
+ * stats a path just before it reads it (HttpServer does, for the ETag and
+ * the length), so the read that follows is forwarded at once instead of
+ * being stat'd again: one request to the files fewer per page. Each is
+ * taken by the read it announces, and forgotten by a later stat that finds
+ * something else there, so the last stat of a path decides. Should the
+ * file have become a directory between that stat and the read, the read
+ * fails as a directory read fails (`invalid`): the race every server has
+ * between a stat and a read.
+ */
+const recentFiles = new Array<string>()
+const RECENT = 8
+
+function rememberFile(rest: string): void {
+  takeFile(rest)
+  if (recentFiles.length >= RECENT) recentFiles.shift()
+  recentFiles.push(rest)
+}
+
+/** Whether `rest` was just stat'd as a file; it is forgotten either way. */
+function takeFile(rest: string): bool {
+  const at = recentFiles.lastIndexOf(rest)
+  if (at < 0) return false
+  recentFiles.splice(at, 1)
+  return true
+}
+
 class StaticSite extends StaticSiteServer {
   read(req: Request, rest: string): void {
-    files.stat(rest, new Found(req, rest))
+    if (takeFile(rest)) req.forward(files.at(rest))
+    else files.stat(rest, new Found(req, rest))
   }
 
   stat(req: Request, rest: string): void {
-    req.forward(files.at(rest))
+    // Sent as it is (not through the client, which decodes the answer) so
+    // the record is passed on as the files wrote it.
+    send(Verb.Stat, files.at(rest), null, new Relayed(req, rest))
   }
 
   list(req: Request, rest: string): void {
     req.forward(files.at(rest))
+  }
+}
+
+/** A stat's answer, passed on as it came; a file is remembered. */
+class Relayed extends OnPayload {
+  constructor(public req: Request, public rest: string) {
+    super()
+  }
+
+  payload(p: Payload | null, done: bool): void {
+    const s = p != null ? StatRecord.fromPayload(p) : null
+    if (s != null && !s.isDirectory()) rememberFile(this.rest)
+    else takeFile(this.rest)
+    this.req.answer(p, done)
+  }
+
+  error(status: Status, description: string): void {
+    takeFile(this.rest)
+    this.req.fail(status, description)
   }
 }
 

@@ -11,16 +11,18 @@
 //! follows a link at the last step (`create_new`); removal removes a link
 //! itself, never what it points at.
 
+mod root;
+
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use othc::model::{Seg, Verb};
 
 use super::{Entries, Reply};
 use crate::Payload;
 use crate::abi::{KIND_DIRECTORY, KIND_FILE, STAT_TYPE, Stat, errno};
+use root::{Found, Kind, Meta, Root};
 
 #[derive(Clone, Copy, PartialEq)]
 pub(crate) enum Entry {
@@ -48,8 +50,8 @@ pub const DIRECTORY_TYPE: &str = "inode/directory";
 
 #[derive(Default)]
 pub struct Files {
-    /// The canonical directory served, once configured.
-    root: Option<PathBuf>,
+    /// The directory served, once configured.
+    root: Option<Root>,
     readonly: bool,
     /// Its last request took over 10 ms: with several workers, its
     /// next one goes to a worker if one is free (`workers`).
@@ -84,14 +86,9 @@ fn guess_type(p: &Path) -> &'static str {
     }
 }
 
-fn stat_of(name: &str, p: &Path, m: &fs::Metadata) -> Stat {
-    let mtime = m
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let (kind, content_type) = if m.is_dir() {
+fn stat_of(name: &str, p: &Path, m: &Meta) -> Stat {
+    let dir = m.kind == Kind::Directory;
+    let (kind, content_type) = if dir {
         (KIND_DIRECTORY, DIRECTORY_TYPE)
     } else {
         (KIND_FILE, guess_type(p))
@@ -99,10 +96,10 @@ fn stat_of(name: &str, p: &Path, m: &fs::Metadata) -> Stat {
     Stat {
         name: name.to_string(),
         kind,
-        length: if m.is_dir() { 0 } else { m.len() },
+        length: if dir { 0 } else { m.len },
         content_type: content_type.to_string(),
         // Changes whenever the content is rewritten or resized.
-        version: mtime.rotate_left(17) ^ m.len(),
+        version: m.mtime_ns.rotate_left(17) ^ m.len,
     }
 }
 
@@ -120,47 +117,32 @@ fn name_of(path: &[Seg]) -> String {
     }
 }
 
-/// Linux's flag for an open that never waits (a FIFO's waits for the
-/// other end; a regular file's is the same with it or without).
-#[cfg(target_os = "linux")]
-const O_NONBLOCK: i32 = 0o4000;
-
-/// Opens `real` to read or to write, and only if it is a regular file. A
-/// FIFO would wait for its other end for ever, stalling whoever serves it
-/// (the event loop or a worker), and a device is nothing to serve: the
-/// open itself never waits, and anything that is not a file or directory
-/// is refused `forbidden`; a directory is `invalid` (list it). `found` is
-/// what `real` was when it was resolved.
+/// Opens what `found` names to read or to write, and only if it is a
+/// regular file. A FIFO would wait for its other end for ever, stalling
+/// whoever serves it (the event loop or a worker), and a device is nothing
+/// to serve: the open itself never waits, and anything that is not a file
+/// or directory is refused `forbidden`; a directory is `invalid` (list it).
 fn open_regular(
-    real: &Path,
-    found: &fs::Metadata,
+    root: &Root,
+    found: &Found,
     write: bool,
     shown: &str,
-) -> Result<(fs::File, fs::Metadata), Reply> {
-    let kind = |m: &fs::Metadata| {
-        if m.is_dir() {
-            Err(Reply::error(
-                errno::INVALID,
-                "that is a directory: list it instead",
-            ))
-        } else if !m.is_file() {
-            Err(not_regular(shown))
-        } else {
-            Ok(())
-        }
+) -> Result<(fs::File, Meta), Reply> {
+    let kind = |m: &Meta| match m.kind {
+        Kind::Directory => Err(Reply::error(
+            errno::INVALID,
+            "that is a directory: list it instead",
+        )),
+        Kind::Other => Err(not_regular(shown)),
+        Kind::File => Ok(()),
     };
     // Before opening (a FIFO opened to write with nobody reading fails
     // otherwise, saying nothing of why), and after (it is what was opened).
-    kind(found)?;
-    let mut o = fs::OpenOptions::new();
-    o.read(!write).write(write);
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(O_NONBLOCK);
-    }
-    let f = o.open(real).map_err(|e| Reply::io(&e, shown))?;
-    let m = f.metadata().map_err(|e| Reply::io(&e, shown))?;
+    kind(&found.meta)?;
+    let f = root
+        .open_found(found, write)
+        .map_err(|e| Reply::io(&e, shown))?;
+    let m = Meta::from(&f.metadata().map_err(|e| Reply::io(&e, shown))?);
     kind(&m)?;
     Ok((f, m))
 }
@@ -258,7 +240,7 @@ impl Files {
         if asked == Entry::Configure {
             return vec![self.configure(r.payload)];
         }
-        let Some(root) = self.root.clone() else {
+        let Some(root) = self.root.as_ref() else {
             return vec![Reply::error(
                 errno::UNAVAILABLE,
                 "Files has no directory yet: the operator writes FilesConfig to its root first",
@@ -270,7 +252,7 @@ impl Files {
                 "this Files object is configured read-only",
             )];
         }
-        let mut p = root.clone();
+        let mut p = root.path.clone();
         for s in r.path {
             match s {
                 Seg::Literal(s) if !s.contains('\0') && !s.contains('/') => p.push(s),
@@ -280,13 +262,13 @@ impl Files {
         let shown = &othc::namespace::path::text(r.path);
         let result = match asked {
             Entry::Read => {
-                return Self::read(&root, &p, r.limit, shown).unwrap_or_else(|e| vec![e]);
+                return Self::read(root, &p, r.limit, shown).unwrap_or_else(|e| vec![e]);
             }
-            Entry::List => return self.list(&root, &p, shown),
-            Entry::Stat => self.stat(&root, &p, r.path, shown),
-            Entry::Write => self.write(&root, &p, r.payload, shown),
-            Entry::Create => self.create(&root, &p, r.path, r.payload, shown),
-            Entry::Remove => self.remove(&root, &p, r.path, shown),
+            Entry::List => return Self::list(root, &p, shown),
+            Entry::Stat => Self::stat(root, &p, r.path, shown),
+            Entry::Write => Self::write(root, &p, r.payload, shown),
+            Entry::Create => Self::create(root, &p, r.path, r.payload, shown),
+            Entry::Remove => Self::remove(root, &p, r.path, shown),
             Entry::Configure => {
                 unreachable!("configuring is answered before a directory is needed")
             }
@@ -303,67 +285,28 @@ impl Files {
             return Reply::error(errno::INVALID, "FilesConfig has no `dir`");
         };
         let readonly = doc.get_bool("readonly").unwrap_or(false);
-        match fs::canonicalize(dir) {
-            Ok(root) if root.is_dir() => {
+        match Root::open(dir) {
+            Ok(root) => {
                 self.root = Some(root);
                 self.readonly = readonly;
                 Reply::done(None)
             }
-            Ok(_) => Reply::error(errno::INVALID, format!("`{dir}` is not a directory")),
-            Err(e) => Reply::error(errno::NOT_FOUND, format!("`{dir}`: {e}")),
+            Err(why) => why,
         }
     }
 
     /// `p` with every symlink followed; it must exist and stay under `root`.
-    fn inside(root: &Path, p: &Path, shown: &str) -> Result<PathBuf, Reply> {
-        Self::resolved(root, p, shown).map(|(real, _)| real)
-    }
-
-    /// `p` resolved as `inside` does, and what it is. The root is
-    /// canonical, so where no name under it is a link, `p` is its own
-    /// real path: that is found with one `lstat` per name below the root,
-    /// the last of which is the entry's metadata (`canonicalize` costs a
-    /// `readlink` for every name from `/` down, and `stat` one more). At
-    /// the first link, the whole path is canonicalized as before.
-    fn resolved(root: &Path, p: &Path, shown: &str) -> Result<(PathBuf, fs::Metadata), Reply> {
-        let io = |e: std::io::Error| Reply::io(&e, shown);
-        let Ok(below) = p.strip_prefix(root) else {
-            return Self::canonical(root, p, shown);
-        };
-        let mut at = root.to_path_buf();
-        let mut last = None;
-        for name in below.components() {
-            at.push(name);
-            let m = fs::symlink_metadata(&at).map_err(io)?;
-            if m.is_symlink() {
-                return Self::canonical(root, p, shown);
-            }
-            last = Some(m);
-        }
-        let m = match last {
-            Some(m) => m,
-            None => fs::metadata(&at).map_err(io)?,
-        };
-        Ok((at, m))
-    }
-
-    /// `p` canonicalized and confined to `root`: the path through links.
-    fn canonical(root: &Path, p: &Path, shown: &str) -> Result<(PathBuf, fs::Metadata), Reply> {
-        let real = fs::canonicalize(p).map_err(|e| Reply::io(&e, shown))?;
-        if !real.starts_with(root) {
-            return Err(refuse_outside());
-        }
-        let m = fs::metadata(&real).map_err(|e| Reply::io(&e, shown))?;
-        Ok((real, m))
+    fn inside(root: &Root, p: &Path, shown: &str) -> Result<PathBuf, Reply> {
+        root.find(p, shown).map(|found| found.real)
     }
 
     /// Where a new entry `p` goes: its parent resolved (and confined), its
     /// own name not followed.
-    fn new_entry(root: &Path, p: &Path, shown: &str) -> Result<PathBuf, Reply> {
+    fn new_entry(root: &Root, p: &Path, shown: &str) -> Result<PathBuf, Reply> {
         let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else {
             return Err(Reply::error(errno::EXISTS, "the root exists"));
         };
-        if !p.starts_with(root) || p == root {
+        if !p.starts_with(&root.path) || p == root.path {
             return Err(Reply::error(errno::EXISTS, "the root exists"));
         }
         Ok(Self::inside(root, parent, shown)?.join(name))
@@ -373,13 +316,13 @@ impl Files {
     /// its first part and the rest to read as the reader takes each part
     /// (`Reply::Paced`). Read through the one handle opened here, so every
     /// part is of the same file even if its name is given to another.
-    fn read(root: &Path, p: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
-        let (real, found) = Self::resolved(root, p, shown)?;
-        let (file, m) = open_regular(&real, &found, false, shown)?;
+    fn read(root: &Root, p: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
+        let found = root.find(p, shown)?;
+        let (file, m) = open_regular(root, &found, false, shown)?;
         let mut rest = Chunks {
             file,
-            left: m.len(),
-            content_type: guess_type(&real),
+            left: m.len,
+            content_type: guess_type(&found.real),
             part: PART.min(limit.max(1)),
             shown: shown.to_string(),
             slow: false,
@@ -392,19 +335,19 @@ impl Files {
         })
     }
 
-    fn stat(&self, root: &Path, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
-        let (real, m) = Self::resolved(root, p, shown)?;
-        if !m.is_file() && !m.is_dir() {
+    fn stat(root: &Root, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
+        let found = root.find(p, shown)?;
+        if found.meta.kind == Kind::Other {
             return Err(not_regular(shown));
         }
         Ok(Reply::done(Some(stat_payload(&stat_of(
             &name_of(path),
-            &real,
-            &m,
+            &found.real,
+            &found.meta,
         )))))
     }
 
-    fn list(&self, root: &Path, p: &Path, shown: &str) -> Vec<Reply> {
+    fn list(root: &Root, p: &Path, shown: &str) -> Vec<Reply> {
         let real = match Self::inside(root, p, shown) {
             Ok(r) => r,
             Err(e) => return vec![e],
@@ -427,13 +370,13 @@ impl Files {
             .filter_map(|(name, path)| {
                 // Links that lead out, or nowhere, are not part of the
                 // tree, nor is what is neither a file nor a directory.
-                let (target, m) = Self::resolved(root, &path, shown).ok()?;
-                if !m.is_file() && !m.is_dir() {
+                let found = root.find(&path, shown).ok()?;
+                if found.meta.kind == Kind::Other {
                     return None;
                 }
                 Some(Reply::Answer {
                     done: false,
-                    payload: Some(stat_payload(&stat_of(&name, &target, &m))),
+                    payload: Some(stat_payload(&stat_of(&name, &found.real, &found.meta))),
                 })
             })
             .collect();
@@ -442,26 +385,24 @@ impl Files {
     }
 
     fn write(
-        &self,
-        root: &Path,
+        root: &Root,
         p: &Path,
         payload: Option<&Payload>,
         shown: &str,
     ) -> Result<Reply, Reply> {
-        let (real, found) = Self::resolved(root, p, shown)?;
-        if found.is_dir() {
+        let found = root.find(p, shown)?;
+        if found.meta.kind == Kind::Directory {
             return Err(Reply::error(errno::INVALID, "that is a directory"));
         }
         let data = payload.map(|p| p.data.as_slice()).unwrap_or_default();
-        let (mut f, _) = open_regular(&real, &found, true, shown)?;
+        let (mut f, _) = open_regular(root, &found, true, shown)?;
         f.set_len(0).map_err(|e| Reply::io(&e, shown))?;
         f.write_all(data).map_err(|e| Reply::io(&e, shown))?;
         Ok(Reply::done(None))
     }
 
     fn create(
-        &self,
-        root: &Path,
+        root: &Root,
         p: &Path,
         path: &[Seg],
         payload: Option<&Payload>,
@@ -484,11 +425,11 @@ impl Files {
         Ok(Reply::done(Some(stat_payload(&stat_of(
             &name_of(path),
             &at,
-            &m,
+            &Meta::from(&m),
         )))))
     }
 
-    fn remove(&self, root: &Path, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
+    fn remove(root: &Root, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
         if path.is_empty() {
             return Err(Reply::error(
                 errno::FORBIDDEN,

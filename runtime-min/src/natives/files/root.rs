@@ -1,0 +1,185 @@
+//! The directory a `Files` object serves, and how a request's path is
+//! found in it.
+//!
+//! The root's canonical path is kept and the directory itself held open.
+//! A path below it is looked up from the open directory one name at a
+//! time (`lstat` relative to it, so the kernel walks only the names below
+//! the root, not the whole path from `/`) for as long as no name is a
+//! symbolic link: such a path is its own real path, inside the root, and
+//! the last lookup says what it is. At the first link the whole path is
+//! canonicalized (every link followed) and must stay under the canonical
+//! root. `fixtures/run/rules/resolve.oth` holds both ways to the same
+//! answers.
+
+use std::fs;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+
+use super::{Reply, refuse_outside};
+
+/// Linux's flag for an open that never waits (a FIFO's waits for the
+/// other end; a regular file's is the same with it or without).
+const NONBLOCK: OFlags = OFlags::NONBLOCK;
+
+pub(super) struct Root {
+    /// Canonical.
+    pub path: PathBuf,
+    dir: OwnedFd,
+}
+
+/// What an entry is, as far as serving it goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Kind {
+    File,
+    Directory,
+    /// A FIFO, a socket, a device: never served.
+    Other,
+}
+
+/// An entry's metadata: what a stat answers and a read needs.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Meta {
+    pub kind: Kind,
+    pub len: u64,
+    /// The last change of its content, in ns since the epoch (0 if unknown).
+    pub mtime_ns: u64,
+}
+
+impl From<&fs::Metadata> for Meta {
+    fn from(m: &fs::Metadata) -> Meta {
+        let kind = if m.is_file() {
+            Kind::File
+        } else if m.is_dir() {
+            Kind::Directory
+        } else {
+            Kind::Other
+        };
+        let mtime_ns = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        Meta {
+            kind,
+            len: m.len(),
+            mtime_ns,
+        }
+    }
+}
+
+impl From<&rustix::fs::Stat> for Meta {
+    fn from(s: &rustix::fs::Stat) -> Meta {
+        let kind = match FileType::from_raw_mode(s.st_mode) {
+            FileType::RegularFile => Kind::File,
+            FileType::Directory => Kind::Directory,
+            _ => Kind::Other,
+        };
+        let mtime_ns = u64::try_from(s.st_mtime)
+            .ok()
+            .map(|secs| secs * 1_000_000_000 + s.st_mtime_nsec as u64)
+            .unwrap_or(0);
+        Meta {
+            kind,
+            len: s.st_size as u64,
+            mtime_ns,
+        }
+    }
+}
+
+/// A path found under the root: its real path, what it is, and how to
+/// open it.
+pub(super) struct Found {
+    pub real: PathBuf,
+    pub meta: Meta,
+    /// Its path relative to the root when no name on the way is a link
+    /// (opened from the root's descriptor), else none (opened by `real`).
+    below: Option<PathBuf>,
+}
+
+impl Root {
+    /// `dir` canonicalized and opened; it must be a directory.
+    pub fn open(dir: &str) -> Result<Root, Reply> {
+        use crate::abi::errno;
+        let path = fs::canonicalize(dir)
+            .map_err(|e| Reply::error(errno::NOT_FOUND, format!("`{dir}`: {e}")))?;
+        if !path.is_dir() {
+            return Err(Reply::error(
+                errno::INVALID,
+                format!("`{dir}` is not a directory"),
+            ));
+        }
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let dir = rustix::fs::open(&path, flags, Mode::empty())
+            .map_err(|e| Reply::error(errno::NOT_FOUND, format!("`{dir}`: {e}")))?;
+        Ok(Root { path, dir })
+    }
+
+    /// `p` (the root joined with a request's names) with every link
+    /// followed: it must exist and stay under the root.
+    pub fn find(&self, p: &Path, shown: &str) -> Result<Found, Reply> {
+        let Ok(below) = p.strip_prefix(&self.path) else {
+            return self.canonical(p, shown);
+        };
+        if below.as_os_str().is_empty() {
+            let m = fs::metadata(&self.path).map_err(|e| Reply::io(&e, shown))?;
+            return Ok(Found {
+                real: self.path.clone(),
+                meta: Meta::from(&m),
+                below: Some(PathBuf::from(".")),
+            });
+        }
+        let mut at = PathBuf::new();
+        let mut last = None;
+        for name in below.components() {
+            at.push(name);
+            let s = rustix::fs::statat(&self.dir, &at, AtFlags::SYMLINK_NOFOLLOW)
+                .map_err(|e| Reply::io(&e.into(), shown))?;
+            if FileType::from_raw_mode(s.st_mode) == FileType::Symlink {
+                return self.canonical(p, shown);
+            }
+            last = Some(s);
+        }
+        let meta = Meta::from(&last.expect("a path below the root has a name"));
+        Ok(Found {
+            real: p.to_path_buf(),
+            meta,
+            below: Some(at),
+        })
+    }
+
+    /// `p` canonicalized and confined to the root: the path through links.
+    fn canonical(&self, p: &Path, shown: &str) -> Result<Found, Reply> {
+        let real = fs::canonicalize(p).map_err(|e| Reply::io(&e, shown))?;
+        if !real.starts_with(&self.path) {
+            return Err(refuse_outside());
+        }
+        let m = fs::metadata(&real).map_err(|e| Reply::io(&e, shown))?;
+        Ok(Found {
+            real,
+            meta: Meta::from(&m),
+            below: None,
+        })
+    }
+
+    /// Opens what `found` names, to read or to write (never waiting, and
+    /// never through a link put in its place since it was found).
+    pub fn open_found(&self, found: &Found, write: bool) -> std::io::Result<fs::File> {
+        let access = if write {
+            OFlags::WRONLY
+        } else {
+            OFlags::RDONLY
+        };
+        let flags = access | NONBLOCK | OFlags::CLOEXEC;
+        let fd = match &found.below {
+            Some(below) => {
+                rustix::fs::openat(&self.dir, below, flags | OFlags::NOFOLLOW, Mode::empty())?
+            }
+            None => rustix::fs::open(&found.real, flags, Mode::empty())?,
+        };
+        Ok(fs::File::from(fd))
+    }
+}
