@@ -392,6 +392,10 @@ fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Comp
     h.update(toolchain::ASC_VERSION);
     h.update(env!("CARGO_PKG_VERSION"));
     h.update(format!("{:?}", opts.profile));
+    for flag in toolchain::flags(opts.profile) {
+        h.update(flag);
+        h.update([0]);
+    }
     h.update(bindings);
     for (n, text) in toolchain::SDK_FILES {
         h.update(n);

@@ -6,9 +6,27 @@ import { Payload, Status } from "./payload"
 import { finish, pending, Request, serving } from "./request"
 import { theServer } from "./server"
 
+/** The last content type delivered, and its bytes: a module is sent the
+ * same few types over and over, and a repeat is that string again rather
+ * than a new one decoded. */
+let lastType = ""
+let lastTypeBytes = new ArrayBuffer(0)
+
+function typeOf(ptr: usize, len: i32): string {
+  if (len == lastTypeBytes.byteLength && len > 0
+    && memory.compare(ptr, changetype<usize>(lastTypeBytes), <usize>len) == 0) {
+    takeBuffer(ptr, len)
+    return lastType
+  }
+  const bytes = takeBuffer(ptr, len)
+  lastType = String.UTF8.decode(bytes, false)
+  lastTypeBytes = bytes
+  return lastType
+}
+
 function payloadOf(typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): Payload | null {
   if (typeLen == 0 && dataLen == 0) return null
-  return new Payload(takeString(typePtr, typeLen), takeBuffer(dataPtr, dataLen))
+  return new Payload(typeOf(typePtr, typeLen), takeBuffer(dataPtr, dataLen))
 }
 
 /** A buffer the runtime fills; pinned until the delivery takes it. */

@@ -16,6 +16,18 @@ export class Payload {
 
   /** The type and subtype, lower case, without parameters: `text/plain`. */
   mediaType(): string {
+    // Most types are that already (no parameters, spaces or capitals):
+    // the same string, with nothing allocated.
+    const t = this.contentType
+    let plain = true
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i)
+      if (c == 59 || c == 32 || c == 9 || (c >= 65 && c <= 90)) {
+        plain = false
+        break
+      }
+    }
+    if (plain) return t
     const semi = this.contentType.indexOf(";")
     const base = semi < 0 ? this.contentType : this.contentType.substring(0, semi)
     return base.trim().toLowerCase()
