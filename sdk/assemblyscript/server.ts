@@ -18,19 +18,15 @@ export class Server {
 
 /** The path's segments: `/a/b` → ["a", "b"], `/` → []. */
 export function segments(path: string): Array<string> {
-  const out = new Array<string>()
-  if (path.length <= 1) return out
-  const parts = path.substring(1).split("/")
-  for (let i = 0; i < parts.length; i++) out.push(parts[i])
-  return out
+  if (path.length <= 1) return new Array<string>()
+  return path.substring(1).split("/")
 }
 
-/** The rest of a path from segment `from` on, as a path (`/x/y`, or `/`). */
+/** The rest of a path from segment `from` on, as a path (`/x/y`, or `/`).
+ * Joined at once: every request a server routes makes one. */
 export function rest(segs: Array<string>, from: i32): string {
   if (from >= segs.length) return "/"
-  let s = ""
-  for (let i = from; i < segs.length; i++) s += "/" + segs[i]
-  return s
+  return "/" + (from == 0 ? segs : segs.slice(from)).join("/")
 }
 
 let current: Server | null = null

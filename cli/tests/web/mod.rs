@@ -238,6 +238,33 @@ pub fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// The CPU time (user and system, every thread) of process `pid` and of
+/// its children still running (nginx's workers), in clock ticks (1/100 s
+/// on Linux).
+pub fn cpu_ticks(pid: u32) -> u64 {
+    let stat = |p: &str| -> Option<(u32, u64)> {
+        let s = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+        // After the command's name, which is in parentheses and may hold
+        // spaces: state, ppid, ... utime (14th field), stime (15th).
+        let rest: Vec<&str> = s[s.rfind(')')? + 2..].split(' ').collect();
+        let ppid = rest.get(1)?.parse().ok()?;
+        let ticks = rest.get(11)?.parse::<u64>().ok()? + rest.get(12)?.parse::<u64>().ok()?;
+        Some((ppid, ticks))
+    };
+    let own = stat(&pid.to_string()).map_or(0, |(_, t)| t);
+    let children: u64 = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        .filter_map(|n| stat(&n))
+        .filter(|(ppid, _)| *ppid == pid)
+        .map(|(_, t)| t)
+        .sum();
+    own + children
+}
+
 /// `size` bytes that differ with their position (a part served out of
 /// place shows), for big files.
 pub fn pattern(size: u64) -> Vec<u8> {

@@ -14,6 +14,13 @@ pub struct Nginx {
     pub base: String,
 }
 
+impl Nginx {
+    /// The master process's id (its workers are its children).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for Nginx {
     fn drop(&mut self) {
         let _ = self.child.kill();
