@@ -389,13 +389,7 @@ fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Comp
         return compile_rust_cached(name, ts, bindings, opts);
     }
     let mut h = Sha256::new();
-    h.update(toolchain::ASC_VERSION);
-    h.update(env!("CARGO_PKG_VERSION"));
-    h.update(format!("{:?}", opts.profile));
-    for flag in toolchain::flags(opts.profile) {
-        h.update(flag);
-        h.update([0]);
-    }
+    compiler_key(&mut h, opts.profile, &toolchain::flags(opts.profile));
     h.update(bindings);
     for (n, text) in toolchain::SDK_FILES {
         h.update(n);
@@ -412,6 +406,19 @@ fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Comp
         let scratch = opts.out.join(".build").join(name);
         toolchain::compile(ts, &scratch, opts.profile)
     })
+}
+
+/// What the cache key of an AssemblyScript module takes from how the
+/// compiler is run: its version, othc's, the profile and every flag (a
+/// changed flag once reused modules built without it).
+fn compiler_key(h: &mut Sha256, profile: Profile, flags: &[&str]) {
+    h.update(toolchain::ASC_VERSION);
+    h.update(env!("CARGO_PKG_VERSION"));
+    h.update(format!("{profile:?}"));
+    for flag in flags {
+        h.update(flag);
+        h.update([0]);
+    }
 }
 
 /// The module cached under the hash `h` of its inputs, or else compiled by
@@ -575,3 +582,6 @@ pub fn build_images(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

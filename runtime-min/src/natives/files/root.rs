@@ -19,10 +19,7 @@ use std::time::UNIX_EPOCH;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use super::{Reply, refuse_outside};
-
-/// Linux's flag for an open that never waits (a FIFO's waits for the
-/// other end; a regular file's is the same with it or without).
-const NONBLOCK: OFlags = OFlags::NONBLOCK;
+use crate::abi::errno;
 
 pub(super) struct Root {
     /// Canonical.
@@ -80,7 +77,10 @@ impl From<&rustix::fs::Stat> for Meta {
         };
         let mtime_ns = u64::try_from(s.st_mtime)
             .ok()
-            .map(|secs| secs * 1_000_000_000 + s.st_mtime_nsec as u64)
+            .map(|secs| {
+                secs.wrapping_mul(1_000_000_000)
+                    .wrapping_add(s.st_mtime_nsec as u64)
+            })
             .unwrap_or(0);
         Meta {
             kind,
@@ -103,7 +103,6 @@ pub(super) struct Found {
 impl Root {
     /// `dir` canonicalized and opened; it must be a directory.
     pub fn open(dir: &str) -> Result<Root, Reply> {
-        use crate::abi::errno;
         let path = fs::canonicalize(dir)
             .map_err(|e| Reply::error(errno::NOT_FOUND, format!("`{dir}`: {e}")))?;
         if !path.is_dir() {
@@ -143,10 +142,13 @@ impl Root {
             }
             last = Some(s);
         }
-        let meta = Meta::from(&last.expect("a path below the root has a name"));
+        let Some(last) = last else {
+            // No name below the root after all: the careful way decides.
+            return self.canonical(p, shown);
+        };
         Ok(Found {
             real: p.to_path_buf(),
-            meta,
+            meta: Meta::from(&last),
             below: Some(at),
         })
     }
@@ -173,7 +175,9 @@ impl Root {
         } else {
             OFlags::RDONLY
         };
-        let flags = access | NONBLOCK | OFlags::CLOEXEC;
+        // Never waiting: a FIFO's open waits for its other end (a regular
+        // file's is the same with the flag or without).
+        let flags = access | OFlags::NONBLOCK | OFlags::CLOEXEC;
         let fd = match &found.below {
             Some(below) => {
                 rustix::fs::openat(&self.dir, below, flags | OFlags::NOFOLLOW, Mode::empty())?
