@@ -237,11 +237,21 @@ pub fn ensure_debian_package(
     if found() {
         return Ok(());
     }
+    // One install at a time: the tests of one binary run on threads, and
+    // apt-get fails at once (exit 100) when another holds its lock. Once
+    // the lock is ours, what another test installed meanwhile counts.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if found() {
+        return Ok(());
+    }
     eprintln!(
         "test set-up: {what} is missing; installing Debian's `{package}` (apt-get update && apt-get install -y {package})"
     );
     let run = |args: &[&str]| {
         Command::new("apt-get")
+            // Another process's apt-get (not a test's): wait for its lock.
+            .args(["-o", "DPkg::Lock::Timeout=600"])
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .stdout(Stdio::null())
