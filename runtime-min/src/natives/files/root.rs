@@ -75,12 +75,13 @@ impl From<&rustix::fs::Stat> for Meta {
             FileType::Directory => Kind::Directory,
             _ => Kind::Other,
         };
+        // The nanoseconds' type is the platform's (`u64` on Linux's raw
+        // system calls, a C `long` through libc): cast either way.
+        #[allow(clippy::unnecessary_cast)]
+        let nanos = s.st_mtime_nsec as u64;
         let mtime_ns = u64::try_from(s.st_mtime)
             .ok()
-            .map(|secs| {
-                secs.wrapping_mul(1_000_000_000)
-                    .wrapping_add(s.st_mtime_nsec as u64)
-            })
+            .map(|secs| secs.wrapping_mul(1_000_000_000).wrapping_add(nanos))
             .unwrap_or(0);
         Meta {
             kind,
