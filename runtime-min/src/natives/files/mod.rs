@@ -5,8 +5,9 @@
 //!
 //! Confinement: request paths reach here already parsed (no `.`, `..` or
 //! empty segments; `othc::namespace::path::parse_request`), and every path that is opened is first
-//! resolved with symlinks followed (`canonicalize`) and must stay under the
-//! canonical root; a symlink that leads out is refused (`forbidden`), and
+//! resolved with symlinks followed (`root`: looked up name by name from the
+//! root held open while no name is a link, canonicalized at the first) and
+//! must stay under the canonical root; a symlink that leads out is refused (`forbidden`), and
 //! listings leave such entries out. Creation resolves the parent and never
 //! follows a link at the last step (`create_new`); removal removes a link
 //! itself, never what it points at.
