@@ -39,7 +39,8 @@ fn load(url: &str, connections: u32) -> (f64, f64) {
 fn load_cpu(url: &str, connections: u32, pid: u32) -> (f64, f64, f64) {
     let before = web::cpu_ticks(pid);
     let (rps, p99) = load(url, connections);
-    let ticks = web::cpu_ticks(pid) - before;
+    // (A worker that exits takes its ticks along: never below zero.)
+    let ticks = web::cpu_ticks(pid).saturating_sub(before);
     // Ticks are 10 ms; the run is 4 s.
     (rps, p99, ticks as f64 * 10_000.0 / (rps * 4.0))
 }
