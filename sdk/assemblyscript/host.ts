@@ -13,12 +13,11 @@ let lastType = ""
 let lastTypeBytes = new ArrayBuffer(0)
 
 function typeOf(ptr: usize, len: i32): string {
-  if (len == lastTypeBytes.byteLength && len > 0
-    && memory.compare(ptr, changetype<usize>(lastTypeBytes), <usize>len) == 0) {
-    takeBuffer(ptr, len)
+  const bytes = takeBuffer(ptr, len)
+  if (len > 0 && len == lastTypeBytes.byteLength
+    && memory.compare(changetype<usize>(bytes), changetype<usize>(lastTypeBytes), <usize>len) == 0) {
     return lastType
   }
-  const bytes = takeBuffer(ptr, len)
   lastType = String.UTF8.decode(bytes, false)
   lastTypeBytes = bytes
   return lastType

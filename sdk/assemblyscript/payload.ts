@@ -28,8 +28,8 @@ export class Payload {
       }
     }
     if (plain) return t
-    const semi = this.contentType.indexOf(";")
-    const base = semi < 0 ? this.contentType : this.contentType.substring(0, semi)
+    const semi = t.indexOf(";")
+    const base = semi < 0 ? t : t.substring(0, semi)
     return base.trim().toLowerCase()
   }
 

@@ -124,14 +124,6 @@ impl Root {
         let Ok(below) = p.strip_prefix(&self.path) else {
             return self.canonical(p, shown);
         };
-        if below.as_os_str().is_empty() {
-            let m = fs::metadata(&self.path).map_err(|e| Reply::io(&e, shown))?;
-            return Ok(Found {
-                real: self.path.clone(),
-                meta: Meta::from(&m),
-                below: Some(PathBuf::from(".")),
-            });
-        }
         let mut at = PathBuf::new();
         let mut last = None;
         for name in below.components() {
@@ -143,13 +135,17 @@ impl Root {
             }
             last = Some(s);
         }
-        let Some(last) = last else {
-            // No name below the root after all: the careful way decides.
-            return self.canonical(p, shown);
+        let meta = match last {
+            Some(s) => Meta::from(&s),
+            // No name below it: the root itself.
+            None => {
+                at.push(".");
+                Meta::from(&fs::metadata(&self.path).map_err(|e| Reply::io(&e, shown))?)
+            }
         };
         Ok(Found {
             real: p.to_path_buf(),
-            meta: Meta::from(&last),
+            meta,
             below: Some(at),
         })
     }
