@@ -4,9 +4,11 @@
 //! are taken from the runtime's working directory.
 //!
 //! Confinement: request paths reach here already parsed (no `.`, `..` or
-//! empty segments; `othc::namespace::path::parse_request`), and every path that is opened is first
-//! resolved with symlinks followed (`root`: looked up name by name from the
-//! root held open while no name is a link, canonicalized at the first) and
+//! empty segments; `othc::namespace::path::parse_request`). A read first
+//! tries to open its path from the root held open in one call that refuses
+//! every link on the way; otherwise (and for every other request) the path
+//! is resolved with symlinks followed (`root`: looked up name by name from
+//! the root while no name is a link, canonicalized at the first) and
 //! must stay under the canonical root; a symlink that leads out is refused (`forbidden`), and
 //! listings leave such entries out. Creation resolves the parent and never
 //! follows a link at the last step (`create_new`); removal removes a link
@@ -129,23 +131,27 @@ fn open_regular(
     write: bool,
     shown: &str,
 ) -> Result<(fs::File, Meta), Reply> {
-    let kind = |m: &Meta| match m.kind {
+    // Before opening (a FIFO opened to write with nobody reading fails
+    // otherwise, saying nothing of why), and after (it is what was opened).
+    regular(&found.meta, shown)?;
+    let f = root
+        .open_found(found, write)
+        .map_err(|e| Reply::io(&e, shown))?;
+    let m = Meta::from(&f.metadata().map_err(|e| Reply::io(&e, shown))?);
+    regular(&m, shown)?;
+    Ok((f, m))
+}
+
+/// Whether what `m` describes can be read or written as a file.
+fn regular(m: &Meta, shown: &str) -> Result<(), Reply> {
+    match m.kind {
         Kind::Directory => Err(Reply::error(
             errno::INVALID,
             "that is a directory: list it instead",
         )),
         Kind::Other => Err(not_regular(shown)),
         Kind::File => Ok(()),
-    };
-    // Before opening (a FIFO opened to write with nobody reading fails
-    // otherwise, saying nothing of why), and after (it is what was opened).
-    kind(&found.meta)?;
-    let f = root
-        .open_found(found, write)
-        .map_err(|e| Reply::io(&e, shown))?;
-    let m = Meta::from(&f.metadata().map_err(|e| Reply::io(&e, shown))?);
-    kind(&m)?;
-    Ok((f, m))
+    }
 }
 
 fn not_regular(shown: &str) -> Reply {
@@ -253,25 +259,30 @@ impl Files {
                 "this Files object is configured read-only",
             )];
         }
-        let mut p = root.path.clone();
+        // The names below the root (the root's own path is joined only
+        // where a request needs it).
+        let mut below = PathBuf::new();
         for s in r.path {
             match s {
-                Seg::Literal(s) if !s.contains('\0') && !s.contains('/') => p.push(s),
+                Seg::Literal(s) if !s.contains('\0') && !s.contains('/') => below.push(s),
                 _ => return vec![Reply::error(errno::INVALID, "not a file name")],
             }
         }
         let shown = &othc::namespace::path::text(r.path);
+        if asked == Entry::Read {
+            return Self::read(root, &below, r.limit, shown).unwrap_or_else(|e| vec![e]);
+        }
+        if asked == Entry::Stat {
+            return vec![Self::stat(root, &below, r.path, shown).unwrap_or_else(|e| e)];
+        }
+        let p = root.path.join(&below);
         let result = match asked {
-            Entry::Read => {
-                return Self::read(root, &p, r.limit, shown).unwrap_or_else(|e| vec![e]);
-            }
             Entry::List => return Self::list(root, &p, shown),
-            Entry::Stat => Self::stat(root, &p, r.path, shown),
             Entry::Write => Self::write(root, &p, r.payload, shown),
             Entry::Create => Self::create(root, &p, r.path, r.payload, shown),
             Entry::Remove => Self::remove(root, &p, r.path, shown),
-            Entry::Configure => {
-                unreachable!("configuring is answered before a directory is needed")
+            Entry::Configure | Entry::Read | Entry::Stat => {
+                unreachable!("answered above")
             }
         };
         vec![result.unwrap_or_else(|e| e)]
@@ -317,13 +328,23 @@ impl Files {
     /// its first part and the rest to read as the reader takes each part
     /// (`Reply::Paced`). Read through the one handle opened here, so every
     /// part is of the same file even if its name is given to another.
-    fn read(root: &Root, p: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
-        let found = root.find(p, shown)?;
-        let (file, m) = open_regular(root, &found, false, shown)?;
+    fn read(root: &Root, below: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
+        let (file, m, content_type) = match root.open_plain(below) {
+            Some(opened) => {
+                let (file, m) = opened.map_err(|e| Reply::io(&e, shown))?;
+                regular(&m, shown)?;
+                (file, m, guess_type(below))
+            }
+            None => {
+                let found = root.find_below(below, shown)?;
+                let (file, m) = open_regular(root, &found, false, shown)?;
+                (file, m, guess_type(&found.real))
+            }
+        };
         let mut rest = Chunks {
             file,
             left: m.len,
-            content_type: guess_type(&found.real),
+            content_type,
             part: PART.min(limit.max(1)),
             shown: shown.to_string(),
             slow: false,
@@ -336,8 +357,8 @@ impl Files {
         })
     }
 
-    fn stat(root: &Root, p: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
-        let found = root.find(p, shown)?;
+    fn stat(root: &Root, below: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
+        let found = root.find_below(below, shown)?;
         if found.meta.kind == Kind::Other {
             return Err(not_regular(shown));
         }

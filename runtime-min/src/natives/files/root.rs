@@ -8,15 +8,19 @@
 //! symbolic link: such a path is its own real path, inside the root, and
 //! the last lookup says what it is. At the first link the whole path is
 //! canonicalized (every link followed) and must stay under the canonical
-//! root. `fixtures/run/rules/resolve.oth` holds both ways to the same
-//! answers.
+//! root. A read skips the lookups: it opens the path in one system call
+//! that refuses every link on the way (`open_plain`), and takes the slow
+//! way only when that refusal comes. `fixtures/run/rules/resolve.oth`
+//! holds every way to the same answers.
 
 use std::fs;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::UNIX_EPOCH;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
 
 use super::{Reply, refuse_outside};
 use crate::abi::errno;
@@ -25,6 +29,9 @@ pub(super) struct Root {
     /// Canonical.
     pub path: PathBuf,
     dir: OwnedFd,
+    /// The kernel has no `openat2` (before Linux 5.6): every read takes
+    /// the lookup's way.
+    no_openat2: AtomicBool,
 }
 
 /// What an entry is, as far as serving it goes.
@@ -115,15 +122,24 @@ impl Root {
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let dir = rustix::fs::open(&path, flags, Mode::empty())
             .map_err(|e| Reply::error(errno::NOT_FOUND, format!("`{dir}`: {e}")))?;
-        Ok(Root { path, dir })
+        Ok(Root {
+            path,
+            dir,
+            no_openat2: AtomicBool::new(false),
+        })
     }
 
     /// `p` (the root joined with a request's names) with every link
     /// followed: it must exist and stay under the root.
     pub fn find(&self, p: &Path, shown: &str) -> Result<Found, Reply> {
-        let Ok(below) = p.strip_prefix(&self.path) else {
-            return self.canonical(p, shown);
-        };
+        match p.strip_prefix(&self.path) {
+            Ok(below) => self.find_below(below, shown),
+            Err(_) => self.canonical(p, shown),
+        }
+    }
+
+    /// [`Root::find`] for the names `below` the root.
+    pub fn find_below(&self, below: &Path, shown: &str) -> Result<Found, Reply> {
         let mut at = PathBuf::new();
         let mut last = None;
         for name in below.components() {
@@ -131,7 +147,7 @@ impl Root {
             let s = rustix::fs::statat(&self.dir, &at, AtFlags::SYMLINK_NOFOLLOW)
                 .map_err(|e| Reply::io(&e.into(), shown))?;
             if FileType::from_raw_mode(s.st_mode) == FileType::Symlink {
-                return self.canonical(p, shown);
+                return self.canonical(&self.path.join(below), shown);
             }
             last = Some(s);
         }
@@ -144,10 +160,42 @@ impl Root {
             }
         };
         Ok(Found {
-            real: p.to_path_buf(),
+            real: self.path.join(below),
             meta,
             below: Some(at),
         })
+    }
+
+    /// Opens the file the names `below` the root lead to, to read, in one
+    /// system call and with no lookup before it, if no name on the way is
+    /// a link (the kernel refuses to follow any), with what it is; a
+    /// FIFO's or a device's open never waits, and what was opened is then
+    /// refused as `open_regular` would. `None` when a name is a link, or
+    /// the kernel has no `openat2`: then the lookup's way (`find_below`).
+    pub fn open_plain(&self, below: &Path) -> Option<std::io::Result<(fs::File, Meta)>> {
+        if below.as_os_str().is_empty() || self.no_openat2.load(Ordering::Relaxed) {
+            return None;
+        }
+        let flags =
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH;
+        let fd = match rustix::fs::openat2(&self.dir, below, flags, Mode::empty(), resolve) {
+            Ok(fd) => fd,
+            // A link on the way (at the last name too: no-follow).
+            Err(Errno::LOOP) => return None,
+            Err(Errno::NOSYS) => {
+                self.no_openat2.store(true, Ordering::Relaxed);
+                return None;
+            }
+            // A sandbox's filter refusing the call rather than the file.
+            Err(Errno::PERM) => return None,
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(
+            rustix::fs::fstat(&fd)
+                .map(|s| (fs::File::from(fd), Meta::from(&s)))
+                .map_err(Into::into),
+        )
     }
 
     /// `p` canonicalized and confined to the root: the path through links.
@@ -184,3 +232,6 @@ impl Root {
         Ok(fs::File::from(fd))
     }
 }
+
+#[cfg(test)]
+mod tests;
