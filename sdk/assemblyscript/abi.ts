@@ -48,6 +48,20 @@ export function utf8(s: string): ArrayBuffer {
   return String.UTF8.encode(s, false)
 }
 
+/** The last content type sent, and its bytes: a module sends the same few
+ * types over and over, and a repeat is those bytes again, not new ones. */
+let lastSentType = ""
+let lastSentTypeBytes = new ArrayBuffer(0)
+
+/** UTF-8 bytes of a content type, for passing to the host. */
+export function typeBytes(contentType: string): ArrayBuffer {
+  if (contentType != lastSentType) {
+    lastSentTypeBytes = String.UTF8.encode(contentType, false)
+    lastSentType = contentType
+  }
+  return lastSentTypeBytes
+}
+
 /** A buffer the host filled through `othismo_alloc`: now ours, unpinned. */
 export function takeBuffer(ptr: usize, len: i32): ArrayBuffer {
   if (ptr == 0 || len == 0) return new ArrayBuffer(0)

@@ -1,7 +1,7 @@
 // Requests: the ones this object serves (Request), and the ones it sends
 // (Ticket, and the table of answers it is waiting for).
 
-import { hostAnswer, hostCancel, hostFail, hostForward, hostRequest, utf8, FLAG_OPERATOR } from "./abi"
+import { hostAnswer, hostCancel, hostFail, hostForward, hostRequest, typeBytes, utf8, FLAG_OPERATOR } from "./abi"
 import { Payload, Status } from "./payload"
 import { Answers } from "./callbacks"
 
@@ -45,7 +45,7 @@ export class Request {
       hostAnswer(this.id, done ? 1 : 0, 0, 0, 0, 0)
       return
     }
-    const type = utf8(payload.contentType)
+    const type = typeBytes(payload.contentType)
     hostAnswer(
       this.id,
       done ? 1 : 0,
@@ -106,7 +106,7 @@ export function send(verb: i32, path: string, payload: Payload | null, answers: 
   if (payload == null) {
     ticket = hostRequest(verb, changetype<usize>(p), p.byteLength, 0, 0, 0, 0)
   } else {
-    const type = utf8(payload.contentType)
+    const type = typeBytes(payload.contentType)
     ticket = hostRequest(
       verb,
       changetype<usize>(p),

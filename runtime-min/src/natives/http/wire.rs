@@ -73,7 +73,11 @@ pub fn request(
         h.append_ref("value", String::from_utf8_lossy(v).as_ref());
         headers.push(h);
     }
-    let mut d = RawDocumentBuf::new();
+    // Room for all of it at once (an empty document to start from).
+    let room = 128 + target.len() + headers.as_bytes().len() + body.len();
+    let mut empty = Vec::with_capacity(room);
+    empty.extend_from_slice(&[5, 0, 0, 0, 0]);
+    let mut d = RawDocumentBuf::from_bytes(empty).expect("an empty document");
     d.append_ref("$type", "HttpRequest");
     d.append_ref("id", id as i64);
     d.append_ref("method", method);
