@@ -96,6 +96,19 @@ fn the_site_example_serves_its_files() {
             && err.contains("-> web: write /exchanges/1 HttpResponse 200 (648 bytes of body)"),
         "the trace shows HTTP traffic:\n{err}"
     );
+    // `/` is stat'd once (HttpServer's stat, relayed): the read that
+    // follows goes straight to the index, not through a second stat.
+    let first: Vec<&str> = err
+        .lines()
+        .skip_while(|l| !l.contains("exchange 1 GET /"))
+        .take_while(|l| !l.contains("write /exchanges/1"))
+        .filter_map(|l| l.split_once("-> public: ").map(|(_, asked)| asked))
+        .collect();
+    assert_eq!(
+        first,
+        ["stat /", "stat /index.html", "read /index.html"],
+        "what the files were asked for GET /:\n{err}"
+    );
     for line in err.lines().filter(|l| l.starts_with("site:")) {
         assert!(
             !["text/css", "image/png", "text/html ("]

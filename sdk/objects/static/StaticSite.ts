@@ -35,38 +35,51 @@ function escapeSegment(s: string): string {
 
 const HTML = "text/html; charset=utf-8"
 
-/**
- * Paths a stat has just found to be files, the newest last. A web server
- * stats a path just before it reads it (HttpServer does, for the ETag and
- * the length), so the read that follows is forwarded at once instead of
- * being stat'd again: one request to the files fewer per page. Each is
- * taken by the read it announces, and forgotten by a later stat that finds
- * something else there, so the last stat of a path decides. Should the
- * file have become a directory between that stat and the read, the read
- * fails as a directory read fails (`invalid`): the race every server has
- * between a stat and a read.
- */
-const recentFiles = new Array<string>()
-const RECENT = 8
-
-function rememberFile(rest: string): void {
-  takeFile(rest)
-  if (recentFiles.length >= RECENT) recentFiles.shift()
-  recentFiles.push(rest)
+/** A path a stat has just found, and whether it is a directory. */
+class Seen {
+  constructor(public rest: string, public directory: bool) {}
 }
 
-/** Whether `rest` was just stat'd as a file; it is forgotten either way. */
-function takeFile(rest: string): bool {
-  const at = recentFiles.lastIndexOf(rest)
-  if (at < 0) return false
-  recentFiles.splice(at, 1)
-  return true
+/**
+ * Paths a stat has just found, the newest last. A web server stats a path
+ * just before it reads it (HttpServer does, for the ETag and the length),
+ * so the read that follows is forwarded at once if the path is a file, or
+ * goes straight to the index if it is a directory, instead of being
+ * stat'd again: one request to the files fewer per page. Each is taken by
+ * the read it announces, and forgotten by a later stat that finds nothing
+ * there, so the last stat of a path decides. Should a file have become a
+ * directory between that stat and the read, the read fails as a directory
+ * read fails (`invalid`): the race every server has between a stat and a
+ * read. A directory that has no index by the time of the read is stat'd
+ * again, as if it had not been seen.
+ */
+const recent = new Array<Seen>()
+const RECENT = 8
+
+function remember(rest: string, directory: bool): void {
+  take(rest)
+  if (recent.length >= RECENT) recent.shift()
+  recent.push(new Seen(rest, directory))
+}
+
+/** What `rest` was just stat'd as, if it was; it is forgotten either way. */
+function take(rest: string): Seen | null {
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const seen = recent[i]
+    if (seen.rest == rest) {
+      recent.splice(i, 1)
+      return seen
+    }
+  }
+  return null
 }
 
 class StaticSite extends StaticSiteServer {
   read(req: Request, rest: string): void {
-    if (takeFile(rest)) req.forward(files.at(rest))
-    else files.stat(rest, new Found(req, rest))
+    const seen = take(rest)
+    if (seen == null) files.stat(rest, new Found(req, rest))
+    else if (seen.directory) files.stat(under(rest, "index.html"), new Index(req, rest, true))
+    else req.forward(files.at(rest))
   }
 
   stat(req: Request, rest: string): void {
@@ -80,7 +93,7 @@ class StaticSite extends StaticSiteServer {
   }
 }
 
-/** A stat's answer, passed on as it came; a file is remembered. */
+/** A stat's answer, passed on as it came, and remembered. */
 class Relayed extends OnPayload {
   constructor(public req: Request, public rest: string) {
     super()
@@ -88,13 +101,13 @@ class Relayed extends OnPayload {
 
   payload(p: Payload | null, done: bool): void {
     const s = p != null ? StatRecord.fromPayload(p) : null
-    if (s != null && !s.isDirectory()) rememberFile(this.rest)
-    else takeFile(this.rest)
+    if (s != null) remember(this.rest, s.isDirectory())
+    else take(this.rest)
     this.req.answer(p, done)
   }
 
   error(status: Status, description: string): void {
-    takeFile(this.rest)
+    take(this.rest)
     this.req.fail(status, description)
   }
 }
@@ -110,7 +123,7 @@ class Found extends OnStat {
       this.req.forward(files.at(this.rest))
       return
     }
-    files.stat(under(this.rest, "index.html"), new Index(this.req, this.rest))
+    files.stat(under(this.rest, "index.html"), new Index(this.req, this.rest, false))
   }
 
   error(status: Status, description: string): void {
@@ -118,9 +131,10 @@ class Found extends OnStat {
   }
 }
 
-/** A directory's index.html, if it has one; a listing if not. */
+/** A directory's index.html, if it has one; a listing if not. `seen`: the
+ * directory was remembered from a stat, not stat'd for this read. */
 class Index extends OnStat {
-  constructor(public req: Request, public rest: string) {
+  constructor(public req: Request, public rest: string, public seen: bool) {
     super()
   }
 
@@ -130,7 +144,9 @@ class Index extends OnStat {
   }
 
   error(status: Status, description: string): void {
-    if (status.is(Status.NotFound)) listing(this.req, this.rest)
+    // Whatever the path is now, found again as for a read not announced.
+    if (this.seen) files.stat(this.rest, new Found(this.req, this.rest))
+    else if (status.is(Status.NotFound)) listing(this.req, this.rest)
     else this.req.fail(status, description)
   }
 }

@@ -187,8 +187,10 @@ impl Root {
                 self.no_openat2.store(true, Ordering::Relaxed);
                 return None;
             }
-            // A sandbox's filter refusing the call rather than the file.
-            Err(Errno::PERM) => return None,
+            // A sandbox's filter refusing the call rather than the file, or
+            // a kernel that knows the call but not a flag: the lookup's way
+            // answers (and says the same if the path itself is the cause).
+            Err(Errno::PERM | Errno::INVAL | Errno::TOOBIG) => return None,
             Err(e) => return Some(Err(e.into())),
         };
         Some(
