@@ -8,7 +8,7 @@ export { StatRecord, STAT, KIND_FILE, KIND_DIRECTORY } from "./stat"
 export { Answers, OnDone, OnPayload, OnText, OnStat, OnMessage, OnAnyMessage } from "./callbacks"
 export { Request, Ticket, send } from "./request"
 export { Client } from "./client"
-export { Server, run, segments, rest } from "./server"
+export { Server, run, segments, rest, restOf } from "./server"
 export { bind, unmount, expose } from "./view"
 import * as bson from "./bson"
 export { bson }

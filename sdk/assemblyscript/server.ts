@@ -29,6 +29,12 @@ export function rest(segs: Array<string>, from: i32): string {
   return "/" + (from == 0 ? segs : segs.slice(from)).join("/")
 }
 
+/** `rest(segments(path), 0)` without taking the path apart: a path as
+ * delivered is its segments joined (`/a/b`, or `/` for none). */
+export function restOf(path: string): string {
+  return path.length <= 1 ? "/" : path
+}
+
 let current: Server | null = null
 
 /** The module's server: requests for this object go to it. */

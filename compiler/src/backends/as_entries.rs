@@ -17,6 +17,12 @@ pub(super) struct ServerView {
     pub(super) routes: Vec<RouteView>,
     /// Conditions under which a path is served with some verb (for not_supported).
     pub(super) any_path: Vec<String>,
+    /// Some verb serves every path (`/**`): what no route takes is
+    /// not_supported, never not_found.
+    pub(super) every_path: bool,
+    /// Whether a route looks at the path's segments (`s`): a server whose
+    /// routes are all `/**` never splits a path.
+    pub(super) uses_segments: bool,
 }
 
 #[derive(Serialize)]
@@ -121,8 +127,12 @@ pub(super) fn param_decls(path: &PathPattern) -> Vec<String> {
         .collect()
 }
 
-/// The AS condition that the segments `s` match a pattern.
+/// The AS condition that the segments `s` match a pattern; empty for `/**`,
+/// which every path matches.
 pub(super) fn condition(path: &PathPattern) -> String {
+    if matches!(path.segs.as_slice(), [Seg::Rest]) {
+        return String::new();
+    }
     let rest = path.segs.iter().any(|s| matches!(s, Seg::Rest));
     let fixed = path.segs.iter().filter(|s| !matches!(s, Seg::Rest)).count();
     let mut parts = vec![if rest {
@@ -145,6 +155,8 @@ pub(super) fn route_args(path: &PathPattern) -> Vec<String> {
         .enumerate()
         .filter_map(|(i, s)| match s {
             Seg::Capture(_) => Some(format!("s[{i}]")),
+            // The whole path (as delivered, it is its segments joined).
+            Seg::Rest if i == 0 => Some("restOf(req.path)".to_string()),
             Seg::Rest => Some(format!("rest(s, {i})")),
             Seg::Literal(_) => None,
         })
@@ -365,6 +377,12 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
         .map(|e| condition(&model.entry(*e).path))
         .collect();
     any_path.dedup();
+    let every_path = any_path.iter().any(String::is_empty);
+    if every_path {
+        any_path.clear();
+    }
+    // (Only `/**` has no condition, and its argument is the whole path.)
+    let uses_segments = !any_path.is_empty() || routes.iter().any(|r| !r.condition.is_empty());
     ServerView {
         name: format!("{}Server", type_name(&def.name)),
         object: def.name.clone(),
@@ -372,6 +390,8 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
         methods,
         routes,
         any_path,
+        every_path,
+        uses_segments,
     }
 }
 
