@@ -15,6 +15,12 @@ pub const EXPORTS: &[(&str, usize, usize)] = &[
     ("_start", 0, 0),
 ];
 
+/// Exports a module may have, each checked like the others when it is
+/// there: the runtime uses it if it is, and does without it if not.
+/// `othismo_scratch` names 256 bytes of the module's memory where the
+/// runtime may put a delivery's path and content type.
+pub const OPTIONAL_EXPORTS: &[(&str, usize, usize)] = &[("othismo_scratch", 0, 1)];
+
 /// The imports a module may have: module, name, params, results (all
 /// i32). The runtime's linker provides exactly these, and the SDK's
 /// `abi.ts` declares exactly the `othismo` ones (both tested).
@@ -102,9 +108,11 @@ pub fn problems(module: &[u8]) -> Vec<String> {
     {
         out.push("it exports no `memory`".into());
     }
-    for (name, p, r) in EXPORTS {
+    let optional = OPTIONAL_EXPORTS.iter().map(|e| (e, false));
+    for ((name, p, r), required) in EXPORTS.iter().map(|e| (e, true)).chain(optional) {
         match exports.iter().find(|(n, _, _)| n == name) {
-            None => out.push(format!("it does not export `{name}`")),
+            None if required => out.push(format!("it does not export `{name}`")),
+            None => {}
             Some((_, kind, index)) => {
                 let sig = (*kind == wasmparser::ExternalKind::Func)
                     .then(|| funcs.get(*index as usize))
@@ -180,6 +188,7 @@ mod tests {
         named.sort_unstable();
         let mut want: Vec<&str> = EXPORTS
             .iter()
+            .chain(OPTIONAL_EXPORTS)
             .map(|(n, ..)| *n)
             .filter(|n| n.starts_with("othismo_"))
             .collect();

@@ -13,6 +13,7 @@ use crate::limits::Limits;
 use crate::view::{self, Link, View};
 
 mod budget;
+mod buffers;
 
 /// A payload as a module handed it over: carried, absent, or over the
 /// payload limit (its length; the bytes are never copied).
@@ -87,6 +88,10 @@ pub struct Wasm {
     answer: Six,
     error: Six,
     cancel: TypedFunc<i32, ()>,
+    /// The module's `othismo_scratch`, if it has one, until it has started.
+    scratch_export: Option<TypedFunc<(), i32>>,
+    /// Where a delivery's path and content type go if they fit (`buffers`).
+    scratch: Option<buffers::Scratch>,
     /// Ticks of work allowed per delivery.
     deadline: u64,
 }
@@ -447,6 +452,11 @@ impl Wasm {
             answer: instance.get_typed_func(&mut store, "othismo_answer")?,
             error: instance.get_typed_func(&mut store, "othismo_error")?,
             cancel: instance.get_typed_func(&mut store, "othismo_cancel")?,
+            scratch_export: instance
+                .get_func(&mut store, "othismo_scratch")
+                .map(|f| f.typed(&store))
+                .transpose()?,
+            scratch: None,
             memory,
             store,
             deadline: limits.deadline_ticks(),
@@ -469,43 +479,11 @@ impl Wasm {
         std::mem::swap(&mut self.store.data_mut().calls, into);
     }
 
-    /// A buffer from `othismo_alloc`, filled: (ptr, len), or (0, 0) for nothing.
-    fn put(&mut self, data: &[u8]) -> wasmtime::Result<(i32, i32)> {
-        if data.is_empty() {
-            return Ok((0, 0));
-        }
-        let ptr = self.alloc.call(&mut self.store, data.len() as i32)?;
-        let size = self.memory.data_size(&self.store);
-        let fits = usize::try_from(ptr)
-            .ok()
-            .and_then(|p| p.checked_add(data.len()))
-            .is_some_and(|end| end <= size);
-        if !fits {
-            // The module's allocator is wrong: say so, rather than report a
-            // bare out-of-bounds write.
-            return Err(wasmtime::Error::msg(format!(
-                "its `othismo_alloc` returned {ptr} for {} bytes, outside its memory of {size} bytes",
-                data.len()
-            )));
-        }
-        self.memory.write(&mut self.store, ptr as usize, data)?;
-        Ok((ptr, data.len() as i32))
-    }
-
-    fn put_payload(&mut self, p: &Option<Payload>) -> wasmtime::Result<(i32, i32, i32, i32)> {
-        match p {
-            None => Ok((0, 0, 0, 0)),
-            Some(p) => {
-                let (tp, tl) = self.put(p.content_type.as_bytes())?;
-                let (dp, dl) = self.put(&p.data)?;
-                Ok((tp, tl, dp, dl))
-            }
-        }
-    }
-
     pub fn start(&mut self) -> wasmtime::Result<()> {
         self.arm();
         self.start.call(&mut self.store, ())?;
+        let export = self.scratch_export.take();
+        self.scratch = buffers::Scratch::find(export, &mut self.store, &self.memory)?;
         self.arm();
         self.othismo_start.call(&mut self.store, ())
     }
@@ -519,15 +497,17 @@ impl Wasm {
         p: &Option<Payload>,
     ) -> wasmtime::Result<()> {
         self.arm();
-        let (pp, pl) = self.put(path.as_bytes())?;
-        let (tp, tl, dp, dl) = self.put_payload(p)?;
+        let mut room = self.scratch.map(buffers::Scratch::room);
+        let (pp, pl) = self.put_small(path.as_bytes(), &mut room)?;
+        let (tp, tl, dp, dl) = self.put_payload(p, &mut room)?;
         self.serve
             .call(&mut self.store, (id, verb, flags, pp, pl, tp, tl, dp, dl))
     }
 
     pub fn answer(&mut self, ticket: i32, done: bool, p: &Option<Payload>) -> wasmtime::Result<()> {
         self.arm();
-        let (tp, tl, dp, dl) = self.put_payload(p)?;
+        let mut room = self.scratch.map(buffers::Scratch::room);
+        let (tp, tl, dp, dl) = self.put_payload(p, &mut room)?;
         self.answer
             .call(&mut self.store, (ticket, i32::from(done), tp, tl, dp, dl))
     }

@@ -62,16 +62,36 @@ export function typeBytes(contentType: string): ArrayBuffer {
   return lastSentTypeBytes
 }
 
-/** A buffer the host filled through `othismo_alloc`: now ours, unpinned. */
+/** The length of the scratch region, fixed by the ABI. */
+export const SCRATCH_LEN: i32 = 256
+
+/** Where the host may put a delivery's path and content type instead of
+ *  allocating them (`othismo_scratch`): read before anything else. */
+export const scratch: usize = memory.data(SCRATCH_LEN)
+
+/** Whether bytes the host passed are in the scratch region (copied or
+ *  decoded at once, never kept), not a buffer of their own. */
+export function inScratch(ptr: usize): bool {
+  return ptr >= scratch && ptr < scratch + <usize>SCRATCH_LEN
+}
+
+/** A buffer the host filled through `othismo_alloc`: now ours, unpinned;
+ *  or a copy of bytes it put in the scratch region. */
 export function takeBuffer(ptr: usize, len: i32): ArrayBuffer {
   if (ptr == 0 || len == 0) return new ArrayBuffer(0)
+  if (inScratch(ptr)) {
+    const copy = new ArrayBuffer(len)
+    memory.copy(changetype<usize>(copy), ptr, <usize>len)
+    return copy
+  }
   const buf = changetype<ArrayBuffer>(ptr)
   __unpin(ptr)
   return buf
 }
 
-/** A string the host passed as a filled buffer. */
+/** A string the host passed (in the scratch region, or as a filled buffer). */
 export function takeString(ptr: usize, len: i32): string {
   if (ptr == 0 || len == 0) return ""
+  if (inScratch(ptr)) return String.UTF8.decodeUnsafe(ptr, <usize>len, false)
   return String.UTF8.decode(takeBuffer(ptr, len), false)
 }

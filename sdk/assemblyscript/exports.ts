@@ -3,6 +3,7 @@
 // they come from the package, so there is one copy of the SDK's state.
 export {
   othismo_alloc,
+  othismo_scratch,
   othismo_start,
   othismo_serve,
   othismo_answer,

@@ -1,7 +1,7 @@
 // The functions behind the module's exports (book: reference/wire.md). `exports.ts`
 // re-exports them from the package, so they share the SDK's state.
 
-import { takeBuffer, takeString } from "./abi"
+import { inScratch, scratch, takeBuffer, takeString } from "./abi"
 import { Payload, Status } from "./payload"
 import { finish, pending, Request, serving } from "./request"
 import { theServer } from "./server"
@@ -13,6 +13,11 @@ let lastType = ""
 let lastTypeBytes = new ArrayBuffer(0)
 
 function typeOf(ptr: usize, len: i32): string {
+  // A repeat in the scratch region costs nothing: compared where it is.
+  if (inScratch(ptr) && len > 0 && len == lastTypeBytes.byteLength
+    && memory.compare(ptr, changetype<usize>(lastTypeBytes), <usize>len) == 0) {
+    return lastType
+  }
   const bytes = takeBuffer(ptr, len)
   if (len > 0 && len == lastTypeBytes.byteLength
     && memory.compare(changetype<usize>(bytes), changetype<usize>(lastTypeBytes), <usize>len) == 0) {
@@ -26,6 +31,12 @@ function typeOf(ptr: usize, len: i32): string {
 function payloadOf(typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): Payload | null {
   if (typeLen == 0 && dataLen == 0) return null
   return new Payload(typeOf(typePtr, typeLen), takeBuffer(dataPtr, dataLen))
+}
+
+/** The scratch region (`SCRATCH_LEN` bytes of static memory): where the
+ *  runtime may put a delivery's path and content type. */
+export function othismo_scratch(): usize {
+  return scratch
 }
 
 /** A buffer the runtime fills; pinned until the delivery takes it. */
