@@ -35,6 +35,9 @@ struct ServerView {
     methods: Vec<MethodView>,
     routes: Vec<RouteView>,
     any_path: Vec<String>,
+    /// Some verb serves every path (`/**`): what no route takes is
+    /// not_supported, never not_found.
+    every_path: bool,
 }
 
 #[derive(Serialize)]
@@ -164,8 +167,13 @@ fn path_params(path: &PathPattern) -> (Vec<String>, Vec<String>) {
     (params, args)
 }
 
-/// The condition that the segments `s` match a pattern.
+/// The condition that the segments `s` match a pattern; empty for `/**`,
+/// which every path matches (`s.len() >= 0` would be a comparison the
+/// compiler warns is always true).
 fn condition(path: &PathPattern) -> String {
+    if matches!(path.segs.as_slice(), [Seg::Rest]) {
+        return String::new();
+    }
     let rest = path.segs.iter().any(|s| matches!(s, Seg::Rest));
     let fixed = path.segs.iter().filter(|s| !matches!(s, Seg::Rest)).count();
     let mut parts = vec![if rest {
@@ -230,6 +238,10 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
         .map(|e| condition(&model.entry(*e).path))
         .collect();
     any_path.dedup();
+    let every_path = any_path.iter().any(String::is_empty);
+    if every_path {
+        any_path.clear();
+    }
     let name = type_name(&def.name);
     ServerView {
         name: format!("{name}Server"),
@@ -239,6 +251,7 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
         methods,
         routes,
         any_path,
+        every_path,
     }
 }
 
