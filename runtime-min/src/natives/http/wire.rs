@@ -26,23 +26,44 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 fn document(p: Option<&Payload>, what: &str) -> Result<Document, String> {
     let p = p.ok_or_else(|| format!("expected a {what} message"))?;
-    let d = Document::from_reader(&mut p.data.as_slice())
-        .map_err(|e| format!("expected a {what} message: {e}"))?;
-    match d.get_str("$type") {
-        Ok(t) if t == what => Ok(d),
-        Ok(t) => Err(format!("expected a {what} message, got a {t}")),
-        Err(_) => Err(format!("expected a {what} message")),
+    let d = Document::from_reader(&mut p.data.as_slice()).map_err(|e| malformed(what, e))?;
+    of_type(what, d.get_str("$type").ok())?;
+    Ok(d)
+}
+
+/// A message that is not BSON, or not all of it.
+fn malformed(what: &str, e: impl std::fmt::Display) -> String {
+    format!("expected a {what} message: {e}")
+}
+
+/// Whether a message's `$type` (if it is a string) is `what`.
+fn of_type(what: &str, t: Option<&str>) -> Result<(), String> {
+    match t {
+        Some(t) if t == what => Ok(()),
+        Some(t) => Err(format!("expected a {what} message, got a {t}")),
+        None => Err(format!("expected a {what} message")),
+    }
+}
+
+/// A count field: absent or null, an integer (`Some(Some(n))`), or
+/// something else (`Some(None)`); it must be non-negative.
+fn non_negative(key: &str, v: Option<Option<i64>>) -> Result<Option<u64>, String> {
+    match v {
+        None => Ok(None),
+        Some(Some(n)) if n >= 0 => Ok(Some(n as u64)),
+        Some(_) => Err(format!("`{key}` must be a non-negative integer")),
     }
 }
 
 /// A non-negative integer field, if it is there.
 fn count(d: &Document, key: &str) -> Result<Option<u64>, String> {
-    match d.get(key) {
-        None | Some(Bson::Null) => Ok(None),
-        Some(Bson::Int64(n)) if *n >= 0 => Ok(Some(*n as u64)),
-        Some(Bson::Int32(n)) if *n >= 0 => Ok(Some(*n as u64)),
-        Some(_) => Err(format!("`{key}` must be a non-negative integer")),
-    }
+    let v = match d.get(key) {
+        None | Some(Bson::Null) => None,
+        Some(Bson::Int64(n)) => Some(Some(*n)),
+        Some(Bson::Int32(n)) => Some(Some(i64::from(*n))),
+        Some(_) => Some(None),
+    };
+    non_negative(key, v)
 }
 
 pub fn config(p: Option<&Payload>) -> Result<Config, String> {
@@ -110,8 +131,10 @@ pub struct Response {
 fn whole(v: RawBsonRef<'_>) -> Result<(), String> {
     Bson::try_from(v.to_raw_bson())
         .map(drop)
-        .map_err(|e| format!("expected a HttpResponse message: {e}"))
+        .map_err(|e| malformed(RESPONSE, e))
 }
+
+const RESPONSE: &str = "HttpResponse";
 
 /// An integer field's value, if it is one.
 fn integer(v: RawBsonRef<'_>) -> Option<i64> {
@@ -125,13 +148,12 @@ fn integer(v: RawBsonRef<'_>) -> Option<i64> {
 /// A header of the `headers` array: every element read, the last `name`
 /// and `value` kept (as a decoded document keeps a repeated key's last).
 fn header(v: RawBsonRef<'_>) -> Result<(String, String), String> {
-    let malformed = |e: bson::raw::Error| format!("expected a HttpResponse message: {e}");
     let RawBsonRef::Document(h) = v else {
         return Err("each of `headers` must be an HttpHeader".into());
     };
     let (mut name, mut value) = (None, None);
     for e in h {
-        let (k, v) = e.map_err(malformed)?;
+        let (k, v) = e.map_err(|e| malformed(RESPONSE, e))?;
         match k {
             "name" => name = Some(v),
             "value" => value = Some(v),
@@ -147,9 +169,8 @@ fn header(v: RawBsonRef<'_>) -> Result<(String, String), String> {
 }
 
 pub fn response(p: Option<&Payload>) -> Result<Response, String> {
-    const WHAT: &str = "HttpResponse";
-    let malformed = |e: bson::raw::Error| format!("expected a {WHAT} message: {e}");
-    let p = p.ok_or_else(|| format!("expected a {WHAT} message"))?;
+    let bad = |e: bson::raw::Error| malformed(RESPONSE, e);
+    let p = p.ok_or_else(|| format!("expected a {RESPONSE} message"))?;
     // The document its length says (bytes after it are not its own).
     let data = p.data.as_slice();
     let len = data
@@ -158,7 +179,7 @@ pub fn response(p: Option<&Payload>) -> Result<Response, String> {
         .and_then(|l| usize::try_from(l).ok())
         .filter(|&l| l <= data.len())
         .unwrap_or(data.len());
-    let d = RawDocument::from_bytes(&data[..len]).map_err(malformed)?;
+    let d = RawDocument::from_bytes(&data[..len]).map_err(bad)?;
     let mut kind = None;
     let mut status = None;
     let mut headers = None;
@@ -166,7 +187,7 @@ pub fn response(p: Option<&Payload>) -> Result<Response, String> {
     let mut streamed = None;
     let mut length = None;
     for e in d {
-        let (k, v) = e.map_err(malformed)?;
+        let (k, v) = e.map_err(bad)?;
         match k {
             "$type" => kind = Some(v.as_str()),
             "status" => status = Some(integer(v)),
@@ -177,11 +198,7 @@ pub fn response(p: Option<&Payload>) -> Result<Response, String> {
             _ => whole(v)?,
         }
     }
-    match kind {
-        Some(Some(t)) if t == WHAT => {}
-        Some(Some(t)) => return Err(format!("expected a {WHAT} message, got a {t}")),
-        _ => return Err(format!("expected a {WHAT} message")),
-    }
+    of_type(RESPONSE, kind.flatten())?;
     let Some(Some(status)) = status else {
         return Err("HttpResponse has no `status`".into());
     };
@@ -193,18 +210,16 @@ pub fn response(p: Option<&Payload>) -> Result<Response, String> {
     };
     let mut headers = Vec::new();
     for h in list {
-        headers.push(header(h.map_err(malformed)?)?);
+        headers.push(header(h.map_err(bad)?)?);
     }
     let Some(Some(body)) = body else {
         return Err("HttpResponse has no `body`".into());
     };
     let length = match length {
         None | Some(RawBsonRef::Null) => None,
-        Some(v) => match integer(v) {
-            Some(n) if n >= 0 => Some(n as u64),
-            _ => return Err("`length` must be a non-negative integer".into()),
-        },
+        Some(v) => Some(integer(v)),
     };
+    let length = non_negative("length", length)?;
     Ok(Response {
         status: status as u16,
         headers,
