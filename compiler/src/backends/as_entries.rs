@@ -3,7 +3,7 @@
 //! signature its payload types give it.
 
 use super::as_types::{string_literal, type_name};
-use super::shared::{Request, request_kind};
+use super::shared::{Request, any_path, every_path, request_kind};
 use crate::asnames;
 use crate::model::*;
 use serde::Serialize;
@@ -130,7 +130,7 @@ pub(super) fn param_decls(path: &PathPattern) -> Vec<String> {
 /// The AS condition that the segments `s` match a pattern; empty for `/**`,
 /// which every path matches.
 pub(super) fn condition(path: &PathPattern) -> String {
-    if matches!(path.segs.as_slice(), [Seg::Rest]) {
+    if every_path(path) {
         return String::new();
     }
     let rest = path.segs.iter().any(|s| matches!(s, Seg::Rest));
@@ -372,15 +372,7 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
             body,
         });
     }
-    let mut any_path: Vec<String> = order
-        .iter()
-        .map(|e| condition(&model.entry(*e).path))
-        .collect();
-    any_path.dedup();
-    let every_path = any_path.iter().any(String::is_empty);
-    if every_path {
-        any_path.clear();
-    }
+    let (any_path, every_path) = any_path(routes.iter().map(|r| &r.condition));
     // (Only `/**` has no condition, and its argument is the whole path.)
     let uses_segments = !any_path.is_empty() || routes.iter().any(|r| !r.condition.is_empty());
     ServerView {

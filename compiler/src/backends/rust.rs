@@ -12,7 +12,9 @@ use serde::Serialize;
 
 use super::assemblyscript::Generated;
 use super::rust_types::{self, literal, snake, type_name};
-use super::shared::{Request, objects_of, request_kind, route_order, shared_needs, stamped};
+use super::shared::{
+    Request, any_path, every_path, objects_of, request_kind, route_order, shared_needs, stamped,
+};
 use crate::asnames;
 use crate::model::*;
 
@@ -171,7 +173,7 @@ fn path_params(path: &PathPattern) -> (Vec<String>, Vec<String>) {
 /// which every path matches (`s.len() >= 0` would be a comparison the
 /// compiler warns is always true).
 fn condition(path: &PathPattern) -> String {
-    if matches!(path.segs.as_slice(), [Seg::Rest]) {
+    if every_path(path) {
         return String::new();
     }
     let rest = path.segs.iter().any(|s| matches!(s, Seg::Rest));
@@ -233,15 +235,7 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
             body,
         });
     }
-    let mut any_path: Vec<String> = route_order(model, def)
-        .iter()
-        .map(|e| condition(&model.entry(*e).path))
-        .collect();
-    any_path.dedup();
-    let every_path = any_path.iter().any(String::is_empty);
-    if every_path {
-        any_path.clear();
-    }
+    let (any_path, every_path) = any_path(routes.iter().map(|r| &r.condition));
     let name = type_name(&def.name);
     ServerView {
         name: format!("{name}Server"),

@@ -56,6 +56,24 @@ pub(crate) fn objects_of(model: &Model, file: FileIx) -> Vec<ObjectId> {
 
 /// The serves entries of `def` in the order routes are tried: a literal
 /// before `{name}` before `**`, segment by segment.
+/// Whether a pattern is `/**`: every path matches it, so a route to it
+/// tests no segments (a backend gives it an empty condition).
+pub(crate) fn every_path(path: &PathPattern) -> bool {
+    matches!(path.segs.as_slice(), [Seg::Rest])
+}
+
+/// The distinct conditions (in route order) under which some route serves
+/// a path, for the `not_supported` answer, and whether one of them is
+/// every path's (empty): then no path is `not_found`, and none is listed.
+pub(crate) fn any_path<'a>(conditions: impl Iterator<Item = &'a String>) -> (Vec<String>, bool) {
+    let mut any: Vec<String> = conditions.cloned().collect();
+    any.dedup();
+    if any.iter().any(String::is_empty) {
+        return (Vec::new(), true);
+    }
+    (any, false)
+}
+
 pub(crate) fn route_order(model: &Model, def: &ObjectDef) -> Vec<EntryId> {
     let mut order: Vec<EntryId> = def.serves.clone();
     order.sort_by_key(|e| specificity(&model.entry(*e).path.segs));
