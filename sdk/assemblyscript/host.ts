@@ -13,16 +13,13 @@ let lastType = ""
 let lastTypeBytes = new ArrayBuffer(0)
 
 function typeOf(ptr: usize, len: i32): string {
-  // A repeat in the scratch region costs nothing: compared where it is.
-  if (inScratch(ptr) && len > 0 && len == lastTypeBytes.byteLength
-    && memory.compare(ptr, changetype<usize>(lastTypeBytes), <usize>len) == 0) {
-    return lastType
-  }
+  // Compared where the runtime put it (the scratch region, or a buffer of
+  // its own, which is taken either way); a repeat in the region costs nothing.
+  const repeat = len > 0 && len == lastTypeBytes.byteLength
+    && memory.compare(ptr, changetype<usize>(lastTypeBytes), <usize>len) == 0
+  if (repeat && inScratch(ptr)) return lastType
   const bytes = takeBuffer(ptr, len)
-  if (len > 0 && len == lastTypeBytes.byteLength
-    && memory.compare(changetype<usize>(bytes), changetype<usize>(lastTypeBytes), <usize>len) == 0) {
-    return lastType
-  }
+  if (repeat) return lastType
   lastType = String.UTF8.decode(bytes, false)
   lastTypeBytes = bytes
   return lastType
