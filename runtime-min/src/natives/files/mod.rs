@@ -14,11 +14,14 @@
 //! follows a link at the last step (`create_new`); removal removes a link
 //! itself, never what it points at.
 
+mod held;
 mod root;
 
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use othc::model::{Seg, Verb};
 
@@ -186,7 +189,10 @@ pub(crate) const SLOW_DISK: std::time::Duration = std::time::Duration::from_mill
 /// The rest of a file being read, a part at a time.
 #[derive(Debug)]
 pub struct Chunks {
-    file: fs::File,
+    /// Read at `at` (`pread`): the handle may be kept open for later reads
+    /// of the same file too (`held`).
+    file: Arc<fs::File>,
+    at: u64,
     /// Bytes still to send: the file's length when it was opened, less
     /// what has been sent.
     left: u64,
@@ -211,9 +217,9 @@ impl Chunks {
     /// an error, so a reader never takes a short file for a whole one.
     pub fn next_part(&mut self) -> Reply {
         let want = self.left.min(self.part as u64) as usize;
-        let mut data = Vec::with_capacity(want);
+        let mut data = vec![0; want];
         let began = std::time::Instant::now();
-        let read = (&mut self.file).take(want as u64).read_to_end(&mut data);
+        let read = read_at(&self.file, &mut data, self.at);
         self.slow = began.elapsed() > SLOW_DISK;
         match read {
             Err(e) => return Reply::io(&e, &self.shown),
@@ -225,6 +231,7 @@ impl Chunks {
             }
             Ok(_) => {}
         }
+        self.at += want as u64;
         self.left -= want as u64;
         Reply::Answer {
             done: self.left == 0,
@@ -234,6 +241,21 @@ impl Chunks {
             }),
         }
     }
+}
+
+/// Fills `buf` from `file` at `at`, or as much of it as the file has
+/// there: the bytes read.
+fn read_at(file: &fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 impl Files {
@@ -247,7 +269,7 @@ impl Files {
         if asked == Entry::Configure {
             return vec![self.configure(r.payload)];
         }
-        let Some(root) = self.root.as_ref() else {
+        let Some(root) = self.root.as_mut() else {
             return vec![Reply::error(
                 errno::UNAVAILABLE,
                 "Files has no directory yet: the operator writes FilesConfig to its root first",
@@ -328,24 +350,36 @@ impl Files {
     /// its first part and the rest to read as the reader takes each part
     /// (`Reply::Paced`). Read through the one handle opened here, so every
     /// part is of the same file even if its name is given to another.
-    fn read(root: &Root, below: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
-        let (file, m, content_type) = match root.open_plain(below) {
-            Some(opened) => {
-                let (file, m) = opened.map_err(|e| Reply::io(&e, shown))?;
+    fn read(root: &mut Root, below: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
+        let part = PART.min(limit.max(1));
+        let opened = match root.reuse(below) {
+            Some((file, m)) => Some(Ok((file, m))),
+            None => root.open_plain(below).map(|opened| {
+                let (file, s) = opened.map_err(|e| Reply::io(&e, shown))?;
+                let m = Meta::from(&s);
                 regular(&m, shown)?;
+                let file = Arc::new(file);
+                root.keep(below, &file, &s, part);
+                Ok((file, m))
+            }),
+        };
+        let (file, m, content_type) = match opened {
+            Some(opened) => {
+                let (file, m) = opened?;
                 (file, m, guess_type(below))
             }
             None => {
                 let found = root.find_below(below, shown)?;
                 let (file, m) = open_regular(root, &found, false, shown)?;
-                (file, m, guess_type(&found.real))
+                (Arc::new(file), m, guess_type(&found.real))
             }
         };
         let mut rest = Chunks {
             file,
+            at: 0,
             left: m.len,
             content_type,
-            part: PART.min(limit.max(1)),
+            part,
             shown: shown.to_string(),
             slow: false,
         };

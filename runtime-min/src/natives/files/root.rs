@@ -16,12 +16,14 @@
 use std::fs;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::UNIX_EPOCH;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use rustix::io::Errno;
 
+use super::held::Held;
 use super::{Reply, refuse_outside};
 use crate::abi::errno;
 
@@ -32,6 +34,8 @@ pub(super) struct Root {
     /// The kernel has no `openat2` (before Linux 5.6): every read takes
     /// the lookup's way.
     no_openat2: AtomicBool,
+    /// Small files kept open after a read (`held`).
+    held: Held,
 }
 
 /// What an entry is, as far as serving it goes.
@@ -126,6 +130,7 @@ impl Root {
             path,
             dir,
             no_openat2: AtomicBool::new(false),
+            held: Held::default(),
         })
     }
 
@@ -172,7 +177,7 @@ impl Root {
     /// FIFO's or a device's open never waits, and what was opened is then
     /// refused as `open_regular` would. `None` when a name is a link, or
     /// the kernel has no `openat2`: then the lookup's way (`find_below`).
-    pub fn open_plain(&self, below: &Path) -> Option<std::io::Result<(fs::File, Meta)>> {
+    pub fn open_plain(&self, below: &Path) -> Option<std::io::Result<(fs::File, Stat)>> {
         if below.as_os_str().is_empty() || self.no_openat2.load(Ordering::Relaxed) {
             return None;
         }
@@ -195,9 +200,34 @@ impl Root {
         };
         Some(
             rustix::fs::fstat(&fd)
-                .map(|s| (fs::File::from(fd), Meta::from(&s)))
+                .map(|s| (fs::File::from(fd), s))
                 .map_err(Into::into),
         )
+    }
+
+    /// The small file kept open for the names `below` the root, if they
+    /// still lead to it, with what it is now (`held`).
+    pub fn reuse(&mut self, below: &Path) -> Option<(Arc<fs::File>, Meta)> {
+        self.held.reuse(&self.dir, below)
+    }
+
+    /// Keeps `file`, just opened by `open_plain` from the names `below`
+    /// the root and found to be `s`, open for the next read of them if it
+    /// is one to keep (`held`).
+    pub fn keep(&mut self, below: &Path, file: &Arc<fs::File>, s: &Stat, part: usize) {
+        self.held.keep(below, file, s, part);
+    }
+
+    /// How many files are kept open.
+    #[cfg(test)]
+    pub fn kept(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Whether a file is kept open for the names `below` the root.
+    #[cfg(test)]
+    pub fn holds(&self, below: &Path) -> bool {
+        self.held.holds(below)
     }
 
     /// `p` canonicalized and confined to the root: the path through links.

@@ -6,13 +6,15 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
-use super::{Kind, Root};
+use super::{Kind, Meta, Root};
 
 /// What opening `below` to read came to: the kind and length opened, or
 /// the error's kind; `None` when the path was left to the lookup's way.
 fn plain(root: &Root, below: &str) -> Option<Result<(Kind, u64), std::io::ErrorKind>> {
-    root.open_plain(Path::new(below))
-        .map(|r| r.map(|(_, m)| (m.kind, m.len)).map_err(|e| e.kind()))
+    root.open_plain(Path::new(below)).map(|r| {
+        r.map(|(_, s)| (Meta::from(&s).kind, Meta::from(&s).len))
+            .map_err(|e| e.kind())
+    })
 }
 
 /// The same, the lookup's way.

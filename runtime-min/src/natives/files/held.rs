@@ -1,0 +1,152 @@
+//! Small files kept open after a read, so that the next read of the same
+//! name costs a lookup and one `pread` instead of an open, an `fstat`, a
+//! read and a close (on a busy site the same few files are read again and
+//! again, and each system call is a measurable part of a request).
+//!
+//! A file kept open is used again only while its name still leads to it:
+//! each name on the way is looked up from the root held open, none may be
+//! a link, and the last must be the same file (device and inode) with the
+//! same status-change time, which moves on every write, truncation,
+//! `chmod`, `chown` or link count change. So a file rewritten in place, replaced
+//! (a new file renamed over it), removed, or made a link, a directory or
+//! unreadable is opened afresh (or refused) exactly as if it had never
+//! been kept; what is read is always the file's content at the time of
+//! the read, never a copy.
+//!
+//! Only names at most two deep are kept (deeper, the lookups cost as much
+//! as the one-call open), only files that fit in one part (a deleted file
+//! kept open keeps its blocks allocated: at most `KEPT` parts' worth), and
+//! at most `KEPT` per `Files` object, the least recently read going first.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustix::fd::AsFd;
+use rustix::fs::{AtFlags, FileType, Stat};
+
+use super::root::Meta;
+
+/// The most files one `Files` object keeps open.
+pub(super) const KEPT: usize = 64;
+
+/// The most names below the root a kept file's path has.
+const DEPTH: usize = 2;
+
+/// What must not have changed for a kept file to be read again.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    ctime: (i64, i64),
+}
+
+impl From<&Stat> for Identity {
+    // The fields' types are the platform's (raw system calls or libc):
+    // cast either way.
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    fn from(s: &Stat) -> Identity {
+        Identity {
+            dev: s.st_dev as u64,
+            ino: s.st_ino as u64,
+            ctime: (s.st_ctime as i64, s.st_ctime_nsec as i64),
+        }
+    }
+}
+
+struct Kept {
+    below: PathBuf,
+    file: Arc<fs::File>,
+    identity: Identity,
+    /// When it was last read (`Held::clock`): the least recent goes first.
+    used: u64,
+}
+
+/// The files one `Files` object keeps open.
+#[derive(Default)]
+pub(super) struct Held {
+    kept: Vec<Kept>,
+    clock: u64,
+}
+
+impl Held {
+    /// The file kept for the names `below` the root `dir`, with what it is
+    /// now, if the names still lead to it. A kept file they no longer lead
+    /// to is closed; `None` then, and when none is kept for them.
+    pub fn reuse(&mut self, dir: impl AsFd, below: &Path) -> Option<(Arc<fs::File>, Meta)> {
+        let at = self.kept.iter().position(|k| k.below == below)?;
+        match still_there(dir, below) {
+            Some(s) if Identity::from(&s) == self.kept[at].identity => {
+                self.clock += 1;
+                let kept = &mut self.kept[at];
+                kept.used = self.clock;
+                Some((kept.file.clone(), Meta::from(&s)))
+            }
+            _ => {
+                self.kept.swap_remove(at);
+                None
+            }
+        }
+    }
+
+    /// Keeps `file`, just opened from the names `below` the root and found
+    /// by `s` to be a regular file of `len` bytes, if it is one to keep
+    /// (see the module's comment); `part` is the most bytes one answer
+    /// carries.
+    pub fn keep(&mut self, below: &Path, file: &Arc<fs::File>, s: &Stat, part: usize) {
+        let depth = below.components().count();
+        let small = u64::try_from(s.st_size).is_ok_and(|len| len <= part as u64);
+        if depth == 0 || depth > DEPTH || !small || !is_file(s) {
+            return;
+        }
+        self.clock += 1;
+        let kept = Kept {
+            below: below.to_path_buf(),
+            file: file.clone(),
+            identity: Identity::from(s),
+            used: self.clock,
+        };
+        if let Some(same) = self.kept.iter_mut().find(|k| k.below == below) {
+            *same = kept;
+        } else if self.kept.len() < KEPT {
+            self.kept.push(kept);
+        } else if let Some(oldest) = self.kept.iter_mut().min_by_key(|k| k.used) {
+            *oldest = kept;
+        }
+    }
+
+    /// How many files are kept open.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Whether a file is kept open for the names `below` the root.
+    #[cfg(test)]
+    pub fn holds(&self, below: &Path) -> bool {
+        self.kept.iter().any(|k| k.below == below)
+    }
+}
+
+fn is_file(s: &Stat) -> bool {
+    FileType::from_raw_mode(s.st_mode) == FileType::RegularFile
+}
+
+/// What the names `below` the root `dir` lead to, if no name on the way is
+/// a link and the last is a regular file.
+fn still_there(dir: impl AsFd, below: &Path) -> Option<Stat> {
+    let mut at = PathBuf::new();
+    let mut last = None;
+    for name in below.components() {
+        at.push(name);
+        let s = rustix::fs::statat(dir.as_fd(), &at, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        if FileType::from_raw_mode(s.st_mode) == FileType::Symlink {
+            return None;
+        }
+        last = Some(s);
+    }
+    last.filter(is_file)
+}
+
+#[cfg(test)]
+mod tests;
