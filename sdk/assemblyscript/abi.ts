@@ -75,6 +75,37 @@ export function inScratch(ptr: usize): bool {
   return ptr >= scratch && ptr < scratch + <usize>SCRATCH_LEN
 }
 
+/** A path being sent: its UTF-8 bytes, in the scratch region when they fit
+ *  (the host reads them during the call that sends them, and nothing else
+ *  is in the region by then: a delivery's bytes there are read before any
+ *  of the module's code runs), else in a buffer of their own. */
+export class Sent {
+  ptr: usize = 0
+  len: i32 = 0
+  /** The buffer, when the bytes did not fit: kept alive until sent. */
+  buffer: ArrayBuffer | null = null
+}
+
+/** One `Sent`, reused: a module sends one path at a time. */
+const sent = new Sent()
+
+/** The UTF-8 bytes of `s`, for the host to read in the call made next. */
+export function sendable(s: string): Sent {
+  const units = s.length
+  // At most 3 bytes a UTF-16 unit: only long strings need measuring.
+  if (units * 3 <= SCRATCH_LEN || String.UTF8.byteLength(s, false) <= SCRATCH_LEN) {
+    sent.ptr = scratch
+    sent.len = <i32>String.UTF8.encodeUnsafe(changetype<usize>(s), units, scratch, false)
+    sent.buffer = null
+  } else {
+    const b = utf8(s)
+    sent.ptr = changetype<usize>(b)
+    sent.len = b.byteLength
+    sent.buffer = b
+  }
+  return sent
+}
+
 /** A buffer the host filled through `othismo_alloc`: now ours, unpinned;
  *  or a copy of bytes it put in the scratch region. */
 export function takeBuffer(ptr: usize, len: i32): ArrayBuffer {

@@ -1,7 +1,7 @@
 // Requests: the ones this object serves (Request), and the ones it sends
 // (Ticket, and the table of answers it is waiting for).
 
-import { hostAnswer, hostCancel, hostFail, hostForward, hostRequest, typeBytes, utf8, FLAG_OPERATOR } from "./abi"
+import { hostAnswer, hostCancel, hostFail, hostForward, hostRequest, sendable, typeBytes, utf8, FLAG_OPERATOR } from "./abi"
 import { Payload, Status } from "./payload"
 import { Answers } from "./callbacks"
 
@@ -79,8 +79,8 @@ export class Request {
   forward(path: string): void {
     if (this.finished) return
     finish(this)
-    const p = utf8(path)
-    hostForward(this.id, changetype<usize>(p), p.byteLength)
+    const p = sendable(path)
+    hostForward(this.id, p.ptr, p.len)
   }
 }
 
@@ -101,16 +101,17 @@ export const pending = new Map<i32, Answers | null>()
 
 /** Sends a request; its answers go to `answers` (or nowhere, when null). */
 export function send(verb: i32, path: string, payload: Payload | null, answers: Answers | null): Ticket {
-  const p = utf8(path)
   let ticket: i32
   if (payload == null) {
-    ticket = hostRequest(verb, changetype<usize>(p), p.byteLength, 0, 0, 0, 0)
+    const p = sendable(path)
+    ticket = hostRequest(verb, p.ptr, p.len, 0, 0, 0, 0)
   } else {
     const type = typeBytes(payload.contentType)
+    const p = sendable(path)
     ticket = hostRequest(
       verb,
-      changetype<usize>(p),
-      p.byteLength,
+      p.ptr,
+      p.len,
       changetype<usize>(type),
       type.byteLength,
       changetype<usize>(payload.data),

@@ -228,7 +228,13 @@ const enums = new Map<string, Enumeration>()
 /** Registers message class `T`, of wire name `name`, described by
  *  `descriptor`; what each generated class does once. */
 export function shape<T extends Message>(name: string, descriptor: string, helpers: Helpers | null = null): void {
-  const s = new Shape(name, (): Message => instantiate<T>(), descriptor, helpers, offsetof<T>())
+  // What a decoding fills, made without its fields' starting values: every
+  // field the document must have is written by `readFields` (or the
+  // decoding fails and the message is dropped), and an optional one left
+  // out is null, as zeroed memory is; a number or flag not read is 0 or
+  // false, its starting value. So a decoded `HttpRequest` costs no empty
+  // list and no empty body that its fields' values then replace.
+  const s = new Shape(name, (): Message => changetype<T>(__new(offsetof<T>(), idof<T>())), descriptor, helpers, offsetof<T>())
   byName.set(name, s)
   const id = <i32>idof<T>()
   if (id >= byId.length) {

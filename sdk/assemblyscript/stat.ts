@@ -43,25 +43,37 @@ export class StatRecord {
     return new Payload(STAT, out)
   }
 
-  /** Reads a stat record; null when the payload is not one. */
-  static fromPayload(payload: Payload): StatRecord | null {
-    if (payload.mediaType() != STAT) return null
+  /** The kind of the stat record a payload holds (`KIND_FILE` or
+   *  `KIND_DIRECTORY`), without reading the rest into strings; -1 when the
+   *  payload is not one (exactly when `fromPayload` is null). */
+  static kindIn(payload: Payload): i32 {
+    if (payload.mediaType() != STAT) return -1
     const data = payload.data
     const n = data.byteLength
     const p = changetype<usize>(data)
-    if (n < 2) return null
+    if (n < 2) return -1
+    const at = 2 + <i32>load<u16>(p)
+    if (at + 1 + 8 + 2 > n) return -1
+    const kind = load<u8>(p + <usize>at)
+    if (kind > 1) return -1
+    const typeLen = <i32>load<u16>(p + <usize>(at + 1 + 8))
+    if (at + 1 + 8 + 2 + typeLen + 8 != n) return -1
+    return <i32>kind
+  }
+
+  /** Reads a stat record; null when the payload is not one. */
+  static fromPayload(payload: Payload): StatRecord | null {
+    if (StatRecord.kindIn(payload) < 0) return null
+    const p = changetype<usize>(payload.data)
     const nameLen = <i32>load<u16>(p)
     let at = 2 + nameLen
-    if (at + 1 + 8 + 2 > n) return null
     const name = String.UTF8.decodeUnsafe(p + 2, <usize>nameLen, false)
     const kind = load<u8>(p + <usize>at)
-    if (kind > 1) return null
     at += 1
     const length = load<i64>(p + <usize>at)
     at += 8
     const typeLen = <i32>load<u16>(p + <usize>at)
     at += 2
-    if (at + typeLen + 8 != n) return null
     const type = String.UTF8.decodeUnsafe(p + <usize>at, <usize>typeLen, false)
     at += typeLen
     const version = load<i64>(p + <usize>at)

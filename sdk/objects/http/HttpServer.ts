@@ -428,7 +428,8 @@ class Exchange extends Answers {
         }
       }
       this.started = !done
-      http.writeExchanges(this.id, res, new Written(this))
+      // A whole response: nothing is left to cancel if its client has gone.
+      http.writeExchanges(this.id, res, done ? null : new Written(this))
       return
     }
     if (b != null && b.data.byteLength > 0) {

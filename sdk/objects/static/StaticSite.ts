@@ -4,7 +4,7 @@
 // and directories are their index.html; a directory without one is
 // answered with a listing, streamed as HTML as the list comes in.
 
-import { OnPayload, OnStat, Payload, Request, Status, StatRecord, Verb, run, send } from "othismo"
+import { KIND_DIRECTORY, OnPayload, OnStat, Payload, Request, Status, StatRecord, Verb, run, send } from "othismo"
 import { FilesClient, StaticSiteServer } from "./StaticSite.oth"
 
 const files = new FilesClient("/files")
@@ -100,8 +100,8 @@ class Relayed extends OnPayload {
   }
 
   payload(p: Payload | null, done: bool): void {
-    const s = p != null ? StatRecord.fromPayload(p) : null
-    if (s != null) remember(this.rest, s.isDirectory())
+    const kind = p != null ? StatRecord.kindIn(p) : -1
+    if (kind >= 0) remember(this.rest, kind == KIND_DIRECTORY)
     else take(this.rest)
     this.req.answer(p, done)
   }
