@@ -55,6 +55,9 @@ fn the_files_example_lists_and_reads_the_shelf() {
     assert_eq!(out, expected);
 }
 
+/// And the paths a module sends reach their server as sent: in the
+/// scratch region up to its 256 bytes, in a buffer of their own past it
+/// (counted in bytes of UTF-8, not in characters).
 #[test]
 fn every_refused_request_gets_its_errno() {
     let b = bundle("probe", "fixtures/run/probe", "Probe.oth", &[]);
@@ -69,7 +72,13 @@ fn every_refused_request_gets_its_errno() {
          stat /target/ok: 5 forbidden\n\
          read /target/../x: 4 invalid\n\
          read /elsewhere: 5 forbidden\n\
-         read /target/ok: ok hello\n"
+         read /target/ok: ok hello\n\
+         read of a path of 18 bytes in 18 characters: the same\n\
+         read of a path of 313 bytes in 313 characters: the same\n\
+         read of a path of 213 bytes in 113 characters: the same\n\
+         read of a path of 273 bytes in 143 characters: the same\n\
+         read of a path of 256 bytes in 256 characters: the same\n\
+         read of a path of 257 bytes in 257 characters: the same\n"
     );
 }
 
