@@ -82,10 +82,7 @@ impl Runtime<'_> {
             let _ = writeln!(
                 t,
                 "{name} <- http: exchange {} {} {} ({} bytes)",
-                r.id,
-                r.method,
-                r.target,
-                r.body.len()
+                r.id, r.method, r.target, r.body_len
             );
         }
     }

@@ -31,14 +31,40 @@ use crate::{Payload, Sender};
 /// A request a client sent, on its way to an object.
 pub(crate) struct Incoming {
     pub id: u64,
+    /// Its method and target, and its body's length, as the trace says them.
     pub method: String,
     pub target: String,
-    pub headers: Vec<(String, Vec<u8>)>,
-    pub body: Vec<u8>,
+    pub body_len: usize,
+    /// The `HttpRequest` its watcher is handed: encoded on the listener's
+    /// thread, where the request was read, so the event loop (which runs
+    /// every module) only passes the bytes on.
+    pub request: Payload,
     /// Where the response goes.
     pub parts: UnboundedSender<Part>,
     /// How much of it waits for the connection.
     pub flow: Arc<Flow>,
+}
+
+impl Incoming {
+    /// Request `id` as a client sent it, its response to go to `parts`.
+    pub fn new<'a>(
+        id: u64,
+        (method, target): (&str, &str),
+        headers: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+        body: &[u8],
+        parts: UnboundedSender<Part>,
+        flow: Arc<Flow>,
+    ) -> Incoming {
+        Incoming {
+            id,
+            method: method.to_string(),
+            target: target.to_string(),
+            body_len: body.len(),
+            request: wire::request(id, method, target, headers, body),
+            parts,
+            flow,
+        }
+    }
 }
 
 /// The bytes of a streamed body written and not yet taken by the
@@ -402,7 +428,7 @@ impl Http {
             let Some(inc) = self.waiting.pop_front() else {
                 break;
             };
-            let p = wire::request(inc.id, &inc.method, &inc.target, &inc.headers, &inc.body);
+            let p = inc.request;
             if p.data.len() > limit {
                 let _ = inc.parts.send(answer(
                     StatusCode::PAYLOAD_TOO_LARGE,

@@ -111,15 +111,14 @@ impl Bench {
     fn request(&mut self, id: u64) -> UnboundedReceiver<Part> {
         let (parts, rx) = unbounded_channel();
         self.flow = Arc::default();
-        self.http.take(Incoming {
+        self.http.take(Incoming::new(
             id,
-            method: "GET".into(),
-            target: "/a?b".into(),
-            headers: vec![("host".into(), b"x".to_vec())],
-            body: Vec::new(),
+            ("GET", "/a?b"),
+            [("host", &b"x"[..])],
+            &[],
             parts,
-            flow: self.flow.clone(),
-        });
+            self.flow.clone(),
+        ));
         let out = self.http.hand_out(1 << 20);
         assert_eq!(out.len(), 1);
         let (to, ticket, p) = &out[0];
@@ -310,15 +309,14 @@ fn requests_wait_for_a_watcher_and_go_round_in_turn() {
     for id in 1..=3 {
         let (parts, rx) = unbounded_channel();
         rxs.push(rx);
-        b.http.take(Incoming {
+        b.http.take(Incoming::new(
             id,
-            method: "GET".into(),
-            target: "/".into(),
-            headers: vec![],
-            body: vec![],
+            ("GET", "/"),
+            [],
+            &[],
             parts,
-            flow: Arc::default(),
-        });
+            Arc::default(),
+        ));
     }
     let to: Vec<Sender> = b
         .http
@@ -329,15 +327,14 @@ fn requests_wait_for_a_watcher_and_go_round_in_turn() {
     assert_eq!(to, vec![WATCHER, second, WATCHER]);
     // Over the payload limit: answered 413 here, never handed out.
     let (parts, mut rx) = unbounded_channel();
-    b.http.take(Incoming {
-        id: 9,
-        method: "PUT".into(),
-        target: "/".into(),
-        headers: vec![],
-        body: vec![0; 100],
+    b.http.take(Incoming::new(
+        9,
+        ("PUT", "/"),
+        [],
+        &[0; 100],
         parts,
-        flow: Arc::default(),
-    });
+        Arc::default(),
+    ));
     assert!(b.http.hand_out(50).is_empty());
     assert!(matches!(
         rx.try_recv(),

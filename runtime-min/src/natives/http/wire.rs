@@ -80,17 +80,17 @@ pub fn config(p: Option<&Payload>) -> Result<Config, String> {
 }
 
 /// An `HttpRequest` payload.
-pub fn request(
+pub fn request<'a>(
     id: u64,
     method: &str,
     target: &str,
-    hs: &[(String, Vec<u8>)],
+    hs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     body: &[u8],
 ) -> Payload {
     let mut headers = RawArrayBuf::new();
     for (n, v) in hs {
         let mut h = RawDocumentBuf::new();
-        h.append_ref("name", n.as_str());
+        h.append_ref("name", n);
         h.append_ref("value", String::from_utf8_lossy(v).as_ref());
         headers.push(h);
     }

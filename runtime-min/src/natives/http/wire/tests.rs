@@ -151,7 +151,14 @@ fn a_request_is_the_bytes_the_crate_writes() {
         (7, "DELETE", "/", Vec::new(), &[b'z'; 70_000][..]),
     ] {
         assert_eq!(
-            request(id, method, target, &headers, body).data,
+            request(
+                id,
+                method,
+                target,
+                headers.iter().map(|(n, v)| (n.as_str(), v.as_slice())),
+                body
+            )
+            .data,
             tree_request(id, method, target, &headers, body),
             "{method} {target}"
         );
