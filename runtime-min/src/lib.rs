@@ -391,6 +391,9 @@ impl<'a> Runtime<'a> {
 
     fn wait_for_work(&mut self) -> bool {
         loop {
+            if self.halted {
+                return false;
+            }
             let watched = self.console_watched() && self.stopping.is_none();
             if watched && let Some(line) = self.pending_line.take() {
                 self.hand_line(line);
@@ -412,11 +415,37 @@ impl<'a> Runtime<'a> {
                 );
                 return false;
             };
+            let http = matches!(o, Outside::Http { .. });
             if self.outside(o) {
+                if http {
+                    self.take_ready();
+                }
                 return true;
             }
             if self.halted {
                 return false;
+            }
+        }
+    }
+
+    /// After a request from a client: takes in what else its listeners have
+    /// sent already (at most `BATCH` things), so they are served in the same
+    /// turn rather than each waking the loop. Only HTTP's events: the first
+    /// of another kind is taken in and ends the batch, so console input and
+    /// what comes from other nodes are taken in as they always were, one
+    /// per turn (a cluster's output is the same as one node's).
+    fn take_ready(&mut self) {
+        for _ in 0..BATCH {
+            if self.halted || self.stopping.is_some() {
+                return;
+            }
+            let Some(o) = self.inbox.ready() else {
+                return;
+            };
+            let http = matches!(o, Outside::Http { .. });
+            self.outside(o);
+            if !http {
+                return;
             }
         }
     }
@@ -566,3 +595,7 @@ impl<'a> Runtime<'a> {
 
 /// How long a stopping run waits for HTTP requests in flight.
 const DRAIN: Duration = Duration::from_secs(5);
+
+/// The most things from outside taken into one turn of the loop besides
+/// the one that woke it.
+const BATCH: usize = 16;

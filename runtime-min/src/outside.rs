@@ -3,6 +3,9 @@
 //! stop a run. All of it arrives on one channel, which the event loop reads
 //! only when the image is idle: whatever comes in waits for the queue to
 //! drain, so no module is ever re-entered and deliveries stay in FIFO order.
+//! After an HTTP event, the HTTP events that have come by then are taken in
+//! with it (`ready`), so a busy site's requests are served a few to a turn
+//! instead of each waking the loop.
 //!
 //! Console input is read by a thread of its own, one line per ask: the loop
 //! asks only when the console has a watcher and nothing else is waiting, so
@@ -103,6 +106,15 @@ impl Inbox {
 
     /// The next thing from outside, waiting for it (until `deadline`, if
     /// there is one); `None` when the deadline passed first.
+    /// What has come already, if anything: never waits.
+    pub fn ready(&mut self) -> Option<Outside> {
+        let got = self.rx.try_recv().ok();
+        if matches!(got, Some(Outside::Line(_) | Outside::InputEnded)) {
+            self.asked = false;
+        }
+        got
+    }
+
     pub fn next(&mut self, deadline: Option<Instant>) -> Option<Outside> {
         let got = match deadline {
             None => self.rx.recv().ok(),
