@@ -329,6 +329,7 @@ impl<'a> Runtime<'a> {
             if self.fatal {
                 // Nothing more is served: listeners close at once.
                 for (_, h) in self.https() {
+                    h.flush();
                     h.stop();
                 }
                 break;
@@ -337,7 +338,7 @@ impl<'a> Runtime<'a> {
                 // Calls are out on the workers: wait for one, and take in
                 // what comes from outside meanwhile (a console line waits
                 // for the image to be idle, as ever).
-                if let Some(o) = self.inbox.next(None) {
+                if let Some(o) = self.next_outside(None) {
                     self.outside(o);
                 }
                 continue;
@@ -345,6 +346,9 @@ impl<'a> Runtime<'a> {
             if !self.wake() {
                 break;
             }
+        }
+        for (_, h) in self.https() {
+            h.flush();
         }
         let _ = self.io.out.flush();
         let lost = self.actors.iter().find_map(|a| match &a.body {
@@ -406,7 +410,7 @@ impl<'a> Runtime<'a> {
             if watched {
                 self.inbox.ask_line();
             }
-            let Some(o) = self.inbox.next(self.stopping) else {
+            let Some(o) = self.next_outside(self.stopping) else {
                 let left: usize = self.https().map(|(_, h)| h.in_flight()).sum();
                 let _ = writeln!(
                     self.io.err,
@@ -426,6 +430,16 @@ impl<'a> Runtime<'a> {
                 return false;
             }
         }
+    }
+
+    /// The next thing from outside, waiting for it until `deadline`; the
+    /// responses of the turn just ended go to their listeners first, all
+    /// of a listener's in one hand-over.
+    fn next_outside(&mut self, deadline: Option<Instant>) -> Option<Outside> {
+        for (_, h) in self.https() {
+            h.flush();
+        }
+        self.inbox.next(deadline)
     }
 
     /// After a request from a client: takes in what else its listeners have

@@ -18,6 +18,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{mpsc, watch};
 
+use super::outbox::{Batch, hand_on};
 use super::wire::Config;
 use super::{Flow, HIGH_WATER, HttpEvent, Incoming, Notify, Part, answer};
 
@@ -32,6 +33,8 @@ const MAX_CONNECTIONS: usize = 1024;
 /// The event loop's hold on a listener.
 pub(crate) struct Handle {
     pub addr: SocketAddr,
+    /// Where the parts of responses go, a turn's worth at a time (`outbox`).
+    pub batches: mpsc::UnboundedSender<Batch>,
     stop: watch::Sender<bool>,
     /// Set when the listener reports that it and its connections are done.
     pub closed: bool,
@@ -59,6 +62,7 @@ pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> 
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = watch::channel(false);
+    let (batches, to_hand_on) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         notify,
         max_body: config.max_body,
@@ -73,11 +77,17 @@ pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> 
         .name(format!("http {addr}"))
         .spawn(move || {
             let done = shared.notify.clone();
-            rt.block_on(accept(listener, shared, stopped));
+            rt.block_on(async {
+                // Until the Http object is gone: a connection still
+                // finishing after the listener stops gets its parts too.
+                tokio::spawn(hand_on(to_hand_on));
+                accept(listener, shared, stopped).await;
+            });
             done(HttpEvent::Stopped);
         })?;
     Ok(Handle {
         addr,
+        batches,
         stop,
         closed: false,
     })

@@ -11,6 +11,7 @@
 //! has gone, so the object can stop what it was doing for it).
 
 mod listener;
+mod outbox;
 pub(crate) mod wire;
 
 use std::collections::{HashMap, VecDeque};
@@ -117,6 +118,8 @@ pub(crate) struct Http {
     /// Answers to writes held back (`Flow`) that are now due, for the
     /// runtime to deliver.
     due: Vec<(Sender, i32, Reply)>,
+    /// Parts of responses on their way to the listener (`flush`).
+    out: outbox::Outbox,
 }
 
 /// An exchange handed out: where its response goes, whether it streams,
@@ -289,6 +292,7 @@ impl Http {
         match listener::start(&config, (cx.notify)()) {
             Ok(handle) => {
                 let _ = writeln!(cx.err, "listening on http://{}", handle.addr);
+                self.out.deliver_through(handle.batches.clone());
                 self.listening = Some(handle);
                 Reply::done(None)
             }
@@ -325,7 +329,7 @@ impl Http {
         };
         let streamed = matches!(part, Part::Head { streamed: true, .. });
         let id = id.expect("found by id");
-        if ex.parts.send(part).is_err() {
+        if !self.out.put(&ex.parts, part) {
             self.exchanges.remove(&id);
             return Self::unknown(Some(id));
         }
@@ -356,7 +360,7 @@ impl Http {
         }
         let data = payload.map(|p| p.data.clone()).unwrap_or_default();
         ex.flow.queued.fetch_add(data.len(), Ordering::AcqRel);
-        if ex.parts.send(Part::Chunk(data)).is_err() {
+        if !self.out.put(&ex.parts, Part::Chunk(data)) {
             self.exchanges.remove(&id.expect("found by id"));
             return Some(Self::unknown(id));
         }
@@ -386,6 +390,13 @@ impl Http {
             .extend(ex.held.drain(..).map(|(to, t)| (to, t, Reply::done(None))));
     }
 
+    /// Hands the parts of responses put since the last time to the
+    /// listener's thread, all in one (`outbox`): the runtime calls it before
+    /// it waits for anything from outside.
+    pub fn flush(&mut self) {
+        self.out.flush();
+    }
+
     /// Answers to writes held back that are now due.
     pub fn take_due(&mut self) -> Vec<(Sender, i32, Reply)> {
         std::mem::take(&mut self.due)
@@ -399,10 +410,11 @@ impl Http {
         self.due
             .extend(ex.held.iter().map(|&(to, t)| (to, t, Reply::done(None))));
         if !ex.streaming {
-            let _ = ex.parts.send(answer(
+            let bad = answer(
                 StatusCode::BAD_GATEWAY,
                 "the site ended the exchange without a response",
-            ));
+            );
+            self.out.put(&ex.parts, bad);
         }
         // Dropping the channel ends a streamed body.
         Reply::done(None)
@@ -411,10 +423,11 @@ impl Http {
     /// A request from a client: queued for a watcher.
     pub fn take(&mut self, incoming: Incoming) {
         if self.waiting.len() >= MAX_WAITING {
-            let _ = incoming.parts.send(answer(
+            let busy = answer(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "too many requests are waiting for the site",
-            ));
+            );
+            self.out.put(&incoming.parts, busy);
             return;
         }
         self.waiting.push_back(incoming);
@@ -430,10 +443,11 @@ impl Http {
             };
             let p = inc.request;
             if p.data.len() > limit {
-                let _ = inc.parts.send(answer(
+                let too_large = answer(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "the request is over the runtime's payload limit",
-                ));
+                );
+                self.out.put(&inc.parts, too_large);
                 continue;
             }
             self.turn %= self.watchers.len();
@@ -489,15 +503,17 @@ impl Http {
         if ticket.is_some() {
             return;
         }
+        let out = &mut self.out;
         self.exchanges.retain(|_, ex| {
             if ex.watcher != from {
                 return true;
             }
             if !ex.streaming {
-                let _ = ex.parts.send(answer(
+                let stopped = answer(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "the object serving this request has stopped",
-                ));
+                );
+                out.put(&ex.parts, stopped);
             }
             false
         });
