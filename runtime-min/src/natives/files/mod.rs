@@ -19,7 +19,6 @@ mod root;
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -217,20 +216,19 @@ impl Chunks {
     /// an error, so a reader never takes a short file for a whole one.
     pub fn next_part(&mut self) -> Reply {
         let want = self.left.min(self.part as u64) as usize;
-        let mut data = vec![0; want];
         let began = std::time::Instant::now();
-        let read = read_at(&self.file, &mut data, self.at);
+        let read = read_at(&self.file, want, self.at);
         self.slow = began.elapsed() > SLOW_DISK;
-        match read {
+        let data = match read {
             Err(e) => return Reply::io(&e, &self.shown),
-            Ok(n) if n < want => {
+            Ok(data) if data.len() < want => {
                 return Reply::error(
                     errno::IO_ERROR,
                     format!("{} was cut short while it was read", self.shown),
                 );
             }
-            Ok(_) => {}
-        }
+            Ok(data) => data,
+        };
         self.at += want as u64;
         self.left -= want as u64;
         Reply::Answer {
@@ -243,19 +241,22 @@ impl Chunks {
     }
 }
 
-/// Fills `buf` from `file` at `at`, or as much of it as the file has
-/// there: the bytes read.
-fn read_at(file: &fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read_at(&mut buf[got..], at + got as u64) {
+/// `want` bytes of `file` from `at`, or as many as it has there (read
+/// into memory not zeroed first: a part is up to 256 KiB).
+fn read_at(file: &fs::File, want: usize, at: u64) -> std::io::Result<Vec<u8>> {
+    let mut data = Vec::with_capacity(want);
+    while data.len() < want {
+        let from = at + data.len() as u64;
+        match rustix::io::pread(file, rustix::buffer::spare_capacity(&mut data), from) {
             Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
         }
     }
-    Ok(got)
+    // (The capacity may be more than asked for.)
+    data.truncate(want);
+    Ok(data)
 }
 
 impl Files {
