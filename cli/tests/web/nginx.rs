@@ -22,7 +22,18 @@ impl Nginx {
 }
 
 impl Drop for Nginx {
+    /// SIGTERM, so the master stops its workers before it exits: SIGKILL
+    /// left them running, orphaned, one pair per test or bench run.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        for _ in 0..100 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
