@@ -106,10 +106,14 @@ export function sendable(s: string): Sent {
   return sent
 }
 
+/** The one empty buffer: an empty payload or field is this, not a buffer
+ *  of its own (no bytes can be changed in it). */
+export const NO_BYTES = new ArrayBuffer(0)
+
 /** A buffer the host filled through `othismo_alloc`: now ours, unpinned;
  *  or a copy of bytes it put in the scratch region. */
 export function takeBuffer(ptr: usize, len: i32): ArrayBuffer {
-  if (ptr == 0 || len == 0) return new ArrayBuffer(0)
+  if (ptr == 0 || len == 0) return NO_BYTES
   if (inScratch(ptr)) {
     const copy = new ArrayBuffer(len)
     memory.copy(changetype<usize>(copy), ptr, <usize>len)

@@ -6,6 +6,7 @@
 import { Payload } from "./payload"
 import { Uuid } from "./box"
 import { BsonWriter } from "./bson_writer"
+import { NO_BYTES } from "./abi"
 
 export const BSON: string = "application/bson"
 
@@ -283,6 +284,8 @@ export class BsonReader {
       return new ArrayBuffer(0)
     }
     const n = this.i32At(this.valueAt)
+    // An empty one is the one empty buffer (no bytes to change in it).
+    if (n == 0) return NO_BYTES
     const out = new ArrayBuffer(n)
     memory.copy(changetype<usize>(out), this.data.dataStart + <usize>(this.valueAt + 5), <usize>n)
     return out

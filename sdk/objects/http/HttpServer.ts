@@ -273,6 +273,13 @@ function bare(id: string, status: i32, headers: HttpHeader[], text: string): voi
   http.writeExchanges(id, res, null)
 }
 
+/** Every file's `Accept-Ranges`, made once (headers are only read once made). */
+const ACCEPT_RANGES = header("accept-ranges", "bytes")
+
+/** The headers of an exchange the stat decided none for: never added to
+ * (`range` is called only on an exchange made with headers of its own). */
+const NO_HEADERS: HttpHeader[] = []
+
 /** The stat a GET or HEAD takes before it reads: decides a redirect, a
  * 304 or 416, or the read and what its response says of the file. */
 class Looked extends OnStat {
@@ -299,15 +306,14 @@ class Looked extends OnStat {
       return
     }
     const etag = etagOf(s.version)
-    const headers: HttpHeader[] = [header("accept-ranges", "bytes")]
+    const headers: HttpHeader[] = [ACCEPT_RANGES]
     if (etag != null) headers.push(header("etag", etag))
     const inm = headerOf(this.r, "if-none-match")
     if (etag != null && inm != null && noneMatch(inm, etag)) {
       bare(this.id, 304, headers, "")
       return
     }
-    const ex = new Exchange(this.id, PLAIN, this.r.method)
-    ex.headers = headers
+    const ex = new Exchange(this.id, PLAIN, this.r.method, headers)
     ex.length = s.length
     const range = headerOf(this.r, "range")
     const ifRange = headerOf(this.r, "if-range")
@@ -339,8 +345,6 @@ class Exchange extends Answers {
   started: bool = false
   finished: bool = false
   ticket: Ticket | null = null
-  /** Headers the stat decided (ETag, Accept-Ranges, Content-Range). */
-  headers: HttpHeader[] = []
   /** The body's length if known (a file's), else -1. */
   length: i64 = -1
   /** A range: bytes still to skip before it, and to send of it (-1: all). */
@@ -348,7 +352,13 @@ class Exchange extends Answers {
   left: i64 = -1
   status: i32 = 200
 
-  constructor(public id: string, public kind: i32, public method: string) {
+  constructor(
+    public id: string,
+    public kind: i32,
+    public method: string,
+    /** Headers the stat decided (ETag, Accept-Ranges, Content-Range). */
+    public headers: HttpHeader[] = NO_HEADERS,
+  ) {
     super()
   }
 
