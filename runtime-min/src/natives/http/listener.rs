@@ -185,15 +185,22 @@ async fn connection(
     shared.connections.fetch_sub(1, Ordering::Relaxed);
 }
 
-/// Tells the event loop when an exchange's client side is over.
+/// Tells the event loop when an exchange's client side is over, if the
+/// loop still holds the exchange.
 struct Gone {
     shared: Arc<Shared>,
     id: u64,
+    /// Whether the loop holds it: from its hand-over until a whole
+    /// response comes back (the loop forgets an exchange as it sends its
+    /// whole response), so a finished request costs the loop no wake-up.
+    held: bool,
 }
 
 impl Drop for Gone {
     fn drop(&mut self) {
-        (self.shared.notify)(HttpEvent::Gone(self.id));
+        if self.held {
+            (self.shared.notify)(HttpEvent::Gone(self.id));
+        }
     }
 }
 
@@ -234,9 +241,10 @@ fn respond(
 
 async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Parts> {
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-    let gone = Gone {
+    let mut gone = Gone {
         shared: shared.clone(),
         id,
+        held: false,
     };
     let (head, body) = req.into_parts();
     if let Some(refused) = head_refused(&head) {
@@ -262,8 +270,18 @@ async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Part
     if !(shared.notify)(HttpEvent::Request(incoming)) {
         return respond(stopped(), None, gone);
     }
+    gone.held = true;
     match tokio::time::timeout(shared.timeout, rx.recv()).await {
-        Ok(Some(part)) => respond(part, Some((rx, flow)), gone),
+        Ok(Some(part)) => {
+            gone.held = !matches!(
+                part,
+                Part::Head {
+                    streamed: false,
+                    ..
+                }
+            );
+            respond(part, Some((rx, flow)), gone)
+        }
         Ok(None) => respond(stopped(), None, gone),
         Err(_) => respond(
             answer(
