@@ -155,8 +155,10 @@ pub(crate) const ENTRIES: &Entries<Entry> = &[
 pub(crate) enum HttpEvent {
     /// A request a client sent.
     Request(Incoming),
-    /// The client side of an exchange is over: answered, timed out or
-    /// gone. Its id is not used again.
+    /// The client side of an exchange the loop still holds is over: it
+    /// timed out, its client left, or its streamed body ended. Its id is
+    /// not used again. (Not sent after a whole response: the loop forgot
+    /// the exchange as it sent it.)
     Gone(u64),
     /// The connection of an exchange has taken enough of its body that
     /// writes held back can be answered (`Flow`).
