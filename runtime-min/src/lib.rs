@@ -328,8 +328,8 @@ impl<'a> Runtime<'a> {
             }
             if self.fatal {
                 // Nothing more is served: listeners close at once.
+                self.flush_http();
                 for (_, h) in self.https() {
-                    h.flush();
                     h.stop();
                 }
                 break;
@@ -347,9 +347,7 @@ impl<'a> Runtime<'a> {
                 break;
             }
         }
-        for (_, h) in self.https() {
-            h.flush();
-        }
+        self.flush_http();
         let _ = self.io.out.flush();
         let lost = self.actors.iter().find_map(|a| match &a.body {
             Body::Console(c) => c.lost_output.clone(),
@@ -436,10 +434,15 @@ impl<'a> Runtime<'a> {
     /// responses of the turn just ended go to their listeners first, all
     /// of a listener's in one hand-over.
     fn next_outside(&mut self, deadline: Option<Instant>) -> Option<Outside> {
+        self.flush_http();
+        self.inbox.next(deadline)
+    }
+
+    /// The parts of responses put since the last time, to each listener.
+    fn flush_http(&mut self) {
         for (_, h) in self.https() {
             h.flush();
         }
-        self.inbox.next(deadline)
     }
 
     /// After a request from a client: takes in what else its listeners have

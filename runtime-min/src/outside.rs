@@ -104,17 +104,14 @@ impl Inbox {
         }
     }
 
-    /// The next thing from outside, waiting for it (until `deadline`, if
-    /// there is one); `None` when the deadline passed first.
     /// What has come already, if anything: never waits.
     pub fn ready(&mut self) -> Option<Outside> {
         let got = self.rx.try_recv().ok();
-        if matches!(got, Some(Outside::Line(_) | Outside::InputEnded)) {
-            self.asked = false;
-        }
-        got
+        self.took(got)
     }
 
+    /// The next thing from outside, waiting for it (until `deadline`, if
+    /// there is one); `None` when the deadline passed first.
     pub fn next(&mut self, deadline: Option<Instant>) -> Option<Outside> {
         let got = match deadline {
             None => self.rx.recv().ok(),
@@ -123,6 +120,11 @@ impl Inbox {
                 .recv_timeout(d.saturating_duration_since(Instant::now()))
                 .ok(),
         };
+        self.took(got)
+    }
+
+    /// `got`, taken: a console line (or its end) answers the ask.
+    fn took(&mut self, got: Option<Outside>) -> Option<Outside> {
         if matches!(got, Some(Outside::Line(_) | Outside::InputEnded)) {
             self.asked = false;
         }

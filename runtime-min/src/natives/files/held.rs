@@ -22,8 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustix::fd::AsFd;
-use rustix::fs::{AtFlags, FileType, Stat};
+use rustix::fs::{FileType, Stat};
 
 use super::root::Meta;
 
@@ -70,12 +69,18 @@ pub(super) struct Held {
 }
 
 impl Held {
-    /// The file kept for the names `below` the root `dir`, with what it is
-    /// now, if the names still lead to it. A kept file they no longer lead
-    /// to is closed; `None` then, and when none is kept for them.
-    pub fn reuse(&mut self, dir: impl AsFd, below: &Path) -> Option<(Arc<fs::File>, Meta)> {
+    /// The file kept for the names `below` the root, with what it is now,
+    /// if they still lead to it: `now` looks them up (the status of what
+    /// they lead to, `None` if a name on the way is a link or the lookup
+    /// failed), only when a file is kept for them. A kept file they no
+    /// longer lead to is closed; `None` then, and when none is kept.
+    pub fn reuse(
+        &mut self,
+        below: &Path,
+        now: impl FnOnce() -> Option<Stat>,
+    ) -> Option<(Arc<fs::File>, Meta)> {
         let at = self.kept.iter().position(|k| k.below == below)?;
-        match still_there(dir, below) {
+        match now().filter(is_file) {
             Some(s) if Identity::from(&s) == self.kept[at].identity => {
                 self.clock += 1;
                 let kept = &mut self.kept[at];
@@ -90,9 +95,8 @@ impl Held {
     }
 
     /// Keeps `file`, just opened from the names `below` the root and found
-    /// by `s` to be a regular file of `len` bytes, if it is one to keep
-    /// (see the module's comment); `part` is the most bytes one answer
-    /// carries.
+    /// to be `s`, if it is one to keep (a regular file; see the module's
+    /// comment for the rest); `part` is the most bytes one answer carries.
     pub fn keep(&mut self, below: &Path, file: &Arc<fs::File>, s: &Stat, part: usize) {
         let depth = below.components().count();
         let small = u64::try_from(s.st_size).is_ok_and(|len| len <= part as u64);
@@ -130,22 +134,6 @@ impl Held {
 
 fn is_file(s: &Stat) -> bool {
     FileType::from_raw_mode(s.st_mode) == FileType::RegularFile
-}
-
-/// What the names `below` the root `dir` lead to, if no name on the way is
-/// a link and the last is a regular file.
-fn still_there(dir: impl AsFd, below: &Path) -> Option<Stat> {
-    let mut at = PathBuf::new();
-    let mut last = None;
-    for name in below.components() {
-        at.push(name);
-        let s = rustix::fs::statat(dir.as_fd(), &at, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-        if FileType::from_raw_mode(s.st_mode) == FileType::Symlink {
-            return None;
-        }
-        last = Some(s);
-    }
-    last.filter(is_file)
 }
 
 #[cfg(test)]

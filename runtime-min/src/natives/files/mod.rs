@@ -353,27 +353,19 @@ impl Files {
     /// part is of the same file even if its name is given to another.
     fn read(root: &mut Root, below: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
         let part = PART.min(limit.max(1));
-        let opened = match root.reuse(below) {
-            Some((file, m)) => Some(Ok((file, m))),
-            None => root.open_plain(below).map(|opened| {
-                let (file, s) = opened.map_err(|e| Reply::io(&e, shown))?;
-                let m = Meta::from(&s);
-                regular(&m, shown)?;
-                let file = Arc::new(file);
-                root.keep(below, &file, &s, part);
-                Ok((file, m))
-            }),
-        };
-        let (file, m, content_type) = match opened {
-            Some(opened) => {
-                let (file, m) = opened?;
-                (file, m, guess_type(below))
-            }
-            None => {
-                let found = root.find_below(below, shown)?;
-                let (file, m) = open_regular(root, &found, false, shown)?;
-                (Arc::new(file), m, guess_type(&found.real))
-            }
+        let (file, m, content_type) = if let Some((file, m)) = root.reuse(below) {
+            (file, m, guess_type(below))
+        } else if let Some(opened) = root.open_plain(below) {
+            let (file, s) = opened.map_err(|e| Reply::io(&e, shown))?;
+            let m = Meta::from(&s);
+            regular(&m, shown)?;
+            let file = Arc::new(file);
+            root.keep(below, &file, &s, part);
+            (file, m, guess_type(below))
+        } else {
+            let found = root.find_below(below, shown)?;
+            let (file, m) = open_regular(root, &found, false, shown)?;
+            (Arc::new(file), m, guess_type(&found.real))
         };
         let mut rest = Chunks {
             file,

@@ -112,6 +112,23 @@ pub(super) struct Found {
     below: Option<PathBuf>,
 }
 
+/// What the names `below` the directory `dir` lead to, looked up one name
+/// at a time from it (`lstat` relative to it): the last name's status, or
+/// `None` at the first name that is a link. `below` has at least one name.
+fn lstat_below(dir: &OwnedFd, below: &Path) -> rustix::io::Result<Option<Stat>> {
+    let mut at = PathBuf::new();
+    let mut last = None;
+    for name in below.components() {
+        at.push(name);
+        let s = rustix::fs::statat(dir, &at, AtFlags::SYMLINK_NOFOLLOW)?;
+        if FileType::from_raw_mode(s.st_mode) == FileType::Symlink {
+            return Ok(None);
+        }
+        last = Some(s);
+    }
+    Ok(last)
+}
+
 impl Root {
     /// `dir` canonicalized and opened; it must be a directory.
     pub fn open(dir: &str) -> Result<Root, Reply> {
@@ -145,23 +162,16 @@ impl Root {
 
     /// [`Root::find`] for the names `below` the root.
     pub fn find_below(&self, below: &Path, shown: &str) -> Result<Found, Reply> {
-        let mut at = PathBuf::new();
-        let mut last = None;
-        for name in below.components() {
-            at.push(name);
-            let s = rustix::fs::statat(&self.dir, &at, AtFlags::SYMLINK_NOFOLLOW)
-                .map_err(|e| Reply::io(&e.into(), shown))?;
-            if FileType::from_raw_mode(s.st_mode) == FileType::Symlink {
-                return self.canonical(&self.path.join(below), shown);
-            }
-            last = Some(s);
-        }
-        let meta = match last {
-            Some(s) => Meta::from(&s),
+        let mut at = below.to_path_buf();
+        let meta = if below.as_os_str().is_empty() {
             // No name below it: the root itself.
-            None => {
-                at.push(".");
-                Meta::from(&fs::metadata(&self.path).map_err(|e| Reply::io(&e, shown))?)
+            at.push(".");
+            Meta::from(&fs::metadata(&self.path).map_err(|e| Reply::io(&e, shown))?)
+        } else {
+            match lstat_below(&self.dir, below) {
+                Ok(Some(s)) => Meta::from(&s),
+                Ok(None) => return self.canonical(&self.path.join(below), shown),
+                Err(e) => return Err(Reply::io(&e.into(), shown)),
             }
         };
         Ok(Found {
@@ -208,7 +218,9 @@ impl Root {
     /// The small file kept open for the names `below` the root, if they
     /// still lead to it, with what it is now (`held`).
     pub fn reuse(&mut self, below: &Path) -> Option<(Arc<fs::File>, Meta)> {
-        self.held.reuse(&self.dir, below)
+        let dir = &self.dir;
+        self.held
+            .reuse(below, || lstat_below(dir, below).ok().flatten())
     }
 
     /// Keeps `file`, just opened by `open_plain` from the names `below`
