@@ -101,13 +101,13 @@ export const pending = new Map<i32, Answers | null>()
 
 /** Sends a request; its answers go to `answers` (or nowhere, when null). */
 export function send(verb: i32, path: string, payload: Payload | null, answers: Answers | null): Ticket {
+  const p = sendable(path)
   let ticket: i32
   if (payload == null) {
-    const p = sendable(path)
     ticket = hostRequest(verb, p.ptr, p.len, 0, 0, 0, 0)
   } else {
+    // (Making a type's bytes allocates; it never writes the scratch region.)
     const type = typeBytes(payload.contentType)
-    const p = sendable(path)
     ticket = hostRequest(
       verb,
       p.ptr,
