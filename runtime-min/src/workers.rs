@@ -230,6 +230,7 @@ fn timed_files(
         path,
         payload: req.payload.as_ref(),
         limit,
+        now: began,
     });
     files.slow = began.elapsed() > SLOW_DISK;
     replies

@@ -487,3 +487,50 @@ fn a_module_breaking_the_abi_is_refused_in_its_words() {
         "{e}"
     );
 }
+
+/// StaticSite forwards a read its own stat announced: with several stats
+/// of one path answered before their reads (a busy site's batch), every
+/// read is forwarded, none stat'd again. (It used to remember one read a
+/// path, and the rest of a batch's reads each cost the files a stat.)
+#[test]
+fn each_stat_static_site_relays_announces_one_read() {
+    let public = common::root().join("fixtures/run/announced/public");
+    let set = format!(
+        "files=FilesConfig {{ dir: {:?}, readonly: true }}",
+        public.to_string_lossy()
+    );
+    let b = bundle("announced", "fixtures/run/announced", "Announced.oth", &[&set]);
+    let ran = common::run_with(&b, &[], common::limits());
+    assert_eq!(ran.status, 0, "{}", ran.err);
+    let mut out: Vec<&str> = ran.out.lines().collect();
+    out.sort();
+    assert_eq!(
+        out,
+        [
+            "/site/a.txt: alpha",
+            "/site/a.txt: alpha",
+            "/site/a.txt: alpha",
+            "/site/docs: the docs",
+            "/site/docs: the docs",
+            "/site/docs: the docs",
+        ]
+    );
+    let asked = |what: &str| {
+        ran.trace
+            .lines()
+            .filter(|l| l.ends_with(&format!("-> public: {what}")))
+            .count()
+    };
+    assert_eq!(
+        (asked("stat /a.txt"), asked("read /a.txt")),
+        (3, 3),
+        "the file: one stat a read\n{}",
+        ran.trace
+    );
+    assert_eq!(
+        (asked("stat /docs"), asked("stat /docs/index.html"), asked("read /docs/index.html")),
+        (3, 3, 3),
+        "the directory: its stats, then each read's index\n{}",
+        ran.trace
+    );
+}

@@ -35,9 +35,10 @@ function escapeSegment(s: string): string {
 
 const HTML = "text/html; charset=utf-8"
 
-/** A path a stat has just found, and whether it is a directory. */
+/** A path a stat has just found, whether it is a directory, and how many
+ * of the stats that found it have not had their read yet. */
 class Seen {
-  constructor(public rest: string, public directory: bool) {}
+  constructor(public rest: string, public directory: bool, public reads: i32) {}
 }
 
 /**
@@ -45,33 +46,60 @@ class Seen {
  * just before it reads it (HttpServer does, for the ETag and the length),
  * so the read that follows is forwarded at once if the path is a file, or
  * goes straight to the index if it is a directory, instead of being
- * stat'd again: one request to the files fewer per page. Each is taken by
- * the read it announces, and forgotten by a later stat that finds nothing
- * there, so the last stat of a path decides. Should a file have become a
- * directory between that stat and the read, the read fails as a directory
- * read fails (`invalid`): the race every server has between a stat and a
- * read. A directory that has no index by the time of the read is stat'd
- * again, as if it had not been seen.
+ * stat'd again: one request to the files fewer per page. Each stat
+ * announces one read, and a busy site has several stats of one path out
+ * at once (all stats of a batch of requests come before their reads), so
+ * a path counts the reads its stats announced: each read takes one, and
+ * the path is forgotten when none is left, or when a later stat finds
+ * nothing there or something else, so the last stat of a path decides.
+ * Should a file have become a directory between that stat and the read,
+ * the read fails as a directory read fails (`invalid`): the race every
+ * server has between a stat and a read. A directory that has no index by
+ * the time of the read is stat'd again, as if it had not been seen.
  */
 const recent = new Array<Seen>()
 const RECENT = 8
+/** The most reads one path counts (stats with no read after them, as a
+ * GET's `?stat` is, would count on for ever). */
+const READS = 64
 
-function remember(rest: string, directory: bool): void {
-  take(rest)
-  if (recent.length >= RECENT) recent.shift()
-  recent.push(new Seen(rest, directory))
+/** Where `rest` is in `recent`, or -1. */
+function find(rest: string): i32 {
+  for (let i = recent.length - 1; i >= 0; i--) {
+    if (recent[i].rest == rest) return i
+  }
+  return -1
 }
 
-/** What `rest` was just stat'd as, if it was; it is forgotten either way. */
-function take(rest: string): Seen | null {
-  for (let i = recent.length - 1; i >= 0; i--) {
-    const seen = recent[i]
-    if (seen.rest == rest) {
-      recent.splice(i, 1)
-      return seen
+function remember(rest: string, directory: bool): void {
+  const at = find(rest)
+  if (at >= 0) {
+    const seen = recent[at]
+    recent.splice(at, 1)
+    if (seen.directory == directory) {
+      // The newest again.
+      if (seen.reads < READS) seen.reads++
+      recent.push(seen)
+      return
     }
   }
-  return null
+  if (recent.length >= RECENT) recent.shift()
+  recent.push(new Seen(rest, directory, 1))
+}
+
+/** `rest` as it was just stat'd, if it was: one of its reads is taken. */
+function take(rest: string): Seen | null {
+  const at = find(rest)
+  if (at < 0) return null
+  const seen = recent[at]
+  if (--seen.reads == 0) recent.splice(at, 1)
+  return seen
+}
+
+/** A stat found nothing at `rest` (or failed): it is forgotten. */
+function forget(rest: string): void {
+  const at = find(rest)
+  if (at >= 0) recent.splice(at, 1)
 }
 
 class StaticSite extends StaticSiteServer {
@@ -102,12 +130,12 @@ class Relayed extends OnPayload {
   payload(p: Payload | null, done: bool): void {
     const kind = p != null ? StatRecord.kindIn(p) : -1
     if (kind >= 0) remember(this.rest, kind == KIND_DIRECTORY)
-    else take(this.rest)
+    else forget(this.rest)
     this.req.answer(p, done)
   }
 
   error(status: Status, description: string): void {
-    take(this.rest)
+    forget(this.rest)
     this.req.fail(status, description)
   }
 }

@@ -13,6 +13,14 @@
 //! been kept; what is read is always the file's content at the time of
 //! the read, never a copy.
 //!
+//! A stat of a kept file's name looks it up as every stat does; a read of
+//! the name less than `FRESH` after it takes that look-up as its own
+//! instead of making another (a site stats a file and reads it straight
+//! after, and the look-up is a third of what a read of a small file costs).
+//! The read is then of the file the stat found: what a change made by
+//! another process in between does is seen by the next stat. A change made
+//! through the same `Files` object is seen at once (`forget_seen`).
+//!
 //! Only names at most two deep are kept (deeper, the lookups cost as much
 //! as the one-call open), only files that fit in one part (a deleted file
 //! kept open keeps its blocks allocated: at most `KEPT` parts' worth), and
@@ -21,6 +29,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rustix::fs::{FileType, Stat};
 
@@ -28,6 +37,9 @@ use super::root::Meta;
 
 /// The most files one `Files` object keeps open.
 pub(super) const KEPT: usize = 64;
+
+/// How long a stat's look-up of a kept file stands for the reads after it.
+pub(super) const FRESH: Duration = Duration::from_millis(1);
 
 /// The most names below the root a kept file's path has.
 const DEPTH: usize = 2;
@@ -59,6 +71,8 @@ struct Kept {
     identity: Identity,
     /// When it was last read (`Held::clock`): the least recent goes first.
     used: u64,
+    /// When a stat last found its name leading to it, and what it was then.
+    seen: Option<(Instant, Meta)>,
 }
 
 /// The files one `Files` object keeps open.
@@ -74,13 +88,24 @@ impl Held {
     /// they lead to, `None` if a name on the way is a link or the lookup
     /// failed), only when a file is kept for them. A kept file they no
     /// longer lead to is closed; `None` then, and when none is kept.
+    /// Within `FRESH` of a stat that found it (at `now`), the stat's
+    /// look-up stands for `look`.
     pub fn reuse(
         &mut self,
         below: &Path,
-        now: impl FnOnce() -> Option<Stat>,
+        now: Instant,
+        look: impl FnOnce() -> Option<Stat>,
     ) -> Option<(Arc<fs::File>, Meta)> {
         let at = self.kept.iter().position(|k| k.below == below)?;
-        match now().filter(is_file) {
+        if let Some((when, meta)) = self.kept[at].seen
+            && now.checked_duration_since(when).is_some_and(|d| d < FRESH)
+        {
+            self.clock += 1;
+            let kept = &mut self.kept[at];
+            kept.used = self.clock;
+            return Some((kept.file.clone(), meta));
+        }
+        match look().filter(is_file) {
             Some(s) if Identity::from(&s) == self.kept[at].identity => {
                 self.clock += 1;
                 let kept = &mut self.kept[at];
@@ -109,6 +134,7 @@ impl Held {
             file: file.clone(),
             identity: Identity::from(s),
             used: self.clock,
+            seen: None,
         };
         if let Some(same) = self.kept.iter_mut().find(|k| k.below == below) {
             *same = kept;
@@ -116,6 +142,29 @@ impl Held {
             self.kept.push(kept);
         } else if let Some(oldest) = self.kept.iter_mut().min_by_key(|k| k.used) {
             *oldest = kept;
+        }
+    }
+
+    /// A stat at `now` found the names `below` the root leading to `s`: if
+    /// a file is kept for them, the reads of the next `FRESH` take that as
+    /// their look-up when it is the kept file, and a kept file they no
+    /// longer lead to is closed.
+    pub fn saw(&mut self, below: &Path, s: &Stat, now: Instant) {
+        let Some(at) = self.kept.iter().position(|k| k.below == below) else {
+            return;
+        };
+        if is_file(s) && Identity::from(s) == self.kept[at].identity {
+            self.kept[at].seen = Some((now, Meta::from(s)));
+        } else {
+            self.kept.swap_remove(at);
+        }
+    }
+
+    /// Something was changed through the `Files` object: no stat's look-up
+    /// stands for a read any more.
+    pub fn forget_seen(&mut self) {
+        for k in &mut self.kept {
+            k.seen = None;
         }
     }
 

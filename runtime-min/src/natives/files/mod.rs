@@ -21,6 +21,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 use othc::model::{Seg, Verb};
 
@@ -72,6 +73,9 @@ pub struct Request<'a> {
     pub payload: Option<&'a Payload>,
     /// The payload limit: no part of a file read is longer.
     pub limit: usize,
+    /// When it is served (a stat's look-up stands for the reads just
+    /// after it: `held`).
+    pub now: Instant,
 }
 
 fn guess_type(p: &Path) -> &'static str {
@@ -293,10 +297,13 @@ impl Files {
         }
         let shown = &othc::namespace::path::text(r.path);
         if asked == Entry::Read {
-            return Self::read(root, &below, r.limit, shown).unwrap_or_else(|e| vec![e]);
+            return Self::read(root, &below, r.limit, shown, r.now).unwrap_or_else(|e| vec![e]);
         }
         if asked == Entry::Stat {
-            return vec![Self::stat(root, &below, r.path, shown).unwrap_or_else(|e| e)];
+            return vec![Self::stat(root, &below, r.path, shown, r.now).unwrap_or_else(|e| e)];
+        }
+        if !verb.is_safe() {
+            root.changing();
         }
         let p = root.path.join(&below);
         let result = match asked {
@@ -351,9 +358,15 @@ impl Files {
     /// its first part and the rest to read as the reader takes each part
     /// (`Reply::Paced`). Read through the one handle opened here, so every
     /// part is of the same file even if its name is given to another.
-    fn read(root: &mut Root, below: &Path, limit: usize, shown: &str) -> Result<Vec<Reply>, Reply> {
+    fn read(
+        root: &mut Root,
+        below: &Path,
+        limit: usize,
+        shown: &str,
+        now: Instant,
+    ) -> Result<Vec<Reply>, Reply> {
         let part = PART.min(limit.max(1));
-        let (file, m, content_type) = if let Some((file, m)) = root.reuse(below) {
+        let (file, m, content_type) = if let Some((file, m)) = root.reuse(below, now) {
             (file, m, guess_type(below))
         } else if let Some(opened) = root.open_plain(below) {
             let (file, s) = opened.map_err(|e| Reply::io(&e, shown))?;
@@ -384,8 +397,14 @@ impl Files {
         })
     }
 
-    fn stat(root: &Root, below: &Path, path: &[Seg], shown: &str) -> Result<Reply, Reply> {
-        let found = root.find_below(below, shown)?;
+    fn stat(
+        root: &mut Root,
+        below: &Path,
+        path: &[Seg],
+        shown: &str,
+        now: Instant,
+    ) -> Result<Reply, Reply> {
+        let found = root.stat_below(below, shown, now)?;
         if found.meta.kind == Kind::Other {
             return Err(not_regular(shown));
         }

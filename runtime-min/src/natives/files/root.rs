@@ -18,7 +18,7 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::UNIX_EPOCH;
+use std::time::{Instant, UNIX_EPOCH};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use rustix::io::Errno;
@@ -162,23 +162,41 @@ impl Root {
 
     /// [`Root::find`] for the names `below` the root.
     pub fn find_below(&self, below: &Path, shown: &str) -> Result<Found, Reply> {
+        self.look_below(below, shown).map(|(found, _)| found)
+    }
+
+    /// [`Root::find_below`] for a stat made at `now`: what it finds of a
+    /// file kept open stands for the reads just after it (`held`).
+    pub fn stat_below(&mut self, below: &Path, shown: &str, now: Instant) -> Result<Found, Reply> {
+        let (found, stat) = self.look_below(below, shown)?;
+        if let Some(s) = stat {
+            self.held.saw(below, &s, now);
+        }
+        Ok(found)
+    }
+
+    /// [`Root::find_below`], with the status its look-up found when no name
+    /// on the way is a link.
+    fn look_below(&self, below: &Path, shown: &str) -> Result<(Found, Option<Stat>), Reply> {
         let mut at = below.to_path_buf();
-        let meta = if below.as_os_str().is_empty() {
+        let (meta, stat) = if below.as_os_str().is_empty() {
             // No name below it: the root itself.
             at.push(".");
-            Meta::from(&fs::metadata(&self.path).map_err(|e| Reply::io(&e, shown))?)
+            let m = fs::metadata(&self.path).map_err(|e| Reply::io(&e, shown))?;
+            (Meta::from(&m), None)
         } else {
             match lstat_below(&self.dir, below) {
-                Ok(Some(s)) => Meta::from(&s),
-                Ok(None) => return self.canonical(&self.path.join(below), shown),
+                Ok(Some(s)) => (Meta::from(&s), Some(s)),
+                Ok(None) => return Ok((self.canonical(&self.path.join(below), shown)?, None)),
                 Err(e) => return Err(Reply::io(&e.into(), shown)),
             }
         };
-        Ok(Found {
+        let found = Found {
             real: self.path.join(below),
             meta,
             below: Some(at),
-        })
+        };
+        Ok((found, stat))
     }
 
     /// Opens the file the names `below` the root lead to, to read, in one
@@ -216,11 +234,17 @@ impl Root {
     }
 
     /// The small file kept open for the names `below` the root, if they
-    /// still lead to it, with what it is now (`held`).
-    pub fn reuse(&mut self, below: &Path) -> Option<(Arc<fs::File>, Meta)> {
+    /// still lead to it (or a stat found they did just before `now`), with
+    /// what it is now (`held`).
+    pub fn reuse(&mut self, below: &Path, now: Instant) -> Option<(Arc<fs::File>, Meta)> {
         let dir = &self.dir;
         self.held
-            .reuse(below, || lstat_below(dir, below).ok().flatten())
+            .reuse(below, now, || lstat_below(dir, below).ok().flatten())
+    }
+
+    /// Something is changed through the `Files` object (`held`).
+    pub fn changing(&mut self) {
+        self.held.forget_seen();
     }
 
     /// Keeps `file`, just opened by `open_plain` from the names `below`

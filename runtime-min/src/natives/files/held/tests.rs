@@ -5,11 +5,15 @@
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use othc::model::Seg;
 
 use super::super::root::Root;
-use super::super::{Files, PART};
-use super::KEPT;
-use crate::abi::errno;
+use super::super::{ENTRIES, Entry, Files, PART, Request};
+use super::{FRESH, KEPT};
+use crate::Payload;
+use crate::abi::{Stat, errno};
 use crate::natives::Reply;
 
 fn tree(name: &str) -> (PathBuf, Root) {
@@ -33,7 +37,7 @@ fn read(root: &mut Root, below: &str) -> Result<String, i32> {
 }
 
 fn read_limited(root: &mut Root, below: &str, limit: usize) -> Result<String, i32> {
-    let replies = match Files::read(root, Path::new(below), limit, below) {
+    let replies = match Files::read(root, Path::new(below), limit, below, Instant::now()) {
         Ok(replies) => replies,
         Err(Reply::Error { errno, .. }) => return Err(errno),
         Err(_) => panic!("a read failed with an answer"),
@@ -151,4 +155,84 @@ fn a_kept_file_grown_past_a_part_is_read_whole() {
     let big = "y".repeat(2 * PART + 7);
     std::fs::write(dir.join("a.txt"), &big).unwrap();
     assert_eq!(read(&mut root, "a.txt"), Ok(big));
+}
+
+/// What a stat of `below` at `now` finds: its length, or the error number.
+fn stat_len(files: &mut Files, below: &str, now: Instant) -> Result<u64, i32> {
+    let replies = files.serve(request(entry(Entry::Stat), below, None, now));
+    match replies.as_slice() {
+        [Reply::Answer { payload: Some(p), .. }] => Ok(Stat::decode(&p.data).unwrap().length),
+        [Reply::Error { errno, .. }] => Err(*errno),
+        _ => panic!("a stat answered otherwise"),
+    }
+}
+
+/// Where `e` is among Files' serves entries.
+fn entry(e: Entry) -> usize {
+    ENTRIES.iter().position(|x| x.0 == e).unwrap()
+}
+
+fn request<'a>(
+    at: usize,
+    below: &str,
+    payload: Option<&'a Payload>,
+    now: Instant,
+) -> Request<'a> {
+    let path: &'static [Seg] = Box::leak(vec![Seg::Literal(below.into())].into_boxed_slice());
+    Request {
+        entry: at,
+        path,
+        payload,
+        limit: usize::MAX,
+        now,
+    }
+}
+
+#[test]
+fn a_stat_stands_for_the_reads_just_after_it_and_a_change_through_files_for_none() {
+    let (dir, root) = tree("seen");
+    let mut files = Files {
+        root: Some(root),
+        readonly: false,
+        slow: false,
+    };
+    let read_at = |files: &mut Files, now: Instant| {
+        let root = files.root.as_mut().unwrap();
+        let replies = Files::read(root, Path::new("a.txt"), usize::MAX, "a.txt", now).unwrap();
+        match replies.as_slice() {
+            [Reply::Answer { payload: Some(p), .. }] => String::from_utf8(p.data.clone()).unwrap(),
+            _ => panic!("a small file is one answer"),
+        }
+    };
+    let t0 = Instant::now();
+    assert_eq!(read_at(&mut files, t0), "alpha");
+    // A stat finds the kept file; a new file is renamed over it after.
+    assert_eq!(stat_len(&mut files, "a.txt", t0), Ok(5));
+    std::fs::write(dir.join("new"), "renamed").unwrap();
+    std::fs::rename(dir.join("new"), dir.join("a.txt")).unwrap();
+    // Just after the stat: the file the stat found.
+    assert_eq!(read_at(&mut files, t0), "alpha");
+    assert_eq!(read_at(&mut files, t0 + FRESH / 2), "alpha");
+    // Later: looked up again, the new file.
+    assert_eq!(read_at(&mut files, t0 + FRESH), "renamed");
+    // A stat, then the file rewritten in place through the same Files
+    // object (same inode, another length): the read after it looks again.
+    let t1 = t0 + FRESH * 3;
+    assert_eq!(stat_len(&mut files, "a.txt", t1), Ok(7));
+    let longer = Payload {
+        content_type: "text/plain".into(),
+        data: b"rewritten, longer".to_vec(),
+    };
+    let wrote = files.serve(request(entry(Entry::Write), "a.txt", Some(&longer), t1));
+    assert!(matches!(wrote.as_slice(), [Reply::Answer { done: true, .. }]));
+    assert_eq!(read_at(&mut files, t1), "rewritten, longer");
+    // A stat that finds another file than the kept one closes it.
+    assert_eq!(read_at(&mut files, t1), "rewritten, longer");
+    assert!(files.root.as_ref().unwrap().holds(Path::new("a.txt")));
+    std::fs::write(dir.join("new"), "other").unwrap();
+    std::fs::rename(dir.join("new"), dir.join("a.txt")).unwrap();
+    let t2 = t1 + FRESH * 3;
+    assert_eq!(stat_len(&mut files, "a.txt", t2), Ok(5));
+    assert!(!files.root.as_ref().unwrap().holds(Path::new("a.txt")));
+    assert_eq!(read_at(&mut files, t2), "other");
 }
