@@ -6,23 +6,42 @@ import { Payload, Status } from "./payload"
 import { finish, pending, Request, serving } from "./request"
 import { theServer } from "./server"
 
-/** The last content type delivered, and its bytes: a module is sent the
- * same few types over and over, and a repeat is that string again rather
- * than a new one decoded. */
-let lastType = ""
-let lastTypeBytes = new ArrayBuffer(0)
+/** The content types delivered lately, and their bytes: a module is sent
+ * the same few types over and over (a web server, say, a request message,
+ * a stat record and a file's type in turn), and a repeat is that string
+ * again rather than a new one decoded. */
+const TYPES_KEPT = 4
+const recentTypes = new Array<string>()
+const recentTypeBytes = new Array<ArrayBuffer>()
+/** Where the next type not kept goes (the oldest, once all are used). */
+let nextType = 0
+
+/** The kept type whose bytes are the `len` at `ptr`, or -1. */
+function keptType(ptr: usize, len: i32): i32 {
+  for (let i = 0; i < recentTypeBytes.length; i++) {
+    const b = unchecked(recentTypeBytes[i])
+    if (b.byteLength == len && memory.compare(ptr, changetype<usize>(b), <usize>len) == 0) return i
+  }
+  return -1
+}
 
 function typeOf(ptr: usize, len: i32): string {
   // Compared where the runtime put it (the scratch region, or a buffer of
   // its own, which is taken either way); a repeat in the region costs nothing.
-  const repeat = len > 0 && len == lastTypeBytes.byteLength
-    && memory.compare(ptr, changetype<usize>(lastTypeBytes), <usize>len) == 0
-  if (repeat && inScratch(ptr)) return lastType
+  const kept = len > 0 ? keptType(ptr, len) : -1
+  if (kept >= 0 && inScratch(ptr)) return unchecked(recentTypes[kept])
   const bytes = takeBuffer(ptr, len)
-  if (repeat) return lastType
-  lastType = String.UTF8.decode(bytes, false)
-  lastTypeBytes = bytes
-  return lastType
+  if (kept >= 0) return unchecked(recentTypes[kept])
+  const type = String.UTF8.decode(bytes, false)
+  if (recentTypes.length < TYPES_KEPT) {
+    recentTypes.push(type)
+    recentTypeBytes.push(bytes)
+  } else {
+    unchecked(recentTypes[nextType] = type)
+    unchecked(recentTypeBytes[nextType] = bytes)
+    nextType = (nextType + 1) % TYPES_KEPT
+  }
+  return type
 }
 
 function payloadOf(typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): Payload | null {

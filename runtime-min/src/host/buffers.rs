@@ -1,8 +1,10 @@
 //! The buffers a delivery's bytes go into. Each is a buffer the module
 //! allocates (`othismo_alloc`) and owns once the call is made; but the
-//! path and the content type, a few bytes that every delivery carries,
-//! go into the module's scratch region if it has one (`othismo_scratch`)
-//! and they fit: no call into the module and no allocation for them. The
+//! path, the content type and a small payload's data (a stat record, a
+//! short message), which nearly every delivery carries, go into the
+//! module's scratch region if it has one (`othismo_scratch`) and they fit:
+//! no call into the module to allocate for them (the module copies what
+//! it keeps). The
 //! module reads them from there before anything else, and nothing else
 //! writes there while it does: deliveries never overlap, and a host call
 //! never writes into a module (book: reference/wire.md).
@@ -105,7 +107,7 @@ impl Wasm {
         }
     }
 
-    /// A payload's type (in the scratch region if it fits) and data.
+    /// A payload's type and data, each in the scratch region if it fits.
     pub(super) fn put_payload(
         &mut self,
         p: &Option<Payload>,
@@ -115,7 +117,7 @@ impl Wasm {
             None => Ok((0, 0, 0, 0)),
             Some(p) => {
                 let (tp, tl) = self.put_small(p.content_type.as_bytes(), room)?;
-                let (dp, dl) = self.put(&p.data)?;
+                let (dp, dl) = self.put_small(&p.data, room)?;
                 Ok((tp, tl, dp, dl))
             }
         }

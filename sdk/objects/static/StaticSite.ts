@@ -49,9 +49,9 @@ class Seen {
  * stat'd again: one request to the files fewer per page. Each stat
  * announces one read, and a busy site has several stats of one path out
  * at once (all stats of a batch of requests come before their reads), so
- * a path counts the reads its stats announced: each read takes one, and
- * the path is forgotten when none is left, or when a later stat finds
- * nothing there or something else, so the last stat of a path decides.
+ * a path counts the reads its stats announced: each read takes one. A
+ * later stat that finds nothing there leaves none, and one that finds
+ * something else starts the count again: the last stat of a path decides.
  * Should a file have become a directory between that stat and the read,
  * the read fails as a directory read fails (`invalid`): the race every
  * server has between a stat and a read. A directory that has no index by
@@ -63,43 +63,62 @@ const RECENT = 8
  * GET's `?stat` is, would count on for ever). */
 const READS = 64
 
-/** Where `rest` is in `recent`, or -1. */
+/** Where `rest` is in `recent`, or -1. (A path whose reads are all taken
+ * stays, with none left, so a busy path's next stat makes nothing new.) */
 function find(rest: string): i32 {
   for (let i = recent.length - 1; i >= 0; i--) {
-    if (recent[i].rest == rest) return i
+    if (unchecked(recent[i]).rest == rest) return i
   }
   return -1
+}
+
+/** `recent[at]` moved to the end, the newest. */
+function renew(at: i32): Seen {
+  const seen = unchecked(recent[at])
+  const last = recent.length - 1
+  for (let i = at; i < last; i++) unchecked(recent[i] = recent[i + 1])
+  unchecked(recent[last] = seen)
+  return seen
 }
 
 function remember(rest: string, directory: bool): void {
   const at = find(rest)
   if (at >= 0) {
-    const seen = recent[at]
-    recent.splice(at, 1)
+    const seen = renew(at)
     if (seen.directory == directory) {
-      // The newest again.
       if (seen.reads < READS) seen.reads++
-      recent.push(seen)
-      return
+    } else {
+      seen.directory = directory
+      seen.reads = 1
     }
+    return
   }
-  if (recent.length >= RECENT) recent.shift()
-  recent.push(new Seen(rest, directory, 1))
+  if (recent.length < RECENT) {
+    recent.push(new Seen(rest, directory, 1))
+    return
+  }
+  // The oldest makes way (its object is reused).
+  const seen = renew(0)
+  seen.rest = rest
+  seen.directory = directory
+  seen.reads = 1
 }
 
-/** `rest` as it was just stat'd, if it was: one of its reads is taken. */
+/** `rest` as it was just stat'd, if it was and a read is left: one of its
+ * reads is taken. */
 function take(rest: string): Seen | null {
   const at = find(rest)
   if (at < 0) return null
-  const seen = recent[at]
-  if (--seen.reads == 0) recent.splice(at, 1)
+  const seen = unchecked(recent[at])
+  if (seen.reads == 0) return null
+  seen.reads--
   return seen
 }
 
-/** A stat found nothing at `rest` (or failed): it is forgotten. */
+/** A stat found nothing at `rest` (or failed): no read is announced. */
 function forget(rest: string): void {
   const at = find(rest)
-  if (at >= 0) recent.splice(at, 1)
+  if (at >= 0) unchecked(recent[at]).reads = 0
 }
 
 class StaticSite extends StaticSiteServer {
