@@ -265,6 +265,16 @@ fn decoded_messages_survive_the_collector() {
     }
 }
 
+/// The SDK's table of requests by number agrees with the standard Map
+/// through random additions, removals and lookups, values kept alive by
+/// it alone while the collector runs.
+#[test]
+fn the_sdk_request_table_agrees_with_a_map() {
+    let differ = host(&[Path::new("numberTable")], "call")
+        .unwrap_or_else(|e| panic!("the table test trapped: {e}"));
+    assert_eq!(differ.trim(), "0", "steps at which the table and the Map disagree");
+}
+
 /// A shape whose descriptor does not lay out as its class does (bindings
 /// from another othc than the SDK's) stops the module when it is made.
 #[test]

@@ -42,6 +42,7 @@ pub const SDK_FILES: &[(&str, &str)] = &[
         "callbacks.ts",
         include_str!("../../sdk/assemblyscript/callbacks.ts"),
     ),
+    ("table.ts", include_str!("../../sdk/assemblyscript/table.ts")),
     (
         "request.ts",
         include_str!("../../sdk/assemblyscript/request.ts"),

@@ -84,24 +84,27 @@ export function othismo_serve(
 
 export function othismo_answer(ticket: i32, done: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): void {
   const payload = payloadOf(typePtr, typeLen, dataPtr, dataLen)
-  if (!pending.has(ticket)) return
-  const answers = pending.get(ticket)
-  if (done != 0) pending.delete(ticket)
+  const at = pending.find(ticket)
+  if (at < 0) return
+  const answers = pending.at(at)
+  if (done != 0) pending.removeAt(at)
   if (answers != null) answers.deliver(payload, done != 0)
 }
 
 export function othismo_error(ticket: i32, errno: i32, codePtr: usize, codeLen: i32, descPtr: usize, descLen: i32): void {
   const code = takeString(codePtr, codeLen)
   const desc = takeString(descPtr, descLen)
-  if (!pending.has(ticket)) return
-  const answers = pending.get(ticket)
-  pending.delete(ticket)
+  const at = pending.find(ticket)
+  if (at < 0) return
+  const answers = pending.at(at)
+  pending.removeAt(at)
   if (answers != null) answers.error(new Status(errno, code), desc)
 }
 
 export function othismo_cancel(id: i32): void {
-  if (!serving.has(id)) return
-  const req = serving.get(id)
+  const at = serving.find(id)
+  if (at < 0) return
+  const req = serving.at(at)
   finish(req)
   const s = theServer()
   if (s != null) s.cancelled(req)

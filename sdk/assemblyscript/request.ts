@@ -4,13 +4,14 @@
 import { hostAnswer, hostCancel, hostFail, hostForward, hostRequest, sendable, typeBytes, utf8, FLAG_OPERATOR } from "./abi"
 import { Payload, Status } from "./payload"
 import { Answers } from "./callbacks"
+import { NumberTable } from "./table"
 
 /**
  * Requests this object is serving and has not finished, by id, so a cancel
  * can reach them. A request leaves it when it finishes (its last answer, an
  * error, a forward, or its caller's cancel): nothing stays behind per request.
  */
-export const serving = new Map<i32, Request>()
+export const serving = new NumberTable<Request>()
 
 /** No more answers for `req`: it is finished, and forgotten by the table
  * of requests being served. (Not on `Request`: only the SDK calls it.) */
@@ -89,15 +90,16 @@ export class Ticket {
   constructor(public id: i32) {}
 
   cancel(): void {
-    if (pending.has(this.id)) {
-      pending.delete(this.id)
+    const at = pending.find(this.id)
+    if (at >= 0) {
+      pending.removeAt(at)
       hostCancel(this.id)
     }
   }
 }
 
 /** The answers this object is waiting for, by ticket. */
-export const pending = new Map<i32, Answers | null>()
+export const pending = new NumberTable<Answers | null>()
 
 /** Sends a request; its answers go to `answers` (or nowhere, when null). */
 export function send(verb: i32, path: string, payload: Payload | null, answers: Answers | null): Ticket {

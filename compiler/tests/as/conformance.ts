@@ -8,6 +8,7 @@
 // The result of either is at `outputPtr()`, `outputLen()` bytes.
 
 import { bson, Box, Uuid } from "othismo"
+import { NumberTable } from "othismo/table"
 import { Scalars, Optionals, Nested, Inner, Note, Mood, Containers } from "./everything.oth"
 
 let inputBuf = new ArrayBuffer(0)
@@ -244,5 +245,58 @@ export function stress(len: i32, n: i32): i32 {
     }
   }
   output = want.buffer
+  return differ
+}
+
+/** The SDK's table of requests by number (`othismo/table`) beside the
+ *  standard Map, through 200,000 random steps: mostly consecutive new
+ *  keys, as tickets and request ids are, some from a small range (so
+ *  entries collide, wrap around the slots and are removed from the middle
+ *  of a run), values kept only by the table while garbage is made. The
+ *  number of steps at which they disagree. */
+export function numberTable(): i32 {
+  const t = new NumberTable<Box<i32> | null>()
+  // The value of each key: the step that set it, or -1 for null.
+  const m = new Map<i32, i32>()
+  let seed: u32 = 12345
+  let next = 1
+  let differ = 0
+  for (let step = 0; step < 200000; step++) {
+    seed = seed * 1664525 + 1013904223
+    const r = seed >>> 8
+    const small = <i32>((r >>> 5) % 48)
+    const recent = next - 1 - <i32>((r >>> 12) % 40)
+    const op = r % 5
+    if (op < 2) {
+      const key = (r & 16) != 0 ? small : next++
+      const none = (r & 32) != 0
+      t.set(key, none ? null : new Box<i32>(step))
+      m.set(key, none ? -1 : step)
+    } else if (op < 4) {
+      const key = (r & 16) != 0 ? small : recent
+      t.delete(key)
+      if (m.has(key)) m.delete(key)
+    } else {
+      const key = (r & 16) != 0 ? small : recent
+      const at = t.find(key)
+      if ((at >= 0) != m.has(key)) differ++
+      else if (at >= 0) {
+        const v = t.at(at)
+        if ((v == null ? -1 : v.value) != m.get(key)) differ++
+      }
+    }
+    if (t.size != m.size) differ++
+    new ArrayBuffer(64 + (step & 255))
+  }
+  const keys = m.keys()
+  for (let i = 0; i < keys.length; i++) {
+    const at = t.find(keys[i])
+    if (at < 0) {
+      differ++
+      continue
+    }
+    const v = t.at(at)
+    if ((v == null ? -1 : v.value) != m.get(keys[i])) differ++
+  }
   return differ
 }

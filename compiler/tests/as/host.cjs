@@ -7,7 +7,8 @@
 //   node host.cjs MODULE.wasm serve REQUESTS.json       each request to othismo_serve;
 //                                                     prints the answer/fail calls as JSON lines
 //   node host.cjs MODULE.wasm stress IN.bin N          decodes IN.bin N times under the collector
-//   node host.cjs MODULE.wasm call NAME                calls the export NAME (no arguments)
+//   node host.cjs MODULE.wasm call NAME                calls the export NAME (no arguments);
+//                                                     prints what it returns, if anything
 //
 // An .out file is one status byte, then the output bytes. A trap is reported
 // and exits 1.
@@ -101,7 +102,8 @@ try {
     new Uint8Array(x.memory.buffer, ptr, data.length).set(data)
     console.log(x.stress(data.length, Number(dirs[1])))
   } else if (mode === "call") {
-    x[dirs[0]]()
+    const result = x[dirs[0]]()
+    if (result !== undefined) console.log(result)
   } else {
     throw new Error(`unknown mode ${mode}`)
   }
