@@ -7,6 +7,8 @@ import { Payload } from "./payload"
 import { Uuid } from "./box"
 import { BsonWriter } from "./bson_writer"
 import { NO_BYTES } from "./abi"
+/** The one empty buffer, which bindings start a binary field with. */
+export { NO_BYTES }
 
 export const BSON: string = "application/bson"
 

@@ -93,11 +93,13 @@ pub fn push_default_value(out: &mut String, model: &Model, t: &FieldType) {
     match t {
         FieldType::Scalar(Scalar::Bool) => out.push_str("false"),
         FieldType::Scalar(Scalar::String) => out.push_str("\"\""),
-        FieldType::Scalar(Scalar::Bytes) => out.push_str("new ArrayBuffer(0)"),
+        // The SDK's one empty buffer: it has no bytes to change, so every
+        // message made may start with it.
+        FieldType::Scalar(Scalar::Bytes) => out.push_str("bson.NO_BYTES"),
         FieldType::Scalar(Scalar::Uuid) => out.push_str("new Uuid()"),
         FieldType::Scalar(_) => out.push('0'),
         FieldType::Any | FieldType::Unknown => {
-            out.push_str("new bson.Unknown(\"\", new ArrayBuffer(0))")
+            out.push_str("new bson.Unknown(\"\", bson.NO_BYTES)")
         }
         FieldType::Named(id) => {
             let def = model.ty(*id);
