@@ -272,7 +272,11 @@ fn decoded_messages_survive_the_collector() {
 fn the_sdk_request_table_agrees_with_a_map() {
     let differ = host(&[Path::new("numberTable")], "call")
         .unwrap_or_else(|e| panic!("the table test trapped: {e}"));
-    assert_eq!(differ.trim(), "0", "steps at which the table and the Map disagree");
+    assert_eq!(
+        differ.trim(),
+        "0",
+        "steps at which the table and the Map disagree"
+    );
 }
 
 /// A shape whose descriptor does not lay out as its class does (bindings

@@ -42,7 +42,10 @@ pub const SDK_FILES: &[(&str, &str)] = &[
         "callbacks.ts",
         include_str!("../../sdk/assemblyscript/callbacks.ts"),
     ),
-    ("table.ts", include_str!("../../sdk/assemblyscript/table.ts")),
+    (
+        "table.ts",
+        include_str!("../../sdk/assemblyscript/table.ts"),
+    ),
     (
         "request.ts",
         include_str!("../../sdk/assemblyscript/request.ts"),

@@ -499,7 +499,12 @@ fn each_stat_static_site_relays_announces_one_read() {
         "files=FilesConfig {{ dir: {:?}, readonly: true }}",
         public.to_string_lossy()
     );
-    let b = bundle("announced", "fixtures/run/announced", "Announced.oth", &[&set]);
+    let b = bundle(
+        "announced",
+        "fixtures/run/announced",
+        "Announced.oth",
+        &[&set],
+    );
     let ran = common::run_with(&b, &[], common::limits());
     assert_eq!(ran.status, 0, "{}", ran.err);
     let mut out: Vec<&str> = ran.out.lines().collect();
@@ -528,7 +533,11 @@ fn each_stat_static_site_relays_announces_one_read() {
         ran.trace
     );
     assert_eq!(
-        (asked("stat /docs"), asked("stat /docs/index.html"), asked("read /docs/index.html")),
+        (
+            asked("stat /docs"),
+            asked("stat /docs/index.html"),
+            asked("read /docs/index.html")
+        ),
         (3, 3, 3),
         "the directory: its stats, then each read's index\n{}",
         ran.trace

@@ -1,14 +1,14 @@
 //! The Http object's messages (`HttpConfig`, `HttpRequest`, `HttpResponse`,
 //! declared in `sdk/env/Runtime.oth`) to and from BSON.
 //!
-//! The two that every exchange carries are written and read in place
-//! (`RawDocumentBuf`, `RawDocument`), not through a tree of `Bson` values:
-//! building and walking that tree was a seventh of the event loop's time
-//! per request. Reading in place still takes in every element, so a
-//! malformed response is refused as before.
+//! The two that every exchange carries are written and read byte by byte
+//! (`direct`) when they have the shape the SDK writes; any other response
+//! is read in place through the crate (`RawDocument`), not through a tree
+//! of `Bson` values (building and walking that tree was a seventh of the
+//! event loop's time per request). Either way every element is taken in,
+//! so a malformed response is refused as before.
 
-use bson::raw::{RawArrayBuf, RawBinaryRef, RawBsonRef, RawDocument, RawDocumentBuf};
-use bson::spec::BinarySubtype;
+use bson::raw::{RawBsonRef, RawDocument};
 use bson::{Bson, Document};
 
 use crate::Payload;
@@ -79,7 +79,7 @@ pub fn config(p: Option<&Payload>) -> Result<Config, String> {
     })
 }
 
-/// An `HttpRequest` payload.
+/// An `HttpRequest` payload (`direct`: the bytes the crate would write).
 pub fn request<'a>(
     id: u64,
     method: &str,
@@ -87,33 +87,9 @@ pub fn request<'a>(
     hs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     body: &[u8],
 ) -> Payload {
-    let mut headers = RawArrayBuf::new();
-    for (n, v) in hs {
-        let mut h = RawDocumentBuf::new();
-        h.append_ref("name", n);
-        h.append_ref("value", String::from_utf8_lossy(v).as_ref());
-        headers.push(h);
-    }
-    // Room for all of it at once (an empty document to start from).
-    let room = 128 + target.len() + headers.as_bytes().len() + body.len();
-    let mut empty = Vec::with_capacity(room);
-    empty.extend_from_slice(&[5, 0, 0, 0, 0]);
-    let mut d = RawDocumentBuf::from_bytes(empty).expect("an empty document");
-    d.append_ref("$type", "HttpRequest");
-    d.append_ref("id", id as i64);
-    d.append_ref("method", method);
-    d.append_ref("target", target);
-    d.append_ref("headers", RawBsonRef::Array(&headers));
-    d.append_ref(
-        "body",
-        RawBinaryRef {
-            subtype: BinarySubtype::Generic,
-            bytes: body,
-        },
-    );
     Payload {
         content_type: "application/bson".into(),
-        data: d.into_bytes(),
+        data: direct::request(id, method, target, hs, body),
     }
 }
 
@@ -171,6 +147,11 @@ fn header(v: RawBsonRef<'_>) -> Result<(String, String), String> {
 pub fn response(p: Option<&Payload>) -> Result<Response, String> {
     let bad = |e: bson::raw::Error| malformed(RESPONSE, e);
     let p = p.ok_or_else(|| format!("expected a {RESPONSE} message"))?;
+    // The shape HttpServer and the bindings write, read byte by byte;
+    // anything else is read through the crate, below.
+    if let Some(r) = direct::response(&p.data) {
+        return Ok(r);
+    }
     // The document its length says (bytes after it are not its own).
     let data = p.data.as_slice();
     let len = data
@@ -261,6 +242,8 @@ pub fn describe(p: &Payload) -> Option<String> {
         _ => None,
     }
 }
+
+mod direct;
 
 #[cfg(test)]
 mod tests;

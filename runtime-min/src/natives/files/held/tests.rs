@@ -161,7 +161,11 @@ fn a_kept_file_grown_past_a_part_is_read_whole() {
 fn stat_len(files: &mut Files, below: &str, now: Instant) -> Result<u64, i32> {
     let replies = files.serve(request(entry(Entry::Stat), below, None, now));
     match replies.as_slice() {
-        [Reply::Answer { payload: Some(p), .. }] => Ok(Stat::decode(&p.data).unwrap().length),
+        [
+            Reply::Answer {
+                payload: Some(p), ..
+            },
+        ] => Ok(Stat::decode(&p.data).unwrap().length),
         [Reply::Error { errno, .. }] => Err(*errno),
         _ => panic!("a stat answered otherwise"),
     }
@@ -172,12 +176,7 @@ fn entry(e: Entry) -> usize {
     ENTRIES.iter().position(|x| x.0 == e).unwrap()
 }
 
-fn request<'a>(
-    at: usize,
-    below: &str,
-    payload: Option<&'a Payload>,
-    now: Instant,
-) -> Request<'a> {
+fn request<'a>(at: usize, below: &str, payload: Option<&'a Payload>, now: Instant) -> Request<'a> {
     let path: &'static [Seg] = Box::leak(vec![Seg::Literal(below.into())].into_boxed_slice());
     Request {
         entry: at,
@@ -200,7 +199,11 @@ fn a_stat_stands_for_the_reads_just_after_it_and_a_change_through_files_for_none
         let root = files.root.as_mut().unwrap();
         let replies = Files::read(root, Path::new("a.txt"), usize::MAX, "a.txt", now).unwrap();
         match replies.as_slice() {
-            [Reply::Answer { payload: Some(p), .. }] => String::from_utf8(p.data.clone()).unwrap(),
+            [
+                Reply::Answer {
+                    payload: Some(p), ..
+                },
+            ] => String::from_utf8(p.data.clone()).unwrap(),
             _ => panic!("a small file is one answer"),
         }
     };
@@ -224,7 +227,10 @@ fn a_stat_stands_for_the_reads_just_after_it_and_a_change_through_files_for_none
         data: b"rewritten, longer".to_vec(),
     };
     let wrote = files.serve(request(entry(Entry::Write), "a.txt", Some(&longer), t1));
-    assert!(matches!(wrote.as_slice(), [Reply::Answer { done: true, .. }]));
+    assert!(matches!(
+        wrote.as_slice(),
+        [Reply::Answer { done: true, .. }]
+    ));
     assert_eq!(read_at(&mut files, t1), "rewritten, longer");
     // A stat that finds another file than the kept one closes it.
     assert_eq!(read_at(&mut files, t1), "rewritten, longer");

@@ -6,7 +6,7 @@
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, Document, doc};
 
-use super::{Payload, Response, request, response};
+use super::{Payload, Response, direct, request, response};
 
 fn payload(d: &Document) -> Payload {
     let mut data = Vec::new();
@@ -149,6 +149,15 @@ fn a_request_is_the_bytes_the_crate_writes() {
             &[0u8, 1, 2, 255][..],
         ),
         (7, "DELETE", "/", Vec::new(), &[b'z'; 70_000][..]),
+        (
+            8,
+            "GET",
+            "/many",
+            (0..12)
+                .map(|i| (format!("x-{i}"), format!("v{i}").into_bytes()))
+                .collect(),
+            &b""[..],
+        ),
     ] {
         assert_eq!(
             request(
@@ -176,6 +185,26 @@ fn responses_are_taken_and_refused_as_the_crate_reads_them() {
     p.data.extend_from_slice(b"trailing");
     assert!(response(Some(&p)).is_ok());
     assert_eq!(seen(response(Some(&p))), seen(tree_response(&p)));
+}
+
+/// The responses of the SDK's shape are read byte by byte (`direct`), to
+/// the same result as the crate's; one with a field of another shape is
+/// left to the crate.
+#[test]
+fn the_sdk_shape_is_read_directly() {
+    let all = responses();
+    for d in [&all[0], &all[1], &all[2], &all[5]] {
+        let p = payload(d);
+        let direct = direct::response(&p.data).map(Ok::<_, ()>);
+        assert!(direct.is_some(), "read directly: {d}");
+        assert_eq!(seen(direct.unwrap()), seen(tree_response(&p)), "{d}");
+    }
+    for d in [&all[3], &all[4]] {
+        assert!(
+            direct::response(&payload(d).data).is_none(),
+            "left to the crate: {d}"
+        );
+    }
 }
 
 /// A small deterministic generator: the same damage every run.
