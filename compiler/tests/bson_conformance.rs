@@ -279,6 +279,15 @@ fn the_sdk_request_table_agrees_with_a_map() {
     );
 }
 
+/// A generated `fromPayload` takes a message of its own type only: its
+/// `$type` is compared where it lies, byte for byte with the class's name.
+#[test]
+fn from_payload_takes_its_own_type_only() {
+    let wrong = host(&[Path::new("fromPayloadChecksType")], "call")
+        .unwrap_or_else(|e| panic!("the test trapped: {e}"));
+    assert_eq!(wrong.trim(), "0", "answers of fromPayload that were wrong");
+}
+
 /// A shape whose descriptor does not lay out as its class does (bindings
 /// from another othc than the SDK's) stops the module when it is made.
 #[test]

@@ -84,6 +84,15 @@ fn write_case(name: &str, oth: &str) -> std::path::PathBuf {
 /// Loads and runs `bundle` with no input and its output kept, calling
 /// `loaded` in between: (load time, run time, exit status).
 fn quiet_run(bundle: &[u8], loaded: impl FnOnce()) -> (Duration, Duration, i32) {
+    quiet_run_with(bundle, Limits::default(), loaded)
+}
+
+/// [`quiet_run`] with `limits`.
+fn quiet_run_with(
+    bundle: &[u8],
+    limits: Limits,
+    loaded: impl FnOnce(),
+) -> (Duration, Duration, i32) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let io = Io {
         input: Box::new(std::iter::empty()),
@@ -92,7 +101,7 @@ fn quiet_run(bundle: &[u8], loaded: impl FnOnce()) -> (Duration, Duration, i32) 
         trace: None,
     };
     let t0 = Instant::now();
-    let rt = Runtime::load(bundle, Limits::default(), io).expect("loads");
+    let rt = Runtime::load(bundle, limits, io).expect("loads");
     let load_time = t0.elapsed();
     loaded();
     let t1 = Instant::now();
@@ -100,9 +109,14 @@ fn quiet_run(bundle: &[u8], loaded: impl FnOnce()) -> (Duration, Duration, i32) 
     (load_time, t1.elapsed(), status)
 }
 
-/// One batch through the runtime: the time per round trip.
-fn runtime_batch(bundle: &[u8]) -> f64 {
-    let (_, ran, status) = quiet_run(bundle, || {});
+/// One batch through the runtime with `workers` threads for calls: the
+/// time per round trip.
+fn runtime_batch(bundle: &[u8], workers: usize) -> f64 {
+    let limits = Limits {
+        workers: Some(workers),
+        ..Limits::default()
+    };
+    let (_, ran, status) = quiet_run_with(bundle, limits, || {});
     assert_eq!(status, 0);
     ran.as_secs_f64() / PER_BATCH as f64
 }
@@ -346,41 +360,45 @@ fn main() {
         return;
     }
     // The two sides alternate batch by batch, so a change in the machine's
-    // load reaches both; the ratio is each pair's, its median printed.
+    // load reaches both; the ratio is each pair's, its median printed. Once
+    // with every call on the loop's thread, once with a thread per core.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let mut pair = BarePair::new(&bundle);
-    let (mut rt, mut bare, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..BATCHES {
-        let r = runtime_batch(&bundle);
-        let b = pair.batch();
-        rt.push(r);
-        bare.push(b);
-        ratios.push(r / b);
+    for workers in [1, cores.max(2)] {
+        let (mut rt, mut bare, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..BATCHES {
+            let r = runtime_batch(&bundle, workers);
+            let b = pair.batch();
+            rt.push(r);
+            bare.push(b);
+            ratios.push(r / b);
+        }
+        for v in [&mut rt, &mut bare, &mut ratios] {
+            v.sort_by(f64::total_cmp);
+        }
+        let (rm, rp) = (percentile(&rt, 0.5), percentile(&rt, 0.99));
+        let (bm, bp) = (percentile(&bare, 0.5), percentile(&bare, 0.99));
+        println!(
+            "request round trip, --workers {workers}, {BATCHES} batches of {PER_BATCH} each side, alternating; per round trip:"
+        );
+        println!(
+            "  runtime   median {:>8.0} ns   p99 {:>8.0} ns   {:>10.0} requests/s",
+            rm * 1e9,
+            rp * 1e9,
+            1.0 / rm
+        );
+        println!(
+            "  bare      median {:>8.0} ns   p99 {:>8.0} ns   {:>10.0} requests/s",
+            bm * 1e9,
+            bp * 1e9,
+            1.0 / bm
+        );
+        println!(
+            "  ratio     median {:>8.2}× (of the pairs' ratios)   p99 {:>8.2}×   (goal: within 1.5×)",
+            percentile(&ratios, 0.5),
+            rp / bp
+        );
     }
-    for v in [&mut rt, &mut bare, &mut ratios] {
-        v.sort_by(f64::total_cmp);
-    }
-    let (rm, rp) = (percentile(&rt, 0.5), percentile(&rt, 0.99));
-    let (bm, bp) = (percentile(&bare, 0.5), percentile(&bare, 0.99));
-    println!(
-        "request round trip, {BATCHES} batches of {PER_BATCH} each side, alternating; per round trip:"
-    );
-    println!(
-        "  runtime   median {:>8.0} ns   p99 {:>8.0} ns   {:>10.0} requests/s",
-        rm * 1e9,
-        rp * 1e9,
-        1.0 / rm
-    );
-    println!(
-        "  bare      median {:>8.0} ns   p99 {:>8.0} ns   {:>10.0} requests/s",
-        bm * 1e9,
-        bp * 1e9,
-        1.0 / bm
-    );
-    println!(
-        "  ratio     median {:>8.2}× (of the pairs' ratios)   p99 {:>8.2}×   (goal: within 1.5×)",
-        percentile(&ratios, 0.5),
-        rp / bp
-    );
     println!(
         "images of N idle instances (each in a fresh process; goal: 10,000 start <= 1 s, <= 1 GiB):"
     );

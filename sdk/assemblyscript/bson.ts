@@ -99,6 +99,32 @@ export class BsonReader {
     return false
   }
 
+  /** Whether the current element is a string and its value is `s`,
+   *  without making a string of the value. */
+  stringIs(s: string): bool {
+    if (this.type != STRING) return false
+    const len = this.i32At(this.valueAt) - 1
+    const at = this.data.dataStart + <usize>(this.valueAt + 4)
+    const n = s.length
+    if (n == len) {
+      const src = changetype<usize>(s)
+      let ascii = true
+      for (let i = 0; i < n; i++) {
+        const c = load<u16>(src + (<usize>i << 1))
+        if (c >= 0x80) {
+          ascii = false
+          break
+        }
+        if (<u16>load<u8>(at + <usize>i) != c) return false
+      }
+      if (ascii) return true
+    } else if (n > len) {
+      // More units than bytes: never equal (a unit takes a byte or more).
+      return false
+    }
+    return String.UTF8.decodeUnsafe(at, <usize>len, false) == s
+  }
+
   /** Whether the current element's key is the `len` UTF-8 bytes at `bytes`. */
   keyEquals(bytes: usize, len: i32): bool {
     return len == this.keyLen && memory.compare(this.data.dataStart + <usize>this.keyAt, bytes, <usize>len) == 0
@@ -386,8 +412,8 @@ export function fromPayload<T>(p: Payload): T | null {
   if (p.mediaType() != BSON) return null
   const s = shapeOfClass<T>()
   const r = BsonReader.of(p.data)
-  const t = typeOf(r)
-  if (t == null || t != s.name) return null
+  // `$type` first, compared where it lies.
+  if (!r.next() || !r.keyIs("$type") || !r.stringIs(s.name)) return null
   const m = readFields(s, r)
   return r.ok ? changetype<T>(m) : null
 }

@@ -7,7 +7,7 @@
 // - `make(i)`: encodes the i-th value built here, for the Rust side to decode.
 // The result of either is at `outputPtr()`, `outputLen()` bytes.
 
-import { bson, Box, Uuid } from "othismo"
+import { bson, Box, Payload, Uuid } from "othismo"
 import { NumberTable } from "othismo/table"
 import { Scalars, Optionals, Nested, Inner, Note, Mood, Containers } from "./everything.oth"
 
@@ -299,4 +299,25 @@ export function numberTable(): i32 {
     if ((v == null ? -1 : v.value) != m.get(keys[i])) differ++
   }
   return differ
+}
+
+/** `fromPayload` takes a payload of its own type only, by its `$type`
+ *  (compared where it lies): the number of answers that were wrong. */
+export function fromPayloadChecksType(): i32 {
+  let wrong = 0
+  const n = new Note()
+  n.text = "x"
+  const p = n.toPayload()
+  const back = Note.fromPayload(p)
+  if (back == null || back.text != "x") wrong++
+  if (Scalars.fromPayload(p) != null) wrong++
+  if (Inner.fromPayload(p) != null) wrong++
+  // A `$type` one byte longer, or shorter, than the class's name.
+  for (let i = 0; i < 2; i++) {
+    const w = bson.BsonWriter.take()
+    w.string("$type", i == 0 ? "Notes" : "Not")
+    w.string("text", "y")
+    if (Note.fromPayload(new Payload(bson.BSON, w.finish())) != null) wrong++
+  }
+  return wrong
 }
