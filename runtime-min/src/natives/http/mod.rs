@@ -205,10 +205,10 @@ fn exchange_id(s: &Seg) -> Option<u64> {
 /// Headers that HTTP/1.1 framing owns: hyper sets them from the body.
 const FRAMING: [&str; 3] = ["content-length", "transfer-encoding", "connection"];
 
-fn head(r: wire::Response) -> Result<Part, String> {
+fn head(r: wire::Response<'_>) -> Result<Part, String> {
     let status = StatusCode::from_u16(r.status)
         .map_err(|_| format!("{} is not an HTTP status", r.status))?;
-    let mut headers = HeaderMap::new();
+    let mut headers = HeaderMap::with_capacity(r.headers.len());
     for (n, v) in r.headers {
         let name = HeaderName::from_bytes(n.as_bytes())
             .map_err(|_| format!("`{n}` is not a header name"))?;
@@ -217,7 +217,7 @@ fn head(r: wire::Response) -> Result<Part, String> {
                 "`{n}` is set by Http itself, from the body and `streamed`"
             ));
         }
-        let value = HeaderValue::from_str(&v)
+        let value = HeaderValue::from_str(v)
             .map_err(|_| format!("the value of `{n}` is not one HTTP allows"))?;
         headers.append(name, value);
     }
@@ -230,7 +230,7 @@ fn head(r: wire::Response) -> Result<Part, String> {
     Ok(Part::Head {
         status,
         headers,
-        body: r.body,
+        body: r.body.to_vec(),
         streamed: r.streamed,
         length: r.length,
     })

@@ -93,11 +93,12 @@ pub fn request<'a>(
     }
 }
 
-/// A response as an object wrote it.
-pub struct Response {
+/// A response as an object wrote it, its text and bytes where they lie in
+/// the payload.
+pub struct Response<'a> {
     pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
+    pub headers: Vec<(&'a str, &'a str)>,
+    pub body: &'a [u8],
     pub streamed: bool,
     pub length: Option<u64>,
 }
@@ -123,7 +124,7 @@ fn integer(v: RawBsonRef<'_>) -> Option<i64> {
 
 /// A header of the `headers` array: every element read, the last `name`
 /// and `value` kept (as a decoded document keeps a repeated key's last).
-fn header(v: RawBsonRef<'_>) -> Result<(String, String), String> {
+fn header(v: RawBsonRef<'_>) -> Result<(&str, &str), String> {
     let RawBsonRef::Document(h) = v else {
         return Err("each of `headers` must be an HttpHeader".into());
     };
@@ -137,14 +138,12 @@ fn header(v: RawBsonRef<'_>) -> Result<(String, String), String> {
         }
     }
     match (name, value) {
-        (Some(RawBsonRef::String(n)), Some(RawBsonRef::String(v))) => {
-            Ok((n.to_string(), v.to_string()))
-        }
+        (Some(RawBsonRef::String(n)), Some(RawBsonRef::String(v))) => Ok((n, v)),
         _ => Err("each of `headers` must have a `name` and a `value`".into()),
     }
 }
 
-pub fn response(p: Option<&Payload>) -> Result<Response, String> {
+pub fn response(p: Option<&Payload>) -> Result<Response<'_>, String> {
     let bad = |e: bson::raw::Error| malformed(RESPONSE, e);
     let p = p.ok_or_else(|| format!("expected a {RESPONSE} message"))?;
     // The shape HttpServer and the bindings write, read byte by byte;
@@ -204,7 +203,7 @@ pub fn response(p: Option<&Payload>) -> Result<Response, String> {
     Ok(Response {
         status: status as u16,
         headers,
-        body: body.bytes.to_vec(),
+        body: body.bytes,
         streamed: streamed.flatten().unwrap_or(false),
         length,
     })

@@ -197,7 +197,7 @@ fn once<T>(slot: &mut Option<T>, v: T) -> Option<()> {
 
 /// The response in `data` if it has the one shape read here and is one
 /// the crate takes as it is; `None` to leave it to the crate's reading.
-pub fn response(data: &[u8]) -> Option<Response> {
+pub fn response(data: &[u8]) -> Option<Response<'_>> {
     let mut top = Reader { b: data, at: 0 }.document()?;
     let (mut kind, mut status, mut headers, mut body, mut streamed, mut length) =
         (None, None, None, None, None, None);
@@ -257,12 +257,12 @@ pub fn response(data: &[u8]) -> Option<Response> {
                 _ => return None,
             }
         }
-        out.push((name?.to_string(), value?.to_string()));
+        out.push((name?, value?));
     }
     Some(Response {
         status: status as u16,
         headers: out,
-        body: body?.to_vec(),
+        body: body?,
         streamed: streamed.unwrap_or(false),
         length,
     })
