@@ -23,7 +23,17 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("frames", frames),
     ("tar_extract", tar_extract),
     ("host_abi", host_abi),
+    ("http_response", http_response),
 ];
+
+/// An `HttpResponse` as a module writes it to the Http object: where the
+/// runtime reads it byte by byte, it reads what the `bson` crate reads.
+pub fn http_response(data: &[u8]) {
+    assert!(
+        othismo_runtime::natives::http_response_readings_agree(data),
+        "the direct reading and the crate's disagree"
+    );
+}
 
 /// The file, value-file and BSON-block grammars: every error's span lies
 /// inside the text.

@@ -13,6 +13,13 @@ pub(crate) mod console;
 pub mod files;
 pub(crate) mod http;
 
+/// For the fuzz target `http_response` (`othismo-harness`): whether the
+/// Http object's fast reading of `data` as an `HttpResponse`, wherever it
+/// takes the bytes, gives what the `bson` crate's reading gives.
+pub fn http_response_readings_agree(data: &[u8]) -> bool {
+    http::wire::readings_agree(data)
+}
+
 use othc::model::{Seg, Verb};
 
 use crate::abi::errno;

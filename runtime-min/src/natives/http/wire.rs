@@ -95,6 +95,7 @@ pub fn request<'a>(
 
 /// A response as an object wrote it, its text and bytes where they lie in
 /// the payload.
+#[derive(Debug, PartialEq)]
 pub struct Response<'a> {
     pub status: u16,
     pub headers: Vec<(&'a str, &'a str)>,
@@ -144,13 +145,31 @@ fn header(v: RawBsonRef<'_>) -> Result<(&str, &str), String> {
 }
 
 pub fn response(p: Option<&Payload>) -> Result<Response<'_>, String> {
-    let bad = |e: bson::raw::Error| malformed(RESPONSE, e);
     let p = p.ok_or_else(|| format!("expected a {RESPONSE} message"))?;
     // The shape HttpServer and the bindings write, read byte by byte;
-    // anything else is read through the crate, below.
-    if let Some(r) = direct::response(&p.data) {
-        return Ok(r);
+    // anything else is read through the crate.
+    match direct::response(&p.data) {
+        Some(r) => Ok(r),
+        None => by_crate(p),
     }
+}
+
+/// Whether the byte-by-byte reading of `data`, where it takes it, gives
+/// what the crate's reading gives (the fuzz target `http_response`).
+pub fn readings_agree(data: &[u8]) -> bool {
+    let Some(direct) = direct::response(data) else {
+        return true;
+    };
+    let p = Payload {
+        content_type: "application/bson".into(),
+        data: data.to_vec(),
+    };
+    by_crate(&p).is_ok_and(|r| r == direct)
+}
+
+/// A response read through the crate's raw documents.
+fn by_crate(p: &Payload) -> Result<Response<'_>, String> {
+    let bad = |e: bson::raw::Error| malformed(RESPONSE, e);
     // The document its length says (bytes after it are not its own).
     let data = p.data.as_slice();
     let len = data
