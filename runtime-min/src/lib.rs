@@ -22,7 +22,7 @@
 //! pure decisions over headers and views), `deliver` (the event loop's
 //! work), `host` (the wasmtime side of the host ABI), `view` (an instance's
 //! links and its `bind`/`unmount`/`expose`), `outside` (what wakes an idle
-//! image), `native_calls` (requests handed to the natives), `workers` (calls
+//! image), `take_in` (what the loop does with it), `native_calls` (requests handed to the natives), `workers` (calls
 //! on other threads), `supervise` (restarts, stopping an instance, the
 //! startup requests, forgetting tickets), `pace` (big files read as their
 //! reader takes them), `report` (SIGUSR1), `trace`,
@@ -44,6 +44,7 @@ mod report;
 pub mod route;
 mod stdio;
 mod supervise;
+mod take_in;
 mod ticker;
 mod trace;
 pub mod view;
@@ -54,7 +55,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use othc::bundle::ImageJson;
 use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
@@ -63,8 +64,8 @@ use host::{Call, Wasm};
 pub use limits::Limits;
 use natives::console::Console;
 use natives::files::Files;
-use natives::http::{Http, HttpEvent};
-use outside::{Inbox, Outside};
+use natives::http::Http;
+use outside::Inbox;
 pub use stdio::{run_on_stdio, run_on_stdio_placed, run_on_stdio_with_code};
 use ticker::Ticker;
 
@@ -362,257 +363,4 @@ impl<'a> Runtime<'a> {
         }
         if self.failed { 1 } else { 0 }
     }
-
-    /// Whether the console has a watcher that input could still reach.
-    fn console_watched(&self) -> bool {
-        !self.input_ended
-            && self
-                .actors
-                .iter()
-                .any(|a| matches!(&a.body, Body::Console(c) if !c.watchers.is_empty()))
-    }
-
-    fn https(&mut self) -> impl Iterator<Item = (usize, &mut Http)> {
-        self.actors
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(i, a)| match &mut a.body {
-                Body::Http(h) => Some((i, &mut **h)),
-                _ => None,
-            })
-    }
-
-    /// The image is idle: waits for something from outside that gives it
-    /// work. False when nothing can any more (the run is over).
-    fn wake(&mut self) -> bool {
-        self.cluster_idle(true);
-        let woke = self.wait_for_work();
-        self.cluster_idle(!woke);
-        woke
-    }
-
-    fn wait_for_work(&mut self) -> bool {
-        loop {
-            if self.halted {
-                return false;
-            }
-            let watched = self.console_watched() && self.stopping.is_none();
-            if watched && let Some(line) = self.pending_line.take() {
-                self.hand_line(line);
-                return true;
-            }
-            let listening = self.https().any(|(_, h)| h.open()) || self.cluster_holds();
-            if !watched && !listening {
-                return false;
-            }
-            if watched {
-                self.inbox.ask_line();
-            }
-            let Some(o) = self.next_outside(self.stopping) else {
-                let left: usize = self.https().map(|(_, h)| h.in_flight()).sum();
-                let _ = writeln!(
-                    self.io.err,
-                    "stopped with {left} HTTP request(s) unfinished after {} s",
-                    DRAIN.as_secs()
-                );
-                return false;
-            };
-            let http = matches!(o, Outside::Http { .. });
-            if self.outside(o) {
-                if http {
-                    self.take_ready();
-                }
-                return true;
-            }
-            if self.halted {
-                return false;
-            }
-        }
-    }
-
-    /// The next thing from outside, waiting for it until `deadline`; the
-    /// responses of the turn just ended go to their listeners first, all
-    /// of a listener's in one hand-over.
-    fn next_outside(&mut self, deadline: Option<Instant>) -> Option<Outside> {
-        self.flush_http();
-        self.inbox.next(deadline)
-    }
-
-    /// The parts of responses put since the last time, to each listener.
-    fn flush_http(&mut self) {
-        for (_, h) in self.https() {
-            h.flush();
-        }
-    }
-
-    /// After a request from a client: takes in what else its listeners have
-    /// sent already (at most `BATCH` things), so they are served in the same
-    /// turn rather than each waking the loop. Only HTTP's events: the first
-    /// of another kind is taken in and ends the batch, so console input and
-    /// what comes from other nodes are taken in as they always were, one
-    /// per turn (a cluster's output is the same as one node's).
-    fn take_ready(&mut self) {
-        for _ in 0..BATCH {
-            if self.halted || self.stopping.is_some() {
-                return;
-            }
-            let Some(o) = self.inbox.ready() else {
-                return;
-            };
-            let http = matches!(o, Outside::Http { .. });
-            self.outside(o);
-            if !http {
-                return;
-            }
-        }
-    }
-
-    /// Takes in one thing from outside; true when it gave the image work.
-    fn outside(&mut self, o: Outside) -> bool {
-        match o {
-            Outside::Line(line) => {
-                self.pending_line = Some(line);
-                false
-            }
-            Outside::InputEnded => {
-                // Input ended: the watch streams end.
-                self.input_ended = true;
-                for a in &mut self.actors {
-                    if let Body::Console(c) = &mut a.body {
-                        for (to, ticket) in c.watchers.drain(..) {
-                            self.queue.push_back(Event::Answer {
-                                to,
-                                ticket,
-                                done: true,
-                                payload: None,
-                            });
-                        }
-                    }
-                }
-                !self.queue.is_empty()
-            }
-            Outside::Http { actor, event } => self.http_event(actor, event),
-            Outside::Cluster(f) => self.cluster_event(f),
-            Outside::Finished(f) => {
-                self.finish(*f);
-                !self.queue.is_empty()
-            }
-            Outside::Report => {
-                self.report();
-                false
-            }
-            Outside::Stop(signal) => {
-                if self.stopping.is_some() {
-                    let _ = writeln!(self.io.err, "{signal} again: stopping now");
-                    self.halted = true;
-                    return false;
-                }
-                if self.https().next().is_none() && self.cluster.is_some() {
-                    let _ = writeln!(self.io.err, "{signal}: this node leaves the cluster");
-                    self.halted = true;
-                    return false;
-                }
-                let left: usize = self.https().map(|(_, h)| h.in_flight()).sum();
-                let _ = writeln!(
-                    self.io.err,
-                    "{signal}: no new connections; finishing {left} request(s) in flight (at most {} s)",
-                    DRAIN.as_secs()
-                );
-                self.stopping = Some(Instant::now() + DRAIN);
-                for (_, h) in self.https() {
-                    h.stop();
-                }
-                false
-            }
-        }
-    }
-
-    /// What the listener of Http instance `actor` says; true when it gave
-    /// the image work.
-    fn http_event(&mut self, actor: usize, event: HttpEvent) -> bool {
-        if let HttpEvent::Request(incoming) = &event {
-            self.trace_http(actor, incoming);
-        }
-        let Body::Http(h) = &mut self.actors[actor].body else {
-            return false;
-        };
-        match event {
-            HttpEvent::Request(incoming) => {
-                h.take(incoming);
-                self.hand_out_http(actor);
-            }
-            HttpEvent::Gone(id) => h.gone(id),
-            HttpEvent::Drained(id) => h.drained(id),
-            HttpEvent::Stopped => h.closed(),
-        }
-        self.http_due(actor);
-        !self.queue.is_empty()
-    }
-
-    /// Requests an Http instance holds, to its watchers.
-    pub(crate) fn hand_out_http(&mut self, actor: usize) {
-        let limit = self.limits.payload;
-        let Body::Http(h) = &mut self.actors[actor].body else {
-            return;
-        };
-        for (to, ticket, payload) in h.hand_out(limit) {
-            self.queue.push_back(Event::Answer {
-                to,
-                ticket,
-                done: false,
-                payload: Some(payload),
-            });
-        }
-    }
-
-    /// Answers an Http instance held back (`natives::http::Flow`) and now
-    /// gives.
-    pub(crate) fn http_due(&mut self, actor: usize) {
-        let Body::Http(h) = &mut self.actors[actor].body else {
-            return;
-        };
-        for (to, ticket, r) in h.take_due() {
-            self.reply_to(to, ticket, r);
-        }
-    }
-
-    /// Hands an input line to the console's watchers.
-    fn hand_line(&mut self, line: String) {
-        if line.len() > self.limits.payload {
-            // A payload the console would make obeys the payload limit
-            // like any other: the line is not delivered, and the run
-            // says so (and ends with status 1: input was lost).
-            let _ = writeln!(
-                self.io.err,
-                "error: an input line of {} bytes is over the payload limit of {} (`--max-payload`); it was not delivered",
-                line.len(),
-                self.limits.payload
-            );
-            self.failed = true;
-            return;
-        }
-        let watchers: Vec<(Sender, i32)> = self
-            .actors
-            .iter()
-            .flat_map(|a| match &a.body {
-                Body::Console(c) => c.watchers.clone(),
-                _ => Vec::new(),
-            })
-            .collect();
-        for (to, ticket) in watchers {
-            self.queue.push_back(Event::Answer {
-                to,
-                ticket,
-                done: false,
-                payload: Some(natives::text(line.clone())),
-            });
-        }
-    }
 }
-
-/// How long a stopping run waits for HTTP requests in flight.
-const DRAIN: Duration = Duration::from_secs(5);
-
-/// The most things from outside taken into one turn of the loop besides
-/// the one that woke it.
-const BATCH: usize = 16;
