@@ -66,15 +66,25 @@ fn count(d: &Document, key: &str) -> Result<Option<u64>, String> {
     non_negative(key, v)
 }
 
+/// The largest `maxBody`: a request's body goes into one BSON document,
+/// whose lengths are 32-bit.
+pub const MOST_MAX_BODY: u64 = 1 << 30;
+
 pub fn config(p: Option<&Payload>) -> Result<Config, String> {
     let d = document(p, "HttpConfig")?;
     let listen = d
         .get_str("listen")
         .map_err(|_| "HttpConfig has no `listen`".to_string())?
         .to_string();
+    let max_body = count(&d, "maxBody")?.unwrap_or(DEFAULT_MAX_BODY as u64);
+    if max_body > MOST_MAX_BODY {
+        return Err(format!(
+            "`maxBody` is at most {MOST_MAX_BODY} (1 GiB): a request's body goes into one BSON document"
+        ));
+    }
     Ok(Config {
         listen,
-        max_body: count(&d, "maxBody")?.map_or(DEFAULT_MAX_BODY, |n| n as usize),
+        max_body: max_body as usize,
         timeout_ms: count(&d, "timeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS),
     })
 }

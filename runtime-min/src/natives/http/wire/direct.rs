@@ -75,7 +75,7 @@ pub fn request<'a>(
     d.string("target", target);
     d.key(ARRAY, "headers");
     let mut list = Writer::new(d.out);
-    let mut index = itoa_buf();
+    let mut index = Index::new();
     for (i, (n, v)) in hs.into_iter().enumerate() {
         list.key(DOCUMENT, index.format(i));
         let mut h = Writer::new(list.out);
@@ -95,11 +95,11 @@ pub fn request<'a>(
 /// Decimal array indices, written without allocating.
 struct Index([u8; 20]);
 
-fn itoa_buf() -> Index {
-    Index([0; 20])
-}
-
 impl Index {
+    fn new() -> Index {
+        Index([0; 20])
+    }
+
     fn format(&mut self, mut n: usize) -> &str {
         let mut at = self.0.len();
         loop {
@@ -238,7 +238,7 @@ pub fn response(data: &[u8]) -> Option<Response<'_>> {
         Some(n) => Some(u64::try_from(n).ok()?),
     };
     let mut list = headers?;
-    let mut index = itoa_buf();
+    let mut index = Index::new();
     let mut out = Vec::new();
     for i in 0.. {
         if list.done() {

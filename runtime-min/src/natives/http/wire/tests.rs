@@ -6,7 +6,7 @@
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, Document, doc};
 
-use super::{Payload, Response, direct, request, response};
+use super::{MOST_MAX_BODY, Payload, Response, config, direct, request, response};
 
 fn payload(d: &Document) -> Payload {
     let mut data = Vec::new();
@@ -271,4 +271,25 @@ fn damaged_responses_are_refused_as_the_crate_refuses_them() {
         refused > 10_000,
         "the damage should mostly be refused: {refused}"
     );
+}
+
+/// `maxBody` up to 1 GiB is taken; past it, refused (a body goes into one
+/// BSON document, whose lengths are 32-bit).
+#[test]
+fn max_body_is_at_most_a_gibibyte() {
+    let with = |n: i64| {
+        config(Some(&payload(
+            &doc! { "$type": "HttpConfig", "listen": "127.0.0.1:0", "maxBody": n },
+        )))
+    };
+    assert_eq!(
+        with(MOST_MAX_BODY as i64).unwrap().max_body as u64,
+        MOST_MAX_BODY
+    );
+    assert!(
+        with(MOST_MAX_BODY as i64 + 1)
+            .err()
+            .is_some_and(|e| e.contains("at most"))
+    );
+    assert!(with(-1).is_err());
 }
