@@ -75,6 +75,13 @@ struct Kept {
     seen: Option<(Instant, Meta)>,
 }
 
+impl Kept {
+    /// Whether `s`, what its names lead to now, is this kept file.
+    fn is(&self, s: &Stat) -> bool {
+        is_file(s) && Identity::from(s) == self.identity
+    }
+}
+
 /// The files one `Files` object keeps open.
 #[derive(Default)]
 pub(super) struct Held {
@@ -84,12 +91,12 @@ pub(super) struct Held {
 
 impl Held {
     /// The file kept for the names `below` the root, with what it is now,
-    /// if they still lead to it: `now` looks them up (the status of what
+    /// if they still lead to it: `look` looks them up (the status of what
     /// they lead to, `None` if a name on the way is a link or the lookup
-    /// failed), only when a file is kept for them. A kept file they no
-    /// longer lead to is closed; `None` then, and when none is kept.
-    /// Within `FRESH` of a stat that found it (at `now`), the stat's
-    /// look-up stands for `look`.
+    /// failed), only when a file is kept for them and no stat found it
+    /// within `FRESH` before `now` (that stat's look-up stands for it). A
+    /// kept file they no longer lead to is closed; `None` then, and when
+    /// none is kept.
     pub fn reuse(
         &mut self,
         below: &Path,
@@ -97,26 +104,22 @@ impl Held {
         look: impl FnOnce() -> Option<Stat>,
     ) -> Option<(Arc<fs::File>, Meta)> {
         let at = self.kept.iter().position(|k| k.below == below)?;
-        if let Some((when, meta)) = self.kept[at].seen
-            && now.checked_duration_since(when).is_some_and(|d| d < FRESH)
-        {
-            self.clock += 1;
-            let kept = &mut self.kept[at];
-            kept.used = self.clock;
-            return Some((kept.file.clone(), meta));
-        }
-        match look().filter(is_file) {
-            Some(s) if Identity::from(&s) == self.kept[at].identity => {
-                self.clock += 1;
-                let kept = &mut self.kept[at];
-                kept.used = self.clock;
-                Some((kept.file.clone(), Meta::from(&s)))
+        let meta = match self.kept[at].seen {
+            Some((when, meta)) if now.checked_duration_since(when).is_some_and(|d| d < FRESH) => {
+                meta
             }
-            _ => {
-                self.kept.swap_remove(at);
-                None
-            }
-        }
+            _ => match look() {
+                Some(s) if self.kept[at].is(&s) => Meta::from(&s),
+                _ => {
+                    self.kept.swap_remove(at);
+                    return None;
+                }
+            },
+        };
+        self.clock += 1;
+        let kept = &mut self.kept[at];
+        kept.used = self.clock;
+        Some((kept.file.clone(), meta))
     }
 
     /// Keeps `file`, just opened from the names `below` the root and found
@@ -153,7 +156,7 @@ impl Held {
         let Some(at) = self.kept.iter().position(|k| k.below == below) else {
             return;
         };
-        if is_file(s) && Identity::from(s) == self.kept[at].identity {
+        if self.kept[at].is(s) {
             self.kept[at].seen = Some((now, Meta::from(s)));
         } else {
             self.kept.swap_remove(at);

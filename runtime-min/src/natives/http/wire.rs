@@ -89,19 +89,8 @@ pub fn config(p: Option<&Payload>) -> Result<Config, String> {
     })
 }
 
-/// An `HttpRequest` payload (`direct`: the bytes the crate would write).
-pub fn request<'a>(
-    id: u64,
-    method: &str,
-    target: &str,
-    hs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
-    body: &[u8],
-) -> Payload {
-    Payload {
-        content_type: "application/bson".into(),
-        data: direct::request(id, method, target, hs, body),
-    }
-}
+/// An `HttpRequest` payload, as the crate would write it.
+pub use direct::request;
 
 /// A response as an object wrote it, its text and bytes where they lie in
 /// the payload.
@@ -160,7 +149,7 @@ pub fn response(p: Option<&Payload>) -> Result<Response<'_>, String> {
     // anything else is read through the crate.
     match direct::response(&p.data) {
         Some(r) => Ok(r),
-        None => by_crate(p),
+        None => by_crate(&p.data),
     }
 }
 
@@ -170,18 +159,13 @@ pub fn readings_agree(data: &[u8]) -> bool {
     let Some(direct) = direct::response(data) else {
         return true;
     };
-    let p = Payload {
-        content_type: "application/bson".into(),
-        data: data.to_vec(),
-    };
-    by_crate(&p).is_ok_and(|r| r == direct)
+    by_crate(data).is_ok_and(|r| r == direct)
 }
 
 /// A response read through the crate's raw documents.
-fn by_crate(p: &Payload) -> Result<Response<'_>, String> {
+fn by_crate(data: &[u8]) -> Result<Response<'_>, String> {
     let bad = |e: bson::raw::Error| malformed(RESPONSE, e);
     // The document its length says (bytes after it are not its own).
-    let data = p.data.as_slice();
     let len = data
         .get(..4)
         .map(|l| i32::from_le_bytes([l[0], l[1], l[2], l[3]]))

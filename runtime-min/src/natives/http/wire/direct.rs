@@ -12,6 +12,7 @@
 //! crate's decision in every case; this only makes the common one fast.
 
 use super::Response;
+use crate::Payload;
 
 /// The byte that ends a document.
 const END: u8 = 0;
@@ -58,14 +59,15 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// An `HttpRequest`'s bytes, as the crate writes its fields in this order.
+/// An `HttpRequest` payload: its bytes as the crate writes its fields in
+/// this order.
 pub fn request<'a>(
     id: u64,
     method: &str,
     target: &str,
     hs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     body: &[u8],
-) -> Vec<u8> {
+) -> Payload {
     let mut out = Vec::with_capacity(160 + target.len() + body.len());
     let mut d = Writer::new(&mut out);
     d.string("$type", "HttpRequest");
@@ -89,7 +91,10 @@ pub fn request<'a>(
     d.out.push(0);
     d.out.extend_from_slice(body);
     d.end();
-    out
+    Payload {
+        content_type: "application/bson".into(),
+        data: out,
+    }
 }
 
 /// Decimal array indices, written without allocating.
