@@ -31,6 +31,28 @@ import {
   known, readFields, shapeNamed, shapeOf, shapeOfClass, writeFields as writeShapeFields,
 } from "./shape"
 
+/** Whether the `len` UTF-8 bytes at `at` are `s`. An ASCII `s` is
+ *  equal when its units are the bytes; one with other characters is
+ *  compared as strings (the bytes decoded). */
+function utf8Is(at: usize, len: i32, s: string): bool {
+  const n = s.length
+  const src = changetype<usize>(s)
+  if (n == len) {
+    for (let i = 0; i < n; i++) {
+      const c = load<u16>(src + (<usize>i << 1))
+      if (c >= 0x80) return String.UTF8.decodeUnsafe(at, <usize>len, false) == s
+      if (<u16>load<u8>(at + <usize>i) != c) return false
+    }
+    return true
+  }
+  // More units than bytes: never equal (UTF-8 takes at least a byte a unit).
+  if (n > len) return false
+  for (let i = 0; i < n; i++) {
+    if (load<u16>(src + (<usize>i << 1)) >= 0x80) return String.UTF8.decodeUnsafe(at, <usize>len, false) == s
+  }
+  return false
+}
+
 /**
  * Reads the elements of one document in order. Every length is checked
  * before it is used; anything malformed or of the wrong type sets `ok` to
@@ -78,25 +100,7 @@ export class BsonReader {
   /** Whether the current element's key is `s`, without making a string
    *  of the key: what generated readers ask for each field. */
   keyIs(s: string): bool {
-    const n = s.length
-    const src = changetype<usize>(s)
-    const key = this.data.dataStart + <usize>this.keyAt
-    // An ASCII `s` is equal when its units are the key's bytes; one with
-    // other characters is compared as strings.
-    if (n == this.keyLen) {
-      for (let i = 0; i < n; i++) {
-        const c = load<u16>(src + (<usize>i << 1))
-        if (c >= 0x80) return this.key == s
-        if (<u16>load<u8>(key + <usize>i) != c) return false
-      }
-      return true
-    }
-    // More units than bytes: never equal (UTF-8 takes at least a byte a unit).
-    if (n > this.keyLen) return false
-    for (let i = 0; i < n; i++) {
-      if (load<u16>(src + (<usize>i << 1)) >= 0x80) return this.key == s
-    }
-    return false
+    return utf8Is(this.data.dataStart + <usize>this.keyAt, this.keyLen, s)
   }
 
   /** Whether the current element is a string and its value is `s`,
@@ -104,25 +108,7 @@ export class BsonReader {
   stringIs(s: string): bool {
     if (this.type != STRING) return false
     const len = this.i32At(this.valueAt) - 1
-    const at = this.data.dataStart + <usize>(this.valueAt + 4)
-    const n = s.length
-    if (n == len) {
-      const src = changetype<usize>(s)
-      let ascii = true
-      for (let i = 0; i < n; i++) {
-        const c = load<u16>(src + (<usize>i << 1))
-        if (c >= 0x80) {
-          ascii = false
-          break
-        }
-        if (<u16>load<u8>(at + <usize>i) != c) return false
-      }
-      if (ascii) return true
-    } else if (n > len) {
-      // More units than bytes: never equal (a unit takes a byte or more).
-      return false
-    }
-    return String.UTF8.decodeUnsafe(at, <usize>len, false) == s
+    return utf8Is(this.data.dataStart + <usize>(this.valueAt + 4), len, s)
   }
 
   /** Whether the current element's key is the `len` UTF-8 bytes at `bytes`. */
