@@ -185,6 +185,22 @@ pub enum ColorChoice {
     Never,
 }
 
+/// A report read through a pipe that closes early (`othc explain | head`)
+/// ends the process as it ends any Unix tool: by SIGPIPE, quietly. Rust
+/// ignores the signal, which turns the next write into an error and
+/// `println!` into a panic. `othc run` keeps it ignored: an image's console
+/// output that cannot be written is reported as lost (exit 1), never
+/// dropped silently; so does the language server, whose transport reports
+/// a client gone.
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: restores the signal's default disposition, before any thread
+    // exists; no handler runs Rust code.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -195,6 +211,9 @@ fn main() -> ExitCode {
             return ExitCode::from(if usage { EXIT_USAGE } else { EXIT_OK });
         }
     };
+    if !matches!(cli.command, Command::Run(_) | Command::Lsp(_)) {
+        end_quietly_on_a_closed_pipe();
+    }
     let status = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Gen(args) => generate::run(args),
