@@ -11,9 +11,9 @@ use othc::source::SourceMap;
 
 #[derive(Args)]
 pub struct FmtArgs {
-    /// The .oth files to format in place (default: every .oth file under the
-    /// current directory, hidden folders, `build`, `node_modules` and
-    /// `target` left out)
+    /// The .oth files to format in place; a folder stands for every .oth
+    /// file under it, its hidden folders, `build`, `node_modules` and
+    /// `target` left out (default: the current directory)
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -25,18 +25,31 @@ pub struct FmtArgs {
 
 pub fn run(args: FmtArgs) -> u8 {
     let mut status = EXIT_OK;
-    let files = if args.files.is_empty() {
-        let mut found = Vec::new();
-        oth_files_under(Path::new("."), &mut found);
-        found.sort();
-        if found.is_empty() {
-            eprintln!("error: no .oth files under the current directory; name the files to format");
-            return EXIT_USAGE;
-        }
-        found
+    let named = if args.files.is_empty() {
+        vec![PathBuf::from(".")]
     } else {
         args.files.clone()
     };
+    let mut files = Vec::new();
+    for path in named {
+        if !path.is_dir() {
+            files.push(path);
+            continue;
+        }
+        let mut found = Vec::new();
+        oth_files_under(&path, &mut found);
+        if found.is_empty() {
+            let shown = if path == Path::new(".") {
+                "the current directory".to_string()
+            } else {
+                format!("`{}`", path.display())
+            };
+            eprintln!("error: no .oth files under {shown}; name the files to format");
+            return EXIT_USAGE;
+        }
+        found.sort();
+        files.extend(found);
+    }
     for path in &files {
         let text = match std::fs::read(path)
             .map_err(|e| e.to_string())

@@ -392,6 +392,22 @@ fn fmt_rewrites_checks_and_never_touches_what_does_not_parse() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "formatted app/m.oth\n");
+    // A folder named: the .oth files under it, with the same folders left
+    // out; a folder without any is a usage error.
+    std::fs::write(dir.join("app/m.oth"), "object M { }\n").unwrap();
+    let o = othc(&["fmt", "--check", &dir.to_string_lossy()]);
+    says(
+        &o,
+        1,
+        &format!("would reformat {}", dir.join("app/m.oth").display()),
+    );
+    assert!(!stderr(&o).contains("build/m.oth"), "{}", stderr(&o));
+    let empty = dir.join("app/empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = othc(&["fmt", &empty.to_string_lossy()]);
+    says(&o, 2, &format!("no .oth files under `{}`", empty.display()));
+    let o = othc(&["fmt", &dir.join("app").to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         std::fs::read_to_string(dir.join("app/m.oth")).unwrap(),
         "object M {}\n"
@@ -427,4 +443,12 @@ fn newcomer_slips_get_a_usage_answer() {
     let o = othc(&["run", "examples/hello/Hello.oth", "--image", "Nope"]);
     says(&o, 2, "has no image `Nope` to run (it has `Hello`)");
     assert!(!stderr(&o).contains("building"), "{}", stderr(&o));
+}
+
+/// What users copy from (the examples, the SDK's objects and the runtime's
+/// header) is in the layout `othc fmt` gives.
+#[test]
+fn the_shipped_oth_files_are_formatted() {
+    let o = othc(&["fmt", "--check", "examples", "sdk"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }
