@@ -97,9 +97,11 @@ fn the_site_holds_nothing_per_request() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(300_000);
     let bundle = web::build("examples/site/Site.oth", "soak_build");
-    // Two workers, whatever the machine: the calls handed to a worker and
-    // back, the mailboxes and their purges are what grows if anything does.
-    let mut run = web::start(&bundle, &["--workers", "2"]);
+    // Two workers, whatever the machine, and every call a worker is free
+    // for handed to one (the site's calls are short, and by default stay
+    // on the loop's thread): the calls handed to a worker and back, the
+    // mailboxes and their purges are what grows if anything does.
+    let mut run = web::start(&bundle, &["--workers", "2", "--long-call", "0"]);
     let base = run.base.clone();
     let addr = base.trim_start_matches("http://").to_string();
     let pid = run.child.id();
@@ -139,6 +141,9 @@ fn the_site_holds_nothing_per_request() {
         served > requests * 3,
         "{served} deliveries for {requests} requests"
     );
+    // And the hand-overs this soaks did happen.
+    let handed = number(&after, "host", "on_workers") - number(&before, "host", "on_workers");
+    assert!(handed > requests / 10, "{handed} calls made on workers");
 
     for (name, words) in &after {
         if name == "host" {

@@ -216,7 +216,7 @@ impl Runtime<'_> {
         if !self.actors[a].paced.is_empty() {
             self.pace_delivery(a, ticket, done);
         }
-        let offload = self.offload();
+        let offload = self.offload(a);
         match &mut self.actors[a].body {
             // Made here, the payload passed where it lies.
             Body::Wasm(w) if !offload => {
@@ -281,7 +281,7 @@ impl Runtime<'_> {
                 format!("`{name}` has stopped"),
             );
         }
-        let offload = self.offload();
+        let offload = self.offload(to);
         let actor = &mut self.actors[to];
         match &mut actor.body {
             Body::Console(_) | Body::Files(_) | Body::Clock | Body::Http(_) => {
@@ -375,6 +375,7 @@ impl Runtime<'_> {
                 actor.exposed = w.host().exposed.clone();
             }
         }
+        self.count_call(a);
         self.act_on(a, &mut calls);
         calls.clear();
         self.spare_calls = calls;

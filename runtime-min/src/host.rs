@@ -3,6 +3,7 @@
 //! so no module is ever re-entered), and the exports the runtime calls.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use wasmtime::{Caller, Engine, Instance, InstancePre, Linker, Memory, Store, TypedFunc};
 
@@ -94,6 +95,10 @@ pub struct Wasm {
     scratch: Option<buffers::Scratch>,
     /// Ticks of work allowed per delivery.
     deadline: u64,
+    /// How long the last delivery's call took, on whichever thread made it;
+    /// timed only with several workers (what decides where calls go).
+    took: Duration,
+    timed: bool,
 }
 
 /// What a module hands a host call is its own business to get right: a
@@ -460,6 +465,8 @@ impl Wasm {
             memory,
             store,
             deadline: limits.deadline_ticks(),
+            took: Duration::ZERO,
+            timed: limits.workers() > 1,
         })
     }
 
@@ -471,6 +478,24 @@ impl Wasm {
     fn arm(&mut self) {
         self.store.data_mut().held_in_call = 0;
         self.store.set_epoch_deadline(self.deadline);
+    }
+
+    /// How long the last delivery took (`serve`, `answer`, `error`,
+    /// `cancel`): its payload put in and the call made. Zero with one
+    /// worker, where every call is made on the loop's thread anyway.
+    pub fn took(&self) -> Duration {
+        self.took
+    }
+
+    /// When a delivery began, if calls are timed.
+    fn began(&self) -> Option<Instant> {
+        self.timed.then(Instant::now)
+    }
+
+    fn ended(&mut self, began: Option<Instant>) {
+        if let Some(b) = began {
+            self.took = b.elapsed();
+        }
     }
 
     /// What the last call asked for, swapped into `into` (an empty buffer,
@@ -496,20 +521,28 @@ impl Wasm {
         path: &str,
         p: &Option<Payload>,
     ) -> wasmtime::Result<()> {
+        let began = self.began();
         self.arm();
         let mut room = self.scratch.map(buffers::Scratch::room);
         let (pp, pl) = self.put_small(path.as_bytes(), &mut room)?;
         let (tp, tl, dp, dl) = self.put_payload(p, &mut room)?;
-        self.serve
-            .call(&mut self.store, (id, verb, flags, pp, pl, tp, tl, dp, dl))
+        let result = self
+            .serve
+            .call(&mut self.store, (id, verb, flags, pp, pl, tp, tl, dp, dl));
+        self.ended(began);
+        result
     }
 
     pub fn answer(&mut self, ticket: i32, done: bool, p: &Option<Payload>) -> wasmtime::Result<()> {
+        let began = self.began();
         self.arm();
         let mut room = self.scratch.map(buffers::Scratch::room);
         let (tp, tl, dp, dl) = self.put_payload(p, &mut room)?;
-        self.answer
-            .call(&mut self.store, (ticket, i32::from(done), tp, tl, dp, dl))
+        let result = self
+            .answer
+            .call(&mut self.store, (ticket, i32::from(done), tp, tl, dp, dl));
+        self.ended(began);
+        result
     }
 
     pub fn error(
@@ -519,16 +552,23 @@ impl Wasm {
         code: &str,
         desc: &str,
     ) -> wasmtime::Result<()> {
+        let began = self.began();
         self.arm();
         let (cp, cl) = self.put(code.as_bytes())?;
         let (dp, dl) = self.put(desc.as_bytes())?;
-        self.error
-            .call(&mut self.store, (ticket, errno, cp, cl, dp, dl))
+        let result = self
+            .error
+            .call(&mut self.store, (ticket, errno, cp, cl, dp, dl));
+        self.ended(began);
+        result
     }
 
     pub fn cancel(&mut self, id: i32) -> wasmtime::Result<()> {
+        let began = self.began();
         self.arm();
-        self.cancel.call(&mut self.store, id)
+        let result = self.cancel.call(&mut self.store, id);
+        self.ended(began);
+        result
     }
 }
 

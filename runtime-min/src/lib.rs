@@ -191,6 +191,10 @@ struct Actor {
     /// Out on a worker; what reaches it meanwhile waits in `mailbox`, in
     /// order.
     busy: bool,
+    /// What its calls take, about: a moving average over its last few
+    /// dozen (`workers::Cost`). Only a module whose calls are long is
+    /// called on a worker.
+    cost: workers::Cost,
     mailbox: VecDeque<Event>,
     /// What it exposes, as of its last call (routing reads it while the
     /// instance itself may be out on a worker).
@@ -269,6 +273,8 @@ pub struct Runtime<'a> {
     /// The worker threads (none with `--workers 1`: every call is made
     /// on this thread), and how many calls are out on them.
     pool: Option<workers::Pool>,
+    /// Calls into instances handed to workers so far.
+    on_workers: u64,
     /// Jobs waiting for a worker to be free (disk work of a slow disk).
     waiting_jobs: VecDeque<workers::Job>,
     /// The last stream given to a reader (`pace`).
@@ -349,6 +355,10 @@ impl<'a> Runtime<'a> {
             }
         }
         self.flush_http();
+        if self.pool.is_some() {
+            let n = self.on_workers;
+            self.note(format_args!("{n} call(s) made on workers"));
+        }
         let _ = self.io.out.flush();
         let lost = self.actors.iter().find_map(|a| match &a.body {
             Body::Console(c) => c.lost_output.clone(),

@@ -11,6 +11,7 @@ pub const DEFAULT_QUEUE: usize = 65536;
 pub const DEFAULT_HELD_MIB: u64 = 64;
 pub const DEFAULT_RESTARTS: u32 = 5;
 pub const DEFAULT_RESTART_PERIOD_S: u64 = 10;
+pub const DEFAULT_LONG_CALL_US: u64 = 100;
 
 /// The limits of a run.
 #[derive(Clone, Debug, clap::Args)]
@@ -56,6 +57,14 @@ pub struct Limits {
     #[arg(long = "workers", value_name = "N")]
     pub workers: Option<usize>,
 
+    /// With several workers: an instance's calls go to a worker once they
+    /// take this many microseconds on average, and come back to the event
+    /// loop's thread under half of it. Handing a call over costs two thread
+    /// switches, more than a short call itself. 0: every call a worker is
+    /// free for, while the loop has other deliveries to make
+    #[arg(long = "long-call", value_name = "MICROSECONDS", default_value_t = DEFAULT_LONG_CALL_US)]
+    pub long_call_us: u64,
+
     /// The window, in seconds, in which `--max-restarts` are counted
     #[arg(long = "restart-period", value_name = "SECONDS", default_value_t = DEFAULT_RESTART_PERIOD_S)]
     pub restart_period_s: u64,
@@ -72,6 +81,7 @@ impl Default for Limits {
             restarts: DEFAULT_RESTARTS,
             restart_period_s: DEFAULT_RESTART_PERIOD_S,
             workers: None,
+            long_call_us: DEFAULT_LONG_CALL_US,
         }
     }
 }
@@ -91,6 +101,7 @@ impl Limits {
             format!("--max-held={}", self.held_mib),
             format!("--max-restarts={}", self.restarts),
             format!("--restart-period={}", self.restart_period_s),
+            format!("--long-call={}", self.long_call_us),
         ];
         if let Some(n) = self.workers {
             args.push(format!("--workers={n}"));
@@ -100,9 +111,11 @@ impl Limits {
 
     /// The threads to run instances on: as asked, else one per core but
     /// one. The spared core is the Http listener's (hyper parses and writes
-    /// on a thread of its own): on two cores, a second thread for calls
-    /// ran the site example at 16,000-26,000 requests/s against
-    /// 24,000-29,000 with one (dev/performance.md).
+    /// on a thread of its own): on two cores, a second thread for calls,
+    /// when every call a worker was free for went to it, ran the site
+    /// example at 16,000-26,000 requests/s against 24,000-29,000 with one
+    /// (dev/performance.md); its calls are short, and now stay on the
+    /// loop's thread either way (`--long-call`).
     pub fn workers(&self) -> usize {
         self.workers
             .or_else(|| {
@@ -112,6 +125,11 @@ impl Limits {
             })
             .unwrap_or(1)
             .max(1)
+    }
+
+    /// The average call time from which calls go to workers.
+    pub fn long_call(&self) -> Duration {
+        Duration::from_micros(self.long_call_us)
     }
 
     pub fn memory_bytes(&self) -> usize {
@@ -156,6 +174,7 @@ mod tests {
             restarts: 8,
             restart_period_s: 9,
             workers: Some(10),
+            long_call_us: 11,
         };
         let args = std::iter::once("x".to_string()).chain(l.to_args());
         let back = Cli::parse_from(args).limits;

@@ -45,10 +45,11 @@ impl Runtime<'_> {
         }
         let _ = writeln!(
             self.io.err,
-            "report: host queue={} forget={} taken={}",
+            "report: host queue={} forget={} taken={} on_workers={}",
             self.queue.len(),
             self.forget.len(),
-            self.taken
+            self.taken,
+            self.on_workers
         );
     }
 }

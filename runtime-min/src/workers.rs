@@ -18,7 +18,7 @@
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use othc::model::{Seg, Verb};
 
@@ -76,6 +76,52 @@ impl Delivery {
             } => w.error(*ticket, *errno, code, desc),
             Delivery::Cancel { id } => w.cancel(*id),
         }
+    }
+}
+
+/// What an instance's calls take: a moving average of their times, each
+/// call weighing 1/`WEIGHT`. A call handed to a worker costs two thread
+/// switches (the worker woken, then the loop woken with the result), more
+/// than a call of a few microseconds itself (a web server's, a file's
+/// look-up), which is made faster where it is. So an instance's calls go
+/// to workers once they average `--long-call` (100 µs) or more, and come
+/// back to the loop's thread once they average under half of it (two
+/// lines, so an average near one does not flip at every call).
+///
+/// Each call counts for at most `CLIP` times the line: a short call whose
+/// thread was preempted on a busy machine (for milliseconds) moves the
+/// average by a few dozen microseconds, not over the line, while calls
+/// past the clip are long all the same, and move it over within five.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Cost {
+    average: Duration,
+    long: bool,
+}
+
+impl Cost {
+    const WEIGHT: u32 = 32;
+    const CLIP: u32 = 8;
+
+    /// Counts a call that took `took`, calls of `long` on average being
+    /// long; true when that changed whether they are.
+    pub fn add(&mut self, took: Duration, long: Duration) -> bool {
+        let w = Self::WEIGHT;
+        let took = took.min(long * Self::CLIP);
+        self.average = (self.average * (w - 1) + took) / w;
+        let now = if self.long {
+            self.average >= long / 2
+        } else {
+            self.average >= long
+        };
+        std::mem::replace(&mut self.long, now) != now
+    }
+
+    pub fn long(&self) -> bool {
+        self.long
+    }
+
+    pub fn average(&self) -> Duration {
+        self.average
     }
 }
 
@@ -237,21 +283,48 @@ fn timed_files(
 }
 
 impl Runtime<'_> {
-    /// Whether the next call goes to a worker: one is free, and this
-    /// thread has other deliveries to make meanwhile. Otherwise handing it
-    /// over would only add two thread switches to the call.
-    pub(crate) fn offload(&self) -> bool {
-        self.pool
-            .as_ref()
-            .is_some_and(|p| self.in_flight < p.threads && !self.queue.is_empty())
+    /// Whether the next call into `a` goes to a worker: `a`'s calls are
+    /// long (`Cost::long`), one is free, and this thread has other
+    /// deliveries to make meanwhile. Otherwise handing it over would only
+    /// add two thread switches to the call, which cost more than a short
+    /// call itself.
+    pub(crate) fn offload(&self, a: usize) -> bool {
+        self.actors[a].cost.long()
+            && self
+                .pool
+                .as_ref()
+                .is_some_and(|p| self.in_flight < p.threads && !self.queue.is_empty())
+    }
+
+    /// Counts the time of the call into `a` just returned (with several
+    /// workers, where calls are timed); `--trace` says when that makes its
+    /// calls long enough to go to workers, or short enough to be made here
+    /// again (`Cost`).
+    pub(crate) fn count_call(&mut self, a: usize) {
+        let long_call = self.limits.long_call();
+        let actor = &mut self.actors[a];
+        let Body::Wasm(w) = &actor.body else { return };
+        if self.pool.is_none() || !actor.cost.add(w.took(), long_call) {
+            return;
+        }
+        let (name, micros) = (actor.name.clone(), actor.cost.average().as_micros());
+        let now = if actor.cost.long() {
+            "made on workers from now on"
+        } else {
+            "made on the loop's thread from now on"
+        };
+        self.note(format_args!(
+            "{name}: its calls take {micros} µs on average: {now}"
+        ));
     }
 
     /// Makes call `d` into instance `a`: on a worker, or here.
     pub(crate) fn call(&mut self, a: usize, d: Delivery) {
-        if self.offload() {
+        if self.offload(a) {
             let Body::Wasm(body) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a call into an instance that is not a module's");
             };
+            self.on_workers += 1;
             return self.dispatch(
                 a,
                 Job::Wasm {
@@ -270,17 +343,12 @@ impl Runtime<'_> {
 
     /// What the `Files` instance `a` does for `req`: on a worker, or here.
     /// A fast disk's work is done here (handing it over costs more than a
-    /// stat) unless a worker is free while this thread has other work; a
-    /// disk seen to be slow always has a worker do it (waiting for one to
-    /// be free if need be), so it stalls nobody else.
+    /// stat and a read); a disk seen to be slow always has a worker do it
+    /// (waiting for one to be free if need be), so it stalls nobody else.
     pub(crate) fn serve_files(&mut self, a: usize, req: Serving, path: Arc<[Seg]>, entry: usize) {
         let limit = self.limits.payload;
         let slow = matches!(&self.actors[a].body, Body::Files(f) if f.slow);
-        let free = self
-            .pool
-            .as_ref()
-            .is_some_and(|p| self.in_flight < p.threads);
-        if (slow && self.pool.is_some()) || (free && !self.queue.is_empty()) {
+        if slow && self.pool.is_some() {
             let Body::Files(files) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a Files request to another kind of object");
             };
@@ -401,5 +469,55 @@ impl Runtime<'_> {
         {
             self.deliver(e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cost;
+    use std::time::Duration;
+
+    const LINE: Duration = Duration::from_micros(100);
+
+    fn us(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    #[test]
+    fn short_calls_preempted_now_and_then_stay_short() {
+        let mut c = Cost::default();
+        for i in 0..10_000 {
+            // 5 µs calls; every tenth waited 20 ms for its thread.
+            let took = if i % 10 == 0 { us(20_000) } else { us(5) };
+            assert!(!c.add(took, LINE), "call {i}: {:?}", c.average());
+        }
+    }
+
+    #[test]
+    fn long_calls_turn_long_within_five_and_short_ones_bring_them_back() {
+        let mut c = Cost::default();
+        let turned = (1..=10).find(|_| c.add(us(50_000), LINE));
+        assert_eq!(turned, Some(5));
+        assert!(c.long());
+        // Just over half the line, it stays (no flip at every call).
+        for _ in 0..200 {
+            assert!(!c.add(us(60), LINE));
+        }
+        assert!((1..=200).any(|_| c.add(us(5), LINE)));
+        assert!(!c.long());
+    }
+
+    #[test]
+    fn calls_just_over_the_line_turn_long() {
+        let mut c = Cost::default();
+        assert!((1..=500).any(|_| c.add(us(150), LINE)));
+        assert!(c.long());
+    }
+
+    #[test]
+    fn a_line_of_zero_makes_every_call_long() {
+        let mut c = Cost::default();
+        assert!(c.add(Duration::ZERO, Duration::ZERO));
+        assert!(c.long());
     }
 }
