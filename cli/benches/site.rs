@@ -3,7 +3,7 @@
 //!
 //! `cargo bench -p othc-cli --bench site` builds examples/site (release
 //! modules), runs it with `othc run` on a free port (its default workers:
-//! one per core but one, and the listener's thread), starts Debian's nginx
+//! one per core, and the listener's thread), starts Debian's nginx
 //! on another with `root examples/site/public` and one worker process per
 //! core, and loads each with `wrk` (bounded: a few seconds per file and
 //! server, one thread) for three small files at 8 and at 64 connections.
@@ -63,7 +63,7 @@ fn main() {
     let nginx_base = ng.base.clone();
     println!(
         "examples/site ({w} worker(s), its default, and the listener's thread) beside nginx ({n} worker processes), same files, wrk -t1 -d4s on loopback",
-        w = cores().saturating_sub(1).max(1),
+        w = cores(),
         n = cores()
     );
     println!(

@@ -355,7 +355,7 @@ impl<'a> Runtime<'a> {
             }
         }
         self.flush_http();
-        if self.pool.is_some() {
+        if self.on_workers > 0 {
             let n = self.on_workers;
             self.note(format_args!("{n} call(s) made on workers"));
         }

@@ -50,8 +50,7 @@ pub struct Limits {
     pub restarts: u32,
 
     /// Threads that run instances in parallel, the event loop's among them
-    /// (default: one per core but one, which an Http listener's thread
-    /// uses; at least 1). Each instance runs on one at a time, never
+    /// (default: one per core). Each instance runs on one at a time, never
     /// re-entered, its deliveries in order; with 1 every call is made on
     /// the event loop's thread and a run is deterministic
     #[arg(long = "workers", value_name = "N")]
@@ -109,20 +108,13 @@ impl Limits {
         args
     }
 
-    /// The threads to run instances on: as asked, else one per core but
-    /// one. The spared core is the Http listener's (hyper parses and writes
-    /// on a thread of its own): on two cores, a second thread for calls,
-    /// when every call a worker was free for went to it, ran the site
-    /// example at 16,000-26,000 requests/s against 24,000-29,000 with one
-    /// (dev/performance.md); its calls are short, and now stay on the
-    /// loop's thread either way (`--long-call`).
+    /// The threads to run instances on: as asked, else one per core. Only
+    /// long calls go to workers (`--long-call`), so a worker that short
+    /// calls leave idle costs nothing, and one is there for a slow disk
+    /// (dev/performance.md, "Where calls are made").
     pub fn workers(&self) -> usize {
         self.workers
-            .or_else(|| {
-                std::thread::available_parallelism()
-                    .ok()
-                    .map(|n| usize::from(n) - 1)
-            })
+            .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
             .unwrap_or(1)
             .max(1)
     }
