@@ -9,7 +9,12 @@
 //!    the two sides alternating batch by batch; the median and p99 are of
 //!    the per-round-trip time of each batch, and the ratio is the median of
 //!    each pair of batches' ratio. The goal is a ratio within 1.5×.
-//! 2. The start-up time (load: compile, read headers, instantiate; then run
+//! 2. Calls in parallel: four servers sent a burst of requests, with
+//!    `--workers 1` and a thread per core, alternating; once with calls of
+//!    about a millisecond (they go to workers: the speed-up, against the
+//!    most the cores allow) and once with short calls (they stay on the
+//!    loop's thread: the same time either way).
+//! 3. The start-up time (load: compile, read headers, instantiate; then run
 //!    to idle) and resident memory of images of 100, 1,000 and 10,000 idle
 //!    instances, each measured in a process of its own.
 
@@ -270,6 +275,96 @@ impl BarePair {
     }
 }
 
+/// Servers of the parallel image.
+const SERVERS: usize = 4;
+
+/// `SERVERS` instances of one server, and a driver that sends each a burst
+/// of writes.
+fn parallel_image() -> String {
+    let needs: String = (0..SERVERS)
+        .map(|k| format!("  needs /s{k} {{\n    /x  write text/plain\n  }}\n"))
+        .collect();
+    let instances: String = (0..SERVERS)
+        .map(|k| format!("  instance c{k} = Crunch\n"))
+        .collect();
+    let mounts: String = (0..SERVERS)
+        .map(|k| format!("    mount /s{k} /c{k}\n"))
+        .collect();
+    format!(
+        "object Driver {{\n{needs}}}\n\nobject Crunch {{\n  serves {{\n    /x  write text/plain\n  }}\n}}\n\n\
+         image Parallel {{\n{instances}  instance d = Driver {{\n{mounts}  }}\n}}\n"
+    )
+}
+
+/// The driver, sending each server `each` writes, and a server whose every
+/// call first counts down from `spin`.
+fn parallel_wat(spin: u32, each: usize) -> String {
+    format!(
+        r#"
+;; object Driver
+(data (i32.const 256) "/s0/x")
+(func (export "othismo_start") (local $k i32) (local $j i32)
+  (loop $each
+    (i32.store8 (i32.const 258) (i32.add (i32.const 48) (i32.rem_u (local.get $j) (i32.const {SERVERS}))))
+    (drop (call $req_text (i32.const 5) (i32.const 256) (i32.const 5) (i32.const 256) (i32.const 1)))
+    (local.set $j (i32.add (local.get $j) (i32.const 1)))
+    (br_if $each (i32.lt_u (local.get $j) (i32.const {total})))))
+
+;; object Crunch
+(func (export "othismo_serve") (param $id i32) (param i32 i32 i32 i32 i32 i32 i32 i32)
+  (local $left i32)
+  (local.set $left (i32.const {spin}))
+  (block $spun (loop $spin
+    (br_if $spun (i32.eqz (local.get $left)))
+    (local.set $left (i32.sub (local.get $left) (i32.const 1)))
+    (br $spin)))
+  (call $done (local.get $id)))
+"#,
+        total = SERVERS * each
+    )
+}
+
+/// The parallel image's run time with `workers` threads.
+fn parallel_run(bundle: &[u8], workers: usize) -> Duration {
+    let limits = Limits {
+        workers: Some(workers),
+        ..Limits::default()
+    };
+    let (_, ran, status) = quiet_run_with(bundle, limits, || {});
+    assert_eq!(status, 0);
+    ran
+}
+
+/// Part 2: the parallel image with long and with short calls.
+fn parallel(prelude: &str, rounds: usize) {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let file = write_case("parallel", &parallel_image());
+    for (what, spin, each) in [
+        ("calls of about 1 ms", 2_000_000, 50),
+        ("short calls", 0, 5_000),
+    ] {
+        let bundle = common::wat_bundle(&file, &parallel_wat(spin, each), prelude, &[]).unwrap();
+        let (mut one, mut many) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            one.push(parallel_run(&bundle, 1).as_secs_f64());
+            many.push(parallel_run(&bundle, cores.max(2)).as_secs_f64());
+        }
+        for v in [&mut one, &mut many] {
+            v.sort_by(f64::total_cmp);
+        }
+        let (o, m) = (percentile(&one, 0.5), percentile(&many, 0.5));
+        println!(
+            "  {} {what}: --workers 1 {:>8.2} ms, --workers {} {:>8.2} ms, speed-up {:.2}× (medians of {rounds}; at most {}×)",
+            SERVERS * each,
+            o * 1e3,
+            cores.max(2),
+            m * 1e3,
+            o / m,
+            cores.clamp(2, SERVERS)
+        );
+    }
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let i = ((sorted.len() - 1) as f64 * p).round() as usize;
     sorted[i]
@@ -356,6 +451,7 @@ fn main() {
     if !measuring {
         let (_, _, status) = quiet_run(&bundle, || {});
         assert_eq!(status, 0);
+        parallel(&prelude, 1);
         println!("roundtrip bench: exercised (run with `cargo bench` to measure)");
         return;
     }
@@ -399,6 +495,8 @@ fn main() {
             rp / bp
         );
     }
+    println!("calls in parallel: {SERVERS} servers sent a burst of requests, alternating:");
+    parallel(&prelude, 7);
     println!(
         "images of N idle instances (each in a fresh process; goal: 10,000 start <= 1 s, <= 1 GiB):"
     );

@@ -318,11 +318,10 @@ impl<'a> Runtime<'a> {
         }
         self.configure(None);
         // The starts and the startup requests' order are settled: from here
-        // on, calls go to the workers if there are several.
-        // This thread is one of them.
+        // on, long calls go to the workers if there are several (`workers`).
         let workers = self.limits.workers();
         if workers > 1 {
-            self.pool = workers::Pool::start(workers - 1, &self.inbox.sender());
+            self.pool = workers::Pool::start(workers, &self.inbox.sender());
         }
         loop {
             while let Some(e) = self.queue.pop_front() {
@@ -331,6 +330,9 @@ impl<'a> Runtime<'a> {
                 self.forget_dropped();
                 if self.fatal {
                     break;
+                }
+                if self.in_flight > 0 {
+                    self.take_in_meanwhile();
                 }
             }
             if self.fatal {

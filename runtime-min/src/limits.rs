@@ -49,18 +49,19 @@ pub struct Limits {
     #[arg(long = "max-restarts", value_name = "N", default_value_t = DEFAULT_RESTARTS)]
     pub restarts: u32,
 
-    /// Threads that run instances in parallel, the event loop's among them
-    /// (default: one per core). Each instance runs on one at a time, never
-    /// re-entered, its deliveries in order; with 1 every call is made on
-    /// the event loop's thread and a run is deterministic
+    /// Worker threads for the long calls into instances (`--long-call`)
+    /// and a slow disk's work, the event loop's thread making the short
+    /// calls (default: one per core). Each instance runs on one thread at a
+    /// time, never re-entered, its deliveries in order; with 1 there are no
+    /// workers: every call is made on the event loop's thread and a run is
+    /// deterministic
     #[arg(long = "workers", value_name = "N")]
     pub workers: Option<usize>,
 
-    /// With several workers: an instance's calls go to a worker once they
+    /// With several workers: an instance's calls go to workers once they
     /// take this many microseconds on average, and come back to the event
     /// loop's thread under half of it. Handing a call over costs two thread
-    /// switches, more than a short call itself. 0: every call a worker is
-    /// free for, while the loop has other deliveries to make
+    /// switches, more than a short call itself. 0: every call
     #[arg(long = "long-call", value_name = "MICROSECONDS", default_value_t = DEFAULT_LONG_CALL_US)]
     pub long_call_us: u64,
 

@@ -118,6 +118,20 @@ impl Runtime<'_> {
         }
     }
 
+    /// While calls are out on workers and the queue is not empty: takes in
+    /// what has come already (at most `BATCH` things), calls finished among
+    /// it, so a worker done is given more work and the instance it called
+    /// goes on with its mailbox now rather than once the queue is empty.
+    pub(crate) fn take_in_meanwhile(&mut self) {
+        for _ in 0..BATCH {
+            let Some(o) = self.inbox.ready() else { return };
+            self.outside(o);
+            if self.halted || self.in_flight == 0 {
+                return;
+            }
+        }
+    }
+
     /// Takes in one thing from outside; true when it gave the image work.
     pub(crate) fn outside(&mut self, o: Outside) -> bool {
         match o {

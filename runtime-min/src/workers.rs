@@ -1,7 +1,8 @@
-//! Every core (`--workers N`, book: reference/running.md): the calls into
-//! instances, and the `Files` object's disk work, run on worker threads,
-//! while the event loop keeps everything else (routing, every rule and
-//! limit, the tables of requests) on its own thread, as with one worker.
+//! Every core (`--workers N`, book: reference/running.md): the long calls
+//! into instances (`Cost`), and a slow disk's work, run on N worker
+//! threads, while the event loop makes the short calls and keeps
+//! everything else (routing, every rule and limit, the tables of requests)
+//! on its own thread, as with one worker.
 //!
 //! An instance out on a worker is *busy*: what reaches it meanwhile waits
 //! in its mailbox, in the order it came, and is delivered when the call
@@ -283,17 +284,15 @@ fn timed_files(
 }
 
 impl Runtime<'_> {
-    /// Whether the next call into `a` goes to a worker: `a`'s calls are
-    /// long (`Cost::long`), one is free, and this thread has other
-    /// deliveries to make meanwhile. Otherwise handing it over would only
-    /// add two thread switches to the call, which cost more than a short
-    /// call itself.
+    /// Whether the next call into `a` goes to a worker: there are workers,
+    /// and `a`'s calls are long (`Cost`). A short call is made here: handing
+    /// it over would add two thread switches, which cost more than it. A
+    /// long one is never made here, even with every worker busy (it waits
+    /// for one): the loop's thread goes on routing, answering and making
+    /// the short calls meanwhile, and takes each finished call back as it
+    /// comes.
     pub(crate) fn offload(&self, a: usize) -> bool {
-        self.actors[a].cost.long()
-            && self
-                .pool
-                .as_ref()
-                .is_some_and(|p| self.in_flight < p.threads && !self.queue.is_empty())
+        self.pool.is_some() && self.actors[a].cost.long()
     }
 
     /// Counts the time of the call into `a` just returned (with several
