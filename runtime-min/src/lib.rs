@@ -270,9 +270,11 @@ pub struct Runtime<'a> {
     taken: u64,
     /// Dropped tickets to forget, each once `taken` reaches its mark.
     forget: VecDeque<supervise::Forget>,
-    /// The worker threads (none with `--workers 1`: every call is made
-    /// on this thread), and how many calls are out on them.
+    /// The worker threads, started when first needed (never with
+    /// `--workers 1`: every call is made on this thread), and the threads
+    /// asked for, 1 until the run's starts are done.
     pool: Option<workers::Pool>,
+    workers: usize,
     /// Calls into instances handed to workers so far.
     on_workers: u64,
     /// Jobs waiting for a worker to be free (disk work of a slow disk).
@@ -319,10 +321,7 @@ impl<'a> Runtime<'a> {
         self.configure(None);
         // The starts and the startup requests' order are settled: from here
         // on, long calls go to the workers if there are several (`workers`).
-        let workers = self.limits.workers();
-        if workers > 1 {
-            self.pool = workers::Pool::start(workers, &self.inbox.sender());
-        }
+        self.workers = self.limits.workers();
         loop {
             while let Some(e) = self.queue.pop_front() {
                 self.taken += 1;

@@ -114,10 +114,7 @@ impl Limits {
     /// calls leave idle costs nothing, and one is there for a slow disk
     /// (dev/performance.md, "Where calls are made").
     pub fn workers(&self) -> usize {
-        self.workers
-            .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
-            .unwrap_or(1)
-            .max(1)
+        self.workers.unwrap_or_else(cores).max(1)
     }
 
     /// The average call time from which calls go to workers.
@@ -142,6 +139,13 @@ impl Limits {
     pub fn deadline_ticks(&self) -> u64 {
         (self.time_ms / TICK.as_millis() as u64).max(1)
     }
+}
+
+/// The cores this process may use, asked once (the answer reads the
+/// scheduler's affinity and the cgroup's quota; each instance loaded asks).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 #[cfg(test)]

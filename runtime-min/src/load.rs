@@ -129,6 +129,7 @@ impl<'a> Runtime<'a> {
             queue: VecDeque::new(),
             taken: 0,
             on_workers: 0,
+            workers: 1,
             forget: VecDeque::new(),
             fatal: false,
             pool: None,

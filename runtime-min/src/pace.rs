@@ -138,7 +138,7 @@ impl Runtime<'_> {
     /// it is not being read already). A stream whose last part was slow
     /// to read has its next read on a worker, when there are workers.
     fn advance(&mut self, a: usize, t: i32) {
-        let has_workers = self.pool.is_some();
+        let has_workers = self.has_workers();
         let Some(p) = self.actors[a].paced.get_mut(&t) else {
             return;
         };

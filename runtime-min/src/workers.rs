@@ -93,6 +93,8 @@ impl Delivery {
 /// thread was preempted on a busy machine (for milliseconds) moves the
 /// average by a few dozen microseconds, not over the line, while calls
 /// past the clip are long all the same, and move it over within five.
+/// (One delivery in four is timed, `host::TIMED_EVERY`: five timed calls
+/// are some twenty.)
 #[derive(Default, Clone, Copy)]
 pub(crate) struct Cost {
     average: Duration,
@@ -292,7 +294,13 @@ impl Runtime<'_> {
     /// the short calls meanwhile, and takes each finished call back as it
     /// comes.
     pub(crate) fn offload(&self, a: usize) -> bool {
-        self.pool.is_some() && self.actors[a].cost.long()
+        self.has_workers() && self.actors[a].cost.long()
+    }
+
+    /// Whether there are workers to hand work to (started when first
+    /// needed): `--workers` 2 or more, once the run's starts are done.
+    pub(crate) fn has_workers(&self) -> bool {
+        self.workers > 1
     }
 
     /// Counts the time of the call into `a` just returned (with several
@@ -302,8 +310,11 @@ impl Runtime<'_> {
     pub(crate) fn count_call(&mut self, a: usize) {
         let long_call = self.limits.long_call();
         let actor = &mut self.actors[a];
-        let Body::Wasm(w) = &actor.body else { return };
-        if self.pool.is_none() || !actor.cost.add(w.took(), long_call) {
+        let Body::Wasm(w) = &mut actor.body else {
+            return;
+        };
+        let Some(took) = w.take_took() else { return };
+        if !actor.cost.add(took, long_call) {
             return;
         }
         let (name, micros) = (actor.name.clone(), actor.cost.average().as_micros());
@@ -347,7 +358,7 @@ impl Runtime<'_> {
     pub(crate) fn serve_files(&mut self, a: usize, req: Serving, path: Arc<[Seg]>, entry: usize) {
         let limit = self.limits.payload;
         let slow = matches!(&self.actors[a].body, Body::Files(f) if f.slow);
-        if slow && self.pool.is_some() {
+        if slow && self.has_workers() {
             let Body::Files(files) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a Files request to another kind of object");
             };
@@ -386,6 +397,12 @@ impl Runtime<'_> {
     /// job here is disk work or a call, which a worker finishes). With no
     /// worker at all (they could not be started), it is done here.
     fn send_job(&mut self, job: Job) {
+        if self.pool.is_none() && self.has_workers() {
+            self.pool = Pool::start(self.workers, &self.inbox.sender());
+            if self.pool.is_none() {
+                self.workers = 1;
+            }
+        }
         let Some(pool) = &self.pool else {
             self.in_flight += 1;
             return self.finish(job.run());
@@ -397,6 +414,7 @@ impl Runtime<'_> {
         self.in_flight += 1;
         if let Err(mpsc::SendError(job)) = pool.jobs.send(job) {
             self.pool = None;
+            self.workers = 1;
             self.finish(job.run());
         }
     }
