@@ -270,10 +270,11 @@ pub struct Runtime<'a> {
     taken: u64,
     /// Dropped tickets to forget, each once `taken` reaches its mark.
     forget: VecDeque<supervise::Forget>,
-    /// The worker threads, started when first needed (never with
-    /// `--workers 1`: every call is made on this thread), and the threads
-    /// asked for, 1 until the run's starts are done.
+    /// The worker threads, started when the first job goes to one (never
+    /// with `--workers 1`: every call is made on this thread).
     pool: Option<workers::Pool>,
+    /// The threads asked for (`--workers`): 1 until the run's starts are
+    /// done, and if they could not be started.
     workers: usize,
     /// Calls into instances handed to workers so far.
     on_workers: u64,
