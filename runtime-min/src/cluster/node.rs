@@ -314,11 +314,42 @@ async fn subscribe(
         .subscribe(format!("oth.image.{}.join", j.image))
         .await
         .map_err(failed)?;
+    confirmed(client).await?;
+    Ok(Subscriptions { work, beats, joins })
+}
+
+/// The longest the server may take to confirm a node's subscriptions.
+const CONFIRM: Duration = Duration::from_secs(10);
+
+/// Returns once the server has taken every subscription made before: the
+/// client's `flush` only writes them to the socket, and a node that said
+/// it joined before the server had them would lose what is sent to it
+/// meanwhile. The server handles one connection's operations in order, so
+/// a message to ourselves that comes back is its word that it has.
+async fn confirmed(client: &async_nats::Client) -> Result<(), String> {
+    let probe = client.new_inbox();
+    let mut echo = client
+        .subscribe(probe.clone())
+        .await
+        .map_err(|e| format!("cannot subscribe: {e}"))?;
+    client
+        .publish(probe, Default::default())
+        .await
+        .map_err(|e| format!("cannot publish: {e}"))?;
     client
         .flush()
         .await
         .map_err(|e| format!("cannot reach NATS: {e}"))?;
-    Ok(Subscriptions { work, beats, joins })
+    match tokio::time::timeout(CONFIRM, echo.next()).await {
+        Ok(Some(_)) => {
+            let _ = echo.unsubscribe().await;
+            Ok(())
+        }
+        _ => Err(format!(
+            "NATS did not confirm this node's subscriptions within {} s",
+            CONFIRM.as_secs()
+        )),
+    }
 }
 
 /// Connects, and asks the nodes already running this image which bundle
