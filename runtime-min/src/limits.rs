@@ -61,7 +61,7 @@ pub struct Limits {
     /// With several workers: an instance's calls go to workers once they
     /// take this many microseconds on average, and come back to the event
     /// loop's thread under half of it. Handing a call over costs two thread
-    /// switches, more than a short call itself. 0: every call
+    /// switches, more than a short call itself. 0 sends every call to them
     #[arg(long = "long-call", value_name = "MICROSECONDS", default_value_t = DEFAULT_LONG_CALL_US)]
     pub long_call_us: u64,
 
