@@ -190,8 +190,8 @@ pub enum ColorChoice {
 /// ignores the signal, which turns the next write into an error and
 /// `println!` into a panic. `othc run` keeps it ignored: an image's console
 /// output that cannot be written is reported as lost (exit 1), never
-/// dropped silently; so does the language server, whose transport reports
-/// a client gone.
+/// dropped silently; so does the language server, which stops with status
+/// 1 saying its client is gone.
 fn end_quietly_on_a_closed_pipe() {
     // SAFETY: restores the signal's default disposition, before any thread
     // exists; no handler runs Rust code.

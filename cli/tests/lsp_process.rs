@@ -1,6 +1,7 @@
 //! The real `othc lsp` process over stdio: framing, diagnostics for a
 //! broken mount, answers to malformed messages and bad requests, and the
-//! exit status the spec gives after `shutdown`/`exit` and without them.
+//! exit status the spec gives after `shutdown`/`exit` and without them, and
+//! a client gone while it writes.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -184,4 +185,49 @@ fn exit_without_shutdown_is_status_1() {
         .read_to_string(&mut err)
         .unwrap();
     assert!(err.contains("before `shutdown`"), "{err}");
+}
+
+/// A client gone (its end of the server's stdout closed, as
+/// fixtures/cli/closed_stdout.cases does for the reports) while its end of
+/// stdin stays open: the server stops at once with status 1 and says why,
+/// rather than waiting on for input, looking alive.
+#[test]
+fn a_closed_stdout_stops_the_server_saying_so() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})
+        .to_string();
+    let mut stdin = child.stdin.take().unwrap();
+    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+    let began = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if began.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("othc lsp still runs 20 s after its client went");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write to the client on standard output"),
+        "{err}"
+    );
+    drop(stdin);
 }

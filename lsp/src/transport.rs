@@ -19,7 +19,15 @@ const MAX_BODY: usize = 256 << 20;
 pub fn stdio() -> (Connection, thread::JoinHandle<()>) {
     let (to_client, outgoing) = bounded::<Message>(0);
     let (raw_tx, raw_rx) = unbounded::<String>();
-    let writer = thread::spawn(move || write_loop(outgoing, raw_rx));
+    let writer = thread::spawn(move || {
+        // A write that fails means the client is gone: the server would
+        // otherwise wait on for input that may never end, looking alive.
+        // It holds nothing that outlives it, so it stops here and now.
+        if let Err(e) = write_loop(outgoing, raw_rx) {
+            eprintln!("othc lsp: cannot write to the client on standard output ({e}): stopping");
+            std::process::exit(1);
+        }
+    });
     let (incoming, from_client) = bounded::<Message>(0);
     thread::spawn(move || {
         let stdin = io::stdin();
@@ -34,7 +42,9 @@ pub fn stdio() -> (Connection, thread::JoinHandle<()>) {
     )
 }
 
-fn write_loop(outgoing: Receiver<Message>, mut raw: Receiver<String>) {
+/// Writes each message to stdout; ends when the server is done, or with
+/// the error that stopped a write (the client gone).
+fn write_loop(outgoing: Receiver<Message>, mut raw: Receiver<String>) -> io::Result<()> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     loop {
@@ -55,12 +65,10 @@ fn write_loop(outgoing: Receiver<Message>, mut raw: Receiver<String>) {
                 }
             },
         };
-        if write!(out, "Content-Length: {}\r\n\r\n{body}", body.len()).is_err()
-            || out.flush().is_err()
-        {
-            break;
-        }
+        write!(out, "Content-Length: {}\r\n\r\n{body}", body.len())?;
+        out.flush()?;
     }
+    Ok(())
 }
 
 /// Reads messages until the input ends, handing each well-formed one on.
