@@ -206,24 +206,11 @@ fn a_closed_stdout_stops_the_server_saying_so() {
         .to_string();
     let mut stdin = child.stdin.take().unwrap();
     write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-    let began = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if began.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("othc lsp still runs 20 s after its client went");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let (status, err) = test_support::ended_within(
+        &mut child,
+        Duration::from_secs(20),
+        "othc lsp, its client gone,",
+    );
     assert_eq!(status.code(), Some(1), "{err}");
     assert!(
         err.contains("cannot write to the client on standard output"),

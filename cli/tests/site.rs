@@ -218,25 +218,12 @@ fn run_to_end(cwd: &std::path::Path, args: &[&str]) -> (i32, String) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("othc runs");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            let mut err = String::new();
-            use std::io::Read;
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
-            return (s.code().unwrap_or(-1), err);
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the misconfigured site is still running after 60 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let (status, err) = test_support::ended_within(
+        &mut child,
+        std::time::Duration::from_secs(60),
+        "the misconfigured site",
+    );
+    (status.code().unwrap_or(-1), err)
 }
 
 /// A site its startup requests cannot configure stops at once, listeners

@@ -7,7 +7,7 @@ pub mod wrk;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 
 /// SplitMix64: small, fast, and the same sequence for the same seed on
 /// every machine, so a failing case is named by its seed.
@@ -61,6 +61,32 @@ pub fn run_with_input(cmd: &mut Command, stdin: &[u8]) -> Output {
 }
 
 /// Standard output and error as text (lossy).
+/// Waits for `child` to end, at most `limit`: its status and what it
+/// wrote on stderr (piped). Past the limit it is killed and the test
+/// fails with `what` (a process that should have stopped, never a hang).
+pub fn ended_within(
+    child: &mut Child,
+    limit: std::time::Duration,
+    what: &str,
+) -> (ExitStatus, String) {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                use std::io::Read;
+                e.read_to_string(&mut err).unwrap();
+            }
+            return (status, err);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what} is still running after {} s", limit.as_secs());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 pub fn texts(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
