@@ -57,7 +57,10 @@ fn the_files_example_lists_and_reads_the_shelf() {
 
 /// And the paths a module sends reach their server as sent: in the
 /// scratch region up to its 256 bytes, in a buffer of their own past it
-/// (counted in bytes of UTF-8, not in characters).
+/// (counted in bytes of UTF-8, not in characters); and answers read as a
+/// message of one type are that type or an `invalid` error (another
+/// message, or not a message at all), while a reader of any message gets
+/// whichever came.
 #[test]
 fn every_refused_request_gets_its_errno() {
     let b = bundle("probe", "fixtures/run/probe", "Probe.oth", &[]);
@@ -78,7 +81,11 @@ fn every_refused_request_gets_its_errno() {
          read of a path of 213 bytes in 113 characters: the same\n\
          read of a path of 273 bytes in 143 characters: the same\n\
          read of a path of 256 bytes in 256 characters: the same\n\
-         read of a path of 257 bytes in 257 characters: the same\n"
+         read of a path of 257 bytes in 257 characters: the same\n\
+         a Note read as a Note: a Note saying hi\n\
+         an Other read as a Note: 4 invalid (the answer is not the expected message)\n\
+         text read as a Note: 4 invalid (the answer is not the expected message)\n\
+         an Other read as any message: a message of type Other\n"
     );
 }
 

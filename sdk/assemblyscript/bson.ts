@@ -3,14 +3,14 @@
 // Message base class generated messages extend, and Unknown for types this
 // module has no class for.
 
-import { Payload } from "./payload"
+import { BSON_TYPE, Payload } from "./payload"
 import { Uuid } from "./box"
 import { BsonWriter } from "./bson_writer"
 import { NO_BYTES } from "./abi"
 /** The one empty buffer, which bindings start a binary field with. */
 export { NO_BYTES }
 
-export const BSON: string = "application/bson"
+export const BSON: string = BSON_TYPE
 
 // Element types.
 export const DOUBLE: u8 = 0x01

@@ -3,7 +3,7 @@
 
 import { Payload, Status } from "./payload"
 import { StatRecord } from "./stat"
-import { decode, Message } from "./bson"
+import { decode, fromPayload, Message } from "./bson"
 
 /** The base of every callback: answers come to `deliver`, an error to `error`. */
 export class Answers {
@@ -75,12 +75,15 @@ export class OnMessage<T> extends Answers {
       if (done) this.finished()
       return
     }
-    const m = decode(payload)
-    if (m == null || !(m instanceof T)) {
+    // Decoded as `T` at once: its shape is found by class id and `$type`
+    // compared where it lies, where decoding any message looks its type
+    // name up in a map (hashed twice) and checks the class after.
+    const m = idof<T>() == idof<Message>() ? changetype<T>(decode(payload)) : fromPayload<T>(payload)
+    if (m == null) {
       this.error(Status.Invalid, "the answer is not the expected message")
       return
     }
-    this.message(changetype<T>(m), done)
+    this.message(m, done)
   }
 
   message(message: T, done: bool): void {}

@@ -2,7 +2,7 @@
 // re-exports them from the package, so they share the SDK's state.
 
 import { inScratch, scratch, takeBuffer, takeString } from "./abi"
-import { Payload, Status } from "./payload"
+import { ownType, Payload, Status } from "./payload"
 import { finish, pending, Request, serving } from "./request"
 import { theServer } from "./server"
 
@@ -32,7 +32,9 @@ function typeOf(ptr: usize, len: i32): string {
   if (kept >= 0 && inScratch(ptr)) return unchecked(recentTypes[kept])
   const bytes = takeBuffer(ptr, len)
   if (kept >= 0) return unchecked(recentTypes[kept])
-  const type = String.UTF8.decode(bytes, false)
+  const decoded = String.UTF8.decode(bytes, false)
+  const own = ownType(decoded)
+  const type = own != null ? own : decoded
   if (recentTypes.length < TYPES_KEPT) {
     recentTypes.push(type)
     recentTypeBytes.push(bytes)

@@ -1,9 +1,9 @@
 // Stat records (book: reference/wire.md): `name[s] kind[1] length[8] type[s] version[8]`,
 // little-endian, where [s] is a u16 byte length then UTF-8 bytes.
 
-import { Payload } from "./payload"
+import { Payload, STAT_TYPE } from "./payload"
 
-export const STAT: string = "application/x-othismo-stat"
+export const STAT: string = STAT_TYPE
 
 export const KIND_FILE: u8 = 0
 export const KIND_DIRECTORY: u8 = 1
