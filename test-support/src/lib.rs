@@ -60,7 +60,6 @@ pub fn run_with_input(cmd: &mut Command, stdin: &[u8]) -> Output {
         .expect("the process can be waited for")
 }
 
-/// Standard output and error as text (lossy).
 /// Waits for `child` to end, at most `limit`: its status and what it
 /// wrote on stderr (piped). Past the limit it is killed and the test
 /// fails with `what` (a process that should have stopped, never a hang).
@@ -69,24 +68,36 @@ pub fn ended_within(
     limit: std::time::Duration,
     what: &str,
 ) -> (ExitStatus, String) {
+    let Some(status) = exited_within(child, limit) else {
+        panic!("{what} is still running after {} s", limit.as_secs());
+    };
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read;
+        e.read_to_string(&mut err).unwrap();
+    }
+    (status, err)
+}
+
+/// `child`'s exit status if it ends within `limit`; if it does not, it is
+/// killed and the answer is `None` (the caller says what it was waiting
+/// for, with what it has of the child's output).
+pub fn exited_within(child: &mut Child, limit: std::time::Duration) -> Option<ExitStatus> {
     let deadline = std::time::Instant::now() + limit;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
-            let mut err = String::new();
-            if let Some(mut e) = child.stderr.take() {
-                use std::io::Read;
-                e.read_to_string(&mut err).unwrap();
-            }
-            return (status, err);
+            return Some(status);
         }
         if std::time::Instant::now() > deadline {
             let _ = child.kill();
-            panic!("{what} is still running after {} s", limit.as_secs());
+            let _ = child.wait();
+            return None;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 
+/// Standard output and error as text (lossy).
 pub fn texts(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),

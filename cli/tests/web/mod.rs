@@ -10,7 +10,7 @@ pub mod nginx;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use test_support::lines::ChildLines;
 
@@ -130,19 +130,12 @@ impl Running {
     pub fn interrupt(mut self) -> (i32, String) {
         let pid = self.child.id().to_string();
         Command::new("kill").args(["-INT", &pid]).status().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                // The reader threads finish with the pipes.
-                self.lines.closed_within(Duration::from_secs(5));
-                return (s.code().unwrap_or(-1), self.stderr());
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("SIGINT did not stop the image; stderr:\n{}", self.stderr());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let Some(s) = test_support::exited_within(&mut self.child, Duration::from_secs(20)) else {
+            panic!("SIGINT did not stop the image; stderr:\n{}", self.stderr());
+        };
+        // The reader threads finish with the pipes.
+        self.lines.closed_within(Duration::from_secs(5));
+        (s.code().unwrap_or(-1), self.stderr())
     }
 
     /// Whether the process is still running.
