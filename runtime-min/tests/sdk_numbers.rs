@@ -73,11 +73,18 @@ fn the_sdks_statuses_are_the_runtimes_errnos_and_codes() {
 
 #[test]
 fn the_sdks_stat_record_is_the_runtimes() {
+    // The SDK's own content types are one string each, in payload.ts;
+    // stat.ts names the stat record's by that string.
+    let payload_ts = sdk("payload.ts");
+    assert!(
+        payload_ts.contains(&format!("STAT_TYPE: string = \"{}\"", abi::STAT_TYPE)),
+        "payload.ts names the stat record's type {}",
+        abi::STAT_TYPE
+    );
     let stat_ts = sdk("stat.ts");
     assert!(
-        stat_ts.contains(&format!("\"{}\"", abi::STAT_TYPE)),
-        "stat.ts names the stat record's type {}",
-        abi::STAT_TYPE
+        stat_ts.contains("export const STAT: string = STAT_TYPE"),
+        "stat.ts's STAT is payload.ts's STAT_TYPE"
     );
     let kinds: Vec<(String, i32)> = stat_ts
         .lines()
