@@ -32,6 +32,7 @@ pub mod abi;
 pub mod cluster;
 pub mod code;
 mod deliver;
+mod fault;
 mod host;
 pub mod limits;
 mod load;

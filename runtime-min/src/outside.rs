@@ -33,6 +33,8 @@ pub(crate) enum Outside {
     Finished(Box<crate::workers::Finished>),
     /// What came from the other nodes.
     Cluster(crate::cluster::node::FromCluster),
+    /// A thread of the runtime's own panicked (`fault`): which, and why.
+    Failed { thread: String, why: String },
 }
 
 /// The channel from outside, and what feeds it.

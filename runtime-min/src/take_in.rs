@@ -166,6 +166,10 @@ impl Runtime<'_> {
                 self.report();
                 false
             }
+            Outside::Failed { thread, why } => {
+                self.thread_failed(&format!("thread `{thread}`"), &why);
+                false
+            }
             Outside::Stop(signal) => {
                 if self.stopping.is_some() {
                     let _ = writeln!(self.io.err, "{signal} again: stopping now");
@@ -209,6 +213,12 @@ impl Runtime<'_> {
             HttpEvent::Gone(id) => h.gone(id),
             HttpEvent::Drained(id) => h.drained(id),
             HttpEvent::Stopped => h.closed(),
+            HttpEvent::Failed(why) => {
+                h.closed();
+                let what = format!("HTTP listener of `{}`", self.actors[actor].name);
+                self.thread_failed(&what, &why);
+                return false;
+            }
         }
         self.http_due(actor);
         !self.queue.is_empty()
@@ -272,6 +282,21 @@ impl Runtime<'_> {
                 payload: Some(natives::text(line.clone())),
             });
         }
+    }
+}
+
+impl Runtime<'_> {
+    /// A thread of the runtime's own panicked (`fault`): the run ends now,
+    /// with status 1, its listeners closed.
+    pub(crate) fn thread_failed(&mut self, what: &str, why: &str) {
+        let _ = writeln!(
+            self.io.err,
+            "error: the runtime's {what} failed: {why}\n\
+             the image stops: this is a bug in othismo-run, not in the image"
+        );
+        self.failed = true;
+        self.fatal = true;
+        self.halted = true;
     }
 }
 

@@ -213,7 +213,24 @@ fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
             Err(_) => return,
         };
         let Ok(job) = job else { return };
-        if done.send(Outside::Finished(Box::new(job.run()))).is_err() {
+        let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::fault::inject("worker");
+            job.run()
+        }));
+        let msg = match finished {
+            Ok(f) => Outside::Finished(Box::new(f)),
+            Err(p) => {
+                let _ = done.send(Outside::Failed {
+                    thread: std::thread::current()
+                        .name()
+                        .unwrap_or("worker")
+                        .to_string(),
+                    why: crate::fault::message(p.as_ref()),
+                });
+                return;
+            }
+        };
+        if done.send(msg).is_err() {
             return;
         }
     }

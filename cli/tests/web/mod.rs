@@ -75,11 +75,17 @@ pub struct Running {
 /// Runs a bundle with `othc run` from the repository's root (`args` after
 /// it) and waits for it to say where it listens.
 pub fn start(bundle: &Path, args: &[&str]) -> Running {
+    start_with_env(bundle, args, &[])
+}
+
+/// `start`, with environment variables set for the run.
+pub fn start_with_env(bundle: &Path, args: &[&str], env: &[(&str, &str)]) -> Running {
     let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
         .current_dir(root())
         .arg("run")
         .arg(bundle)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -127,11 +133,18 @@ impl Running {
 
     /// Sends SIGINT and waits for the exit status (at most 20 s); returns it
     /// with everything the image printed on stderr.
-    pub fn interrupt(mut self) -> (i32, String) {
+    pub fn interrupt(self) -> (i32, String) {
         let pid = self.child.id().to_string();
         Command::new("kill").args(["-INT", &pid]).status().unwrap();
-        let Some(s) = test_support::exited_within(&mut self.child, Duration::from_secs(20)) else {
-            panic!("SIGINT did not stop the image; stderr:\n{}", self.stderr());
+        self.ended_within(Duration::from_secs(20), "SIGINT did not stop the image")
+    }
+
+    /// Waits for the image to end by itself (at most `limit`, else it is
+    /// killed and the test fails saying `otherwise`); returns the exit
+    /// status with everything the image printed on stderr.
+    pub fn ended_within(mut self, limit: Duration, otherwise: &str) -> (i32, String) {
+        let Some(s) = test_support::exited_within(&mut self.child, limit) else {
+            panic!("{otherwise}; stderr:\n{}", self.stderr());
         };
         // The reader threads finish with the pipes.
         self.lines.closed_within(Duration::from_secs(5));

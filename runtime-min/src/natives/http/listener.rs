@@ -77,13 +77,18 @@ pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> 
         .name(format!("http {addr}"))
         .spawn(move || {
             let done = shared.notify.clone();
-            rt.block_on(async {
-                // Until the Http object is gone: a connection still
-                // finishing after the listener stops gets its parts too.
-                tokio::spawn(hand_on(to_hand_on));
-                accept(listener, shared, stopped).await;
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                rt.block_on(async {
+                    // Until the Http object is gone: a connection still
+                    // finishing after the listener stops gets its parts too.
+                    tokio::spawn(hand_on(to_hand_on));
+                    accept(listener, shared, stopped).await;
+                })
+            }));
+            done(match ran {
+                Ok(()) => HttpEvent::Stopped,
+                Err(p) => HttpEvent::Failed(crate::fault::message(p.as_ref())),
             });
-            done(HttpEvent::Stopped);
         })?;
     Ok(Handle {
         addr,
@@ -114,6 +119,7 @@ async fn accept(
                     // algorithm would hold each small part back until the
                     // client's delayed ACK (40 ms a part), as nginx's
                     // `tcp_nodelay on` avoids.
+                    crate::fault::inject("listener");
                     let _ = stream.set_nodelay(true);
                     shared.connections.fetch_add(1, Ordering::Relaxed);
                     conns.spawn(connection(stream, shared.clone(), stopped.clone()));

@@ -165,6 +165,8 @@ pub(crate) enum HttpEvent {
     Drained(u64),
     /// It has stopped listening, and every connection it had is closed.
     Stopped,
+    /// Its thread panicked (`fault`): it no longer listens. Why.
+    Failed(String),
 }
 
 /// How a listener reaches the event loop (false once the loop has gone):

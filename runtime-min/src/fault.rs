@@ -1,0 +1,30 @@
+//! A thread of the runtime's own that panics (a bug in the runtime, never
+//! something an image or a client can be blamed for) ends the run with
+//! status 1, saying which thread and why. Left alone, a worker that
+//! panicked would take the instance it was calling with it and the loop
+//! would wait for that call forever, and a listener that panicked would
+//! leave its port closed: either way a process that looks alive and no
+//! longer serves. A panic on the loop's own thread already ends the
+//! process. (A panic in one connection's task is caught by tokio and ends
+//! only that connection.)
+
+use std::any::Any;
+
+/// What a panic said, as text.
+pub(crate) fn message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with no message".to_string()
+    }
+}
+
+/// In debug builds, a panic here when `OTHISMO_FAULT` names `point`: how
+/// the tests make a thread fail on purpose (release builds read nothing).
+pub(crate) fn inject(point: &str) {
+    if cfg!(debug_assertions) && std::env::var("OTHISMO_FAULT").is_ok_and(|f| f == point) {
+        panic!("injected fault `{point}` (OTHISMO_FAULT)");
+    }
+}
