@@ -2,9 +2,10 @@
 //! something an image or a client can be blamed for) ends the run with
 //! status 1, saying which thread and why. Left alone, a worker that
 //! panicked would take the instance it was calling with it and the loop
-//! would wait for that call forever, and a listener that panicked would
-//! leave its port closed: either way a process that looks alive and no
-//! longer serves. A panic on the loop's own thread already ends the
+//! would wait for that call forever, a listener that panicked would leave
+//! its port unserved, and a node whose NATS thread panicked would take
+//! nothing more from its cluster: each time a process that looks alive and
+//! no longer serves. A panic on the loop's own thread already ends the
 //! process. (A panic in one connection's task is caught by tokio and ends
 //! only that connection.)
 

@@ -5,8 +5,8 @@
 //! the servers' credentials: `cluster_credentials.rs`); a hostile publisher on the image's
 //! subjects (malformed messages, a request whose sender has no way there)
 //! gets nothing delivered, while the nodes go on serving; a request taken
-//! by a node that dies fails instead of hanging. (The site on several
-//! nodes: `cluster_site.rs`.)
+//! by a node that dies fails instead of hanging; a node whose NATS thread
+//! fails ends, saying so. (The site on several nodes: `cluster_site.rs`.)
 
 mod common;
 mod nodes;
@@ -306,4 +306,34 @@ fn a_request_taken_by_a_node_that_dies_fails_unavailable() {
     );
     let _ = greeter.kill();
     let _ = greeter.wait();
+}
+
+/// The node's NATS thread failing (a panic, injected: `OTHISMO_FAULT`, read
+/// by debug builds only) ends the run with status 1, saying so, rather than
+/// leave a node that looks alive and takes nothing from the cluster.
+#[test]
+fn a_node_whose_nats_thread_fails_ends_saying_so() {
+    let Some(nats) = Nats::start() else { return };
+    let b = bundle_file("cluster_fault", &[]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othismo-run"))
+        .arg(&b)
+        .args(["--cluster", &nats.url, "--instances", "greeter"])
+        .env("OTHISMO_FAULT", "cluster")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (status, err) = test_support::ended_within(
+        &mut child,
+        Duration::from_secs(30),
+        "the node whose NATS thread failed",
+    );
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "error: the cluster is lost: the runtime's NATS thread failed: injected fault `cluster` (OTHISMO_FAULT)"
+        ),
+        "{err}"
+    );
 }

@@ -143,7 +143,18 @@ pub fn start(j: Joining, prefix: String, deliver: Deliver) -> Result<Node, Strin
                     return;
                 }
             };
-            rt.block_on(run(j, prefix, deliver, out_rx, c, ready_tx));
+            // A panic here (a bug) would leave a node that looks alive
+            // and takes nothing from the cluster: the run ends instead.
+            let on_fail = deliver.clone();
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                rt.block_on(run(j, prefix, deliver, out_rx, c, ready_tx))
+            }));
+            if let Err(p) = ran {
+                let why = crate::fault::message(p.as_ref());
+                on_fail(FromCluster::Lost(format!(
+                    "the runtime's NATS thread failed: {why}"
+                )));
+            }
         })
         .map_err(|e| format!("cannot start the NATS thread: {e}"))?;
     let max_payload = ready_rx
@@ -185,6 +196,7 @@ async fn run(
         mut joins,
     } = subs;
     let _ = ready.send(Ok(client.server_info().max_payload));
+    crate::fault::inject("cluster");
     let mut incoming = futures_util::stream::select_all(subs);
     let mut tick = tokio::time::interval(BEAT);
     let mut last_seen: std::collections::HashMap<String, tokio::time::Instant> =
