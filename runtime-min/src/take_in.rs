@@ -283,9 +283,7 @@ impl Runtime<'_> {
             });
         }
     }
-}
 
-impl Runtime<'_> {
     /// A thread of the runtime's own panicked (`fault`): the run ends now,
     /// with status 1, its listeners closed.
     pub(crate) fn thread_failed(&mut self, what: &str, why: &str) {
@@ -294,6 +292,9 @@ impl Runtime<'_> {
             "error: the runtime's {what} failed: {why}\n\
              the image stops: this is a bug in othismo-run, not in the image"
         );
+        for (_, h) in self.https() {
+            h.stop();
+        }
         self.failed = true;
         self.fatal = true;
         self.halted = true;

@@ -112,6 +112,7 @@ async fn accept(
         tokio::select! {
             a = listener.accept() => match a {
                 Ok((stream, _)) => {
+                    crate::fault::inject("listener");
                     if shared.connections.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
                         continue;
                     }
@@ -119,7 +120,6 @@ async fn accept(
                     // algorithm would hold each small part back until the
                     // client's delayed ACK (40 ms a part), as nginx's
                     // `tcp_nodelay on` avoids.
-                    crate::fault::inject("listener");
                     let _ = stream.set_nodelay(true);
                     shared.connections.fetch_add(1, Ordering::Relaxed);
                     conns.spawn(connection(stream, shared.clone(), stopped.clone()));
