@@ -10,9 +10,18 @@
 //! only that connection.)
 
 use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Runs `f`, the whole work of one of the runtime's threads (or of one of
+/// its jobs); a panic in it is caught and comes back as what it said, for
+/// the thread to report before it ends. (Nothing `f` touched is used after
+/// a panic: the thread ends, and the run with it.)
+pub(crate) fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| message(p.as_ref()))
+}
 
 /// What a panic said, as text.
-pub(crate) fn message(payload: &(dyn Any + Send)) -> String {
+fn message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -213,19 +213,19 @@ fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
             Err(_) => return,
         };
         let Ok(job) = job else { return };
-        let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let finished = crate::fault::caught(|| {
             crate::fault::inject("worker");
             job.run()
-        }));
+        });
         let msg = match finished {
             Ok(f) => Outside::Finished(Box::new(f)),
-            Err(p) => {
+            Err(why) => {
                 let _ = done.send(Outside::Failed {
                     thread: std::thread::current()
                         .name()
                         .unwrap_or("worker")
                         .to_string(),
-                    why: crate::fault::message(p.as_ref()),
+                    why,
                 });
                 return;
             }

@@ -146,11 +146,9 @@ pub fn start(j: Joining, prefix: String, deliver: Deliver) -> Result<Node, Strin
             // A panic here (a bug) would leave a node that looks alive
             // and takes nothing from the cluster: the run ends instead.
             let on_fail = deliver.clone();
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                rt.block_on(run(j, prefix, deliver, out_rx, c, ready_tx))
-            }));
-            if let Err(p) = ran {
-                let why = crate::fault::message(p.as_ref());
+            let ran =
+                crate::fault::caught(|| rt.block_on(run(j, prefix, deliver, out_rx, c, ready_tx)));
+            if let Err(why) = ran {
                 on_fail(FromCluster::Lost(format!(
                     "the runtime's NATS thread failed: {why}"
                 )));

@@ -77,17 +77,17 @@ pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> 
         .name(format!("http {addr}"))
         .spawn(move || {
             let done = shared.notify.clone();
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let ran = crate::fault::caught(|| {
                 rt.block_on(async {
                     // Until the Http object is gone: a connection still
                     // finishing after the listener stops gets its parts too.
                     tokio::spawn(hand_on(to_hand_on));
                     accept(listener, shared, stopped).await;
                 })
-            }));
+            });
             done(match ran {
                 Ok(()) => HttpEvent::Stopped,
-                Err(p) => HttpEvent::Failed(crate::fault::message(p.as_ref())),
+                Err(why) => HttpEvent::Failed(why),
             });
         })?;
     Ok(Handle {
