@@ -9,6 +9,9 @@
 //!   `# limit: NAME=N`      memory (MiB), time (ms), payload (bytes), queue
 //!   `# sandbox`            a directory tree for Files, with links out of it
 //!                          (see `sandbox`), at `$DIR`
+//!   `# disk: N KiB`        with `# sandbox`: a disk of N KiB at `$DIR/small`
+//!                          holding `a.txt` "alpha" (a tmpfs in the test's
+//!                          own mount namespace: needs root)
 
 mod common;
 
@@ -87,6 +90,42 @@ fn sandbox(at: &Path) -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// Mounts a disk of `size` ("N KiB") at `at`, holding `a.txt` "alpha", in
+/// this process's own mount namespace (`private_mounts`): it goes when the
+/// test ends.
+fn small_disk(at: &Path, size: &str) -> Result<(), Failed> {
+    let kib: u64 = size
+        .strip_suffix("KiB")
+        .ok_or("`# disk: N KiB`")?
+        .trim()
+        .parse()?;
+    std::fs::create_dir(at)?;
+    let options = std::ffi::CString::new(format!("size={kib}k,mode=0755"))?;
+    rustix::mount::mount(
+        "tmpfs",
+        at,
+        "tmpfs",
+        rustix::mount::MountFlags::empty(),
+        options.as_c_str(),
+    )
+    .map_err(|e| format!("mounting a tmpfs at {}: {e}", at.display()))?;
+    std::fs::write(at.join("a.txt"), "alpha")?;
+    Ok(())
+}
+
+/// Gives this process mounts of its own, so that a case's small disk is
+/// seen by nobody else and goes when the process ends. Called before any
+/// other thread starts: the threads started after share the namespace.
+fn private_mounts() -> Result<(), String> {
+    use rustix::mount::{MountPropagationFlags as M, mount_change};
+    // SAFETY: only the mount namespace is unshared (not the file
+    // descriptor table), by the process's only thread.
+    unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWNS) }
+        .map_err(|e| format!("a mount namespace of its own (unshare): {e}; run as root"))?;
+    // Mounts made in it must not spread back to the host's.
+    mount_change("/", M::REC | M::PRIVATE).map_err(|e| format!("making mounts private: {e}"))
+}
+
 fn run_case(rel: PathBuf) -> Result<(), Failed> {
     let root = common::root();
     let file = root.join(&rel);
@@ -97,7 +136,11 @@ fn run_case(rel: PathBuf) -> Result<(), Failed> {
     let mut dir = String::new();
     if src.lines().any(|l| l.trim() == "# sandbox") {
         let at = common::scratch(&format!("rules_{stem}"));
-        dir = sandbox(&at)?.to_string_lossy().into_owned();
+        let tree = sandbox(&at)?;
+        if let Some(size) = directives(&src, "disk").first() {
+            small_disk(&tree.join("small"), size)?;
+        }
+        dir = tree.to_string_lossy().into_owned();
     }
     let sets: Vec<String> = directives(&src, "set")
         .iter()
@@ -152,6 +195,8 @@ fn run_case(rel: PathBuf) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
+    let mounts = private_mounts();
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let root = common::root();
     let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join("fixtures/run/rules"))
         .expect("fixtures/run/rules")
@@ -165,7 +210,20 @@ fn main() {
         .into_iter()
         .map(|rel| {
             let name = rel.file_stem().unwrap().to_string_lossy().into_owned();
-            Trial::test(name, move || run_case(rel))
+            let src = std::fs::read_to_string(root.join(&rel)).unwrap_or_default();
+            let needs_disk = !directives(&src, "disk").is_empty();
+            let (true, Err(why)) = (needs_disk, &mounts) else {
+                return Trial::test(name, move || run_case(rel));
+            };
+            // A case that needs its own disk and cannot have one: a failure
+            // in CI, which must run every case; skipped elsewhere.
+            let why = format!("{name} needs a small disk of its own: {why}");
+            if ci {
+                Trial::test(name, move || Err(why.into()))
+            } else {
+                eprintln!("skipped: {why}");
+                Trial::test(name, || Ok(())).with_ignored_flag(true)
+            }
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();

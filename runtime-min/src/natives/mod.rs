@@ -112,6 +112,12 @@ impl Reply {
                 errno::FORBIDDEN,
                 format!("the host does not allow that on {path}"),
             ),
+            // A write or create that fails so leaves nothing changed
+            // (`files::replace`).
+            K::StorageFull | K::QuotaExceeded => Reply::error(
+                errno::IO_ERROR,
+                format!("no space left on the host's disk for {path}: nothing was changed"),
+            ),
             // A name longer than the file system takes names nothing there.
             K::InvalidFilename => Reply::error(
                 errno::NOT_FOUND,

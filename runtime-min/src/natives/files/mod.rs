@@ -13,8 +13,13 @@
 //! listings leave such entries out. Creation resolves the parent and never
 //! follows a link at the last step (`create_new`); removal removes a link
 //! itself, never what it points at.
+//!
+//! Changes are whole or nothing: a write replaces the file with a new one
+//! renamed over it once fully written (`replace`), and a create whose
+//! content cannot be written removes the file it made.
 
 mod held;
+mod replace;
 mod root;
 
 use std::fs;
@@ -463,9 +468,21 @@ impl Files {
             return Err(Reply::error(errno::INVALID, "that is a directory"));
         }
         let data = payload.map(|p| p.data.as_slice()).unwrap_or_default();
-        let (mut f, _) = open_regular(root, &found, true, shown)?;
-        f.set_len(0).map_err(|e| Reply::io(&e, shown))?;
-        f.write_all(data).map_err(|e| Reply::io(&e, shown))?;
+        // Opened to write and never written through: whether the host lets
+        // the runtime write it, and that it is a regular file.
+        let (old, _) = open_regular(root, &found, true, shown)?;
+        replace::replace(&found.real, &old, data).map_err(|failed| match failed {
+            replace::Failed::Beside(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                Reply::error(
+                    errno::FORBIDDEN,
+                    format!(
+                        "the host does not allow making files beside {shown}: \
+                         a write puts the new content in a new file there, then renames it over the old"
+                    ),
+                )
+            }
+            replace::Failed::Beside(e) | replace::Failed::Writing(e) => Reply::io(&e, shown),
+        })?;
         Ok(Reply::done(None))
     }
 
@@ -487,7 +504,11 @@ impl Files {
                 .open(&at)
                 .map_err(|e| Reply::io(&e, shown))?;
             let data = payload.map(|p| p.data.as_slice()).unwrap_or_default();
-            f.write_all(data).map_err(|e| Reply::io(&e, shown))?;
+            if let Err(e) = f.write_all(data) {
+                // Not left half made: the same create may be tried again.
+                let _ = fs::remove_file(&at);
+                return Err(Reply::io(&e, shown));
+            }
         }
         let m = fs::metadata(&at).map_err(|e| Reply::io(&e, shown))?;
         Ok(Reply::done(Some(stat_payload(&stat_of(
