@@ -8,6 +8,7 @@ use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use othc::diagnostics::{Diagnostics, render};
 use othc::printer;
 use othc::source::SourceMap;
+use write_whole::write_whole;
 
 #[derive(Args)]
 pub struct FmtArgs {
@@ -94,8 +95,11 @@ pub fn run(args: FmtArgs) -> u8 {
             );
             eprintln!("would reformat {}", path.display());
             status = EXIT_ERRORS;
-        } else if let Err(e) = std::fs::write(path, &formatted) {
-            eprintln!("error: cannot write `{}`: {e}", path.display());
+        } else if let Err(e) = write_whole(path, &formatted) {
+            eprintln!(
+                "error: cannot write `{}`: {e}; it was left as it was",
+                path.display()
+            );
             return EXIT_USAGE;
         } else {
             eprintln!("formatted {}", path.display());

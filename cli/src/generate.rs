@@ -9,6 +9,7 @@ use super::check::{ReportArgs, compile_and_report};
 use super::{EXIT_OK, EXIT_USAGE};
 use othc::backends::assemblyscript;
 use othc::model::FileIx;
+use write_whole::write_whole;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Lang {
@@ -71,8 +72,11 @@ fn write_bindings(compiled: &othc::Compilation, args: &GenArgs) -> u8 {
             return EXIT_USAGE;
         }
         let target = dir.join(&generated.file_name);
-        if let Err(e) = std::fs::write(&target, generated.text) {
-            eprintln!("error: cannot write `{}`: {e}", target.display());
+        if let Err(e) = write_whole(&target, generated.text) {
+            eprintln!(
+                "error: cannot write `{}`: {e}; nothing there was changed",
+                target.display()
+            );
             return EXIT_USAGE;
         }
         eprintln!("wrote {}", target.display());

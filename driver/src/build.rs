@@ -22,6 +22,7 @@ use othc::check::{check_implementations, prebuilt_objects};
 use othc::diagnostics::Diagnostics;
 use othc::loader::Loader;
 use othc::model::{FileIx, ObjectId};
+use write_whole::write_whole;
 
 pub struct Options {
     /// Where modules (and bundles) are written.
@@ -197,7 +198,7 @@ fn keep_bindings(c: &Compilation, file: u32, rust: bool) -> Bindings {
                 _ => " (another version of othc wrote it)",
             };
             eprintln!("  generating {}{why}", bindings.display());
-            match std::fs::write(&bindings, &generated.text) {
+            match write_whole(&bindings, &generated.text) {
                 Ok(()) => Bindings::Ready(generated.text),
                 Err(e) => Bindings::Unwritable(bindings, e.to_string()),
             }
@@ -287,7 +288,7 @@ fn build_modules(
             };
         let path = opts.out.join(format!("{}.wasm", def.name));
         if let Err(e) =
-            std::fs::create_dir_all(&opts.out).and_then(|_| std::fs::write(&path, &with_sections))
+            std::fs::create_dir_all(&opts.out).and_then(|_| write_whole(&path, &with_sections))
         {
             diags.report(BuildError::Io {
                 at,
@@ -359,8 +360,7 @@ fn copy_prebuilt(
     }
     let path = opts.out.join(format!("{}.wasm", def.name));
     if path != *from
-        && let Err(e) =
-            std::fs::create_dir_all(&opts.out).and_then(|_| std::fs::write(&path, &bytes))
+        && let Err(e) = std::fs::create_dir_all(&opts.out).and_then(|_| write_whole(&path, &bytes))
     {
         diags.report(BuildError::Io {
             at,
@@ -437,16 +437,11 @@ fn in_cache(
     let wasm = compile()?;
     if let Some(parent) = cached.parent() {
         let _ = std::fs::create_dir_all(parent);
-        // Named for this process and thread: two objects of one
-        // implementation may be compiled at once, under one key.
-        let tmp = parent.join(format!(
-            ".{key}.{}.{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        if std::fs::write(&tmp, &wasm).is_ok() {
-            let _ = std::fs::rename(&tmp, &cached);
-        }
+        // Whole or not at all (a cache entry is trusted as it is read);
+        // two objects of one implementation compiled at once write under
+        // one key, each its own new file, the last rename winning. A
+        // cache that cannot be written costs the next build a compile.
+        let _ = write_whole(&cached, &wasm);
     }
     Ok((wasm, false))
 }
@@ -575,8 +570,7 @@ pub fn build_images(
         }
         let bytes = othc::bundle::write(&json, &modules)?;
         let path = opts.out.join(format!("{}.othimg", img.name));
-        std::fs::write(&path, bytes)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        write_whole(&path, bytes).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         eprintln!("  wrote {}", path.display());
         out.push(path);
     }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::toolchain::{CompileError, CompilerError, Place, Profile};
+use write_whole::write_whole;
 
 /// The `othismo` crate, as othc lays it out for a build.
 pub const SDK_FILES: &[(&str, &str)] = &[
@@ -96,7 +97,7 @@ pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
                 .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
         }
         if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
-            std::fs::write(&path, text)
+            write_whole(&path, text)
                 .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         }
     }

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use write_whole::write_whole;
 
 /// The pinned compiler (book: reference/generated-names.md). The SDK reads
 /// an object's class id from this compiler's runtime layout
@@ -175,7 +176,7 @@ pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
         let path = dir.join(name);
         // Unchanged files are left alone, so their times do not change.
         if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
-            std::fs::write(&path, text)
+            write_whole(&path, text)
                 .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         }
     }

@@ -113,7 +113,7 @@ impl Reply {
                 format!("the host does not allow that on {path}"),
             ),
             // A write or create that fails so leaves nothing changed
-            // (`files::replace`).
+            // (`write_whole`).
             K::StorageFull | K::QuotaExceeded => Reply::error(
                 errno::IO_ERROR,
                 format!("no space left on the host's disk for {path}: nothing was changed"),

@@ -15,11 +15,10 @@
 //! itself, never what it points at.
 //!
 //! Changes are whole or nothing: a write replaces the file with a new one
-//! renamed over it once fully written (`replace`), and a create whose
-//! content cannot be written removes the file it made.
+//! renamed over it once fully written (`write_whole`), and a create
+//! whose content cannot be written removes the file it made.
 
 mod held;
-mod replace;
 mod root;
 
 use std::fs;
@@ -29,6 +28,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use othc::model::{Seg, Verb};
+use write_whole::{Failed, replace};
 
 use super::{Entries, Reply};
 use crate::Payload;
@@ -471,8 +471,9 @@ impl Files {
         // Opened to write and never written through: whether the host lets
         // the runtime write it, and that it is a regular file.
         let (old, _) = open_regular(root, &found, true, shown)?;
-        replace::replace(&found.real, &old, data).map_err(|failed| match failed {
-            replace::Failed::Beside(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+        let was = old.metadata().map_err(|e| Reply::io(&e, shown))?;
+        replace(&found.real, Some(&was), data).map_err(|failed| match failed {
+            Failed::Beside(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
                 Reply::error(
                     errno::FORBIDDEN,
                     format!(
@@ -481,7 +482,7 @@ impl Files {
                     ),
                 )
             }
-            replace::Failed::Beside(e) | replace::Failed::Writing(e) => Reply::io(&e, shown),
+            Failed::Beside(e) | Failed::Writing(e) => Reply::io(&e, shown),
         })?;
         Ok(Reply::done(None))
     }
