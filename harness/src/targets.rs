@@ -177,7 +177,7 @@ fn run(bundle: &[u8], input: &[&str]) -> bool {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let lines: Vec<String> = input.iter().map(|s| s.to_string()).collect();
     let io = Io {
-        input: Box::new(lines.into_iter()),
+        input: Box::new(lines.into_iter().map(othismo_runtime::InputLine::from)),
         out: &mut out,
         err: &mut err,
         trace: None,

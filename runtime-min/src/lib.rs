@@ -34,6 +34,7 @@ pub mod code;
 mod deliver;
 mod fault;
 mod host;
+pub mod input;
 pub mod limits;
 mod load;
 mod native_calls;
@@ -62,6 +63,7 @@ use othc::bundle::ImageJson;
 use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
 
 use host::{Call, Wasm};
+pub use input::{InputLine, Unfit};
 pub use limits::Limits;
 use natives::console::Console;
 use natives::files::Files;
@@ -252,7 +254,7 @@ impl std::fmt::Display for LoadError {
 pub struct Io<'a> {
     /// Console input, pulled a line at a time when the image is idle (on
     /// a thread of its own, so that HTTP requests can come meanwhile).
-    pub input: Box<dyn Iterator<Item = String> + Send>,
+    pub input: Box<dyn Iterator<Item = InputLine> + Send>,
     pub out: &'a mut dyn Write,
     pub err: &'a mut dyn Write,
     /// Where to write a line per delivery (`--trace`), if anywhere.
@@ -295,7 +297,10 @@ pub struct Runtime<'a> {
     io: Io<'a>,
     inbox: Inbox,
     /// A console line that came while nobody watched.
-    pending_line: Option<String>,
+    pending_line: Option<InputLine>,
+    /// Console input lines taken so far (delivered or not): a line's
+    /// number in what the run says of it.
+    input_lines: u64,
     input_ended: bool,
     /// Set by SIGINT/SIGTERM: how long in-flight HTTP requests may take.
     stopping: Option<Instant>,

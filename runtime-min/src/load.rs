@@ -141,6 +141,7 @@ impl<'a> Runtime<'a> {
             io,
             inbox: Inbox::new(input),
             pending_line: None,
+            input_lines: 0,
             input_ended: false,
             stopping: None,
             halted: false,

@@ -19,8 +19,8 @@ use crate::natives::http::HttpEvent;
 
 /// One thing from outside.
 pub(crate) enum Outside {
-    /// The next console input line.
-    Line(String),
+    /// The next console input line (or why there is none).
+    Line(crate::InputLine),
     /// Console input has ended.
     InputEnded,
     /// What the listener of Http instance `actor` took or saw.
@@ -42,7 +42,7 @@ pub(crate) struct Inbox {
     tx: Sender<Outside>,
     rx: Receiver<Outside>,
     /// Console input, until its thread takes it.
-    input: Option<Box<dyn Iterator<Item = String> + Send>>,
+    input: Option<Box<dyn Iterator<Item = crate::InputLine> + Send>>,
     /// Asks the input thread for one more line.
     ask: Option<SyncSender<()>>,
     /// Whether a line has been asked for and has not come yet.
@@ -51,7 +51,7 @@ pub(crate) struct Inbox {
 }
 
 impl Inbox {
-    pub fn new(input: Box<dyn Iterator<Item = String> + Send>) -> Inbox {
+    pub fn new(input: Box<dyn Iterator<Item = crate::InputLine> + Send>) -> Inbox {
         let (tx, rx) = mpsc::channel();
         Inbox {
             tx,
@@ -85,7 +85,7 @@ impl Inbox {
                 .spawn(move || {
                     while asked.recv().is_ok() {
                         let line = input.next();
-                        let ended = line.is_none();
+                        let ended = matches!(line, None | Some(crate::InputLine::Failed(_)));
                         let msg = line.map_or(Outside::InputEnded, Outside::Line);
                         if tx.send(msg).is_err() || ended {
                             return;

@@ -2,7 +2,7 @@
 //! input from stdin a line at a time, output to stdout, reports and the
 //! trace to stderr (what `othismo-run` and `othc run` do).
 
-use crate::{Io, Limits, LoadError, Runtime, cluster};
+use crate::{Io, Limits, LoadError, Runtime, cluster, input};
 
 /// Runs a bundle on this process's standard streams: console input from
 /// stdin (read a line at a time, as the image asks), output to stdout,
@@ -31,22 +31,10 @@ pub fn run_on_stdio_placed(
     code: Option<&std::path::Path>,
     cluster: Option<&cluster::ClusterConfig>,
 ) -> Result<i32, LoadError> {
-    // Read line by line by the input thread; a read error ends input.
-    let input = std::iter::from_fn(|| {
-        let mut line = String::new();
-        match std::io::stdin().read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => {
-                if line.ends_with('\n') {
-                    line.pop();
-                    if line.ends_with('\r') {
-                        line.pop();
-                    }
-                }
-                Some(line)
-            }
-        }
-    });
+    // Read line by line by the input thread, holding no more of a line
+    // than a payload may carry.
+    let payload = limits.payload;
+    let input = std::iter::from_fn(move || input::read_line(&mut std::io::stdin().lock(), payload));
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr();
     let mut trace_to = std::io::stderr();

@@ -11,7 +11,7 @@ use crate::natives::{
     http::{Http, HttpEvent},
 };
 use crate::outside::Outside;
-use crate::{Body, Event, Runtime, Sender};
+use crate::{Body, Event, InputLine, Runtime, Sender, Unfit};
 
 impl Runtime<'_> {
     /// Whether the console has a watcher that input could still reach.
@@ -135,27 +135,19 @@ impl Runtime<'_> {
     /// Takes in one thing from outside; true when it gave the image work.
     pub(crate) fn outside(&mut self, o: Outside) -> bool {
         match o {
+            Outside::Line(InputLine::Failed(why)) => {
+                let _ = writeln!(
+                    self.io.err,
+                    "error: console input could not be read: {why}; input ends here"
+                );
+                self.failed = true;
+                self.input_ended()
+            }
             Outside::Line(line) => {
                 self.pending_line = Some(line);
                 false
             }
-            Outside::InputEnded => {
-                // Input ended: the watch streams end.
-                self.input_ended = true;
-                for a in &mut self.actors {
-                    if let Body::Console(c) = &mut a.body {
-                        for (to, ticket) in c.watchers.drain(..) {
-                            self.queue.push_back(Event::Answer {
-                                to,
-                                ticket,
-                                done: true,
-                                payload: None,
-                            });
-                        }
-                    }
-                }
-                !self.queue.is_empty()
-            }
+            Outside::InputEnded => self.input_ended(),
             Outside::Http { actor, event } => self.http_event(actor, event),
             Outside::Cluster(f) => self.cluster_event(f),
             Outside::Finished(f) => {
@@ -251,21 +243,66 @@ impl Runtime<'_> {
         }
     }
 
-    /// Hands an input line to the console's watchers.
-    pub(crate) fn hand_line(&mut self, line: String) {
-        if line.len() > self.limits.payload {
-            // A payload the console would make obeys the payload limit
-            // like any other: the line is not delivered, and the run
-            // says so (and ends with status 1: input was lost).
-            let _ = writeln!(
-                self.io.err,
-                "error: an input line of {} bytes is over the payload limit of {} (`--max-payload`); it was not delivered",
-                line.len(),
-                self.limits.payload
-            );
-            self.failed = true;
-            return;
+    /// Input ended: the watch streams end. True when that gave the image
+    /// work.
+    fn input_ended(&mut self) -> bool {
+        self.input_ended = true;
+        for a in &mut self.actors {
+            if let Body::Console(c) = &mut a.body {
+                for (to, ticket) in c.watchers.drain(..) {
+                    self.queue.push_back(Event::Answer {
+                        to,
+                        ticket,
+                        done: true,
+                        payload: None,
+                    });
+                }
+            }
         }
+        !self.queue.is_empty()
+    }
+
+    /// Hands an input line to the console's watchers, or says why it
+    /// cannot (and the run ends with status 1: input was lost).
+    pub(crate) fn hand_line(&mut self, line: InputLine) {
+        self.input_lines += 1;
+        let n = self.input_lines;
+        let limit = self.limits.payload;
+        let line = match line {
+            // A payload the console would make obeys the payload limit
+            // like any other.
+            InputLine::Text(t) if t.len() > limit => InputLine::Unfit {
+                bytes: t.len() as u64,
+                why: Unfit::TooLong,
+            },
+            line => line,
+        };
+        let why = match line {
+            InputLine::Text(line) => return self.deliver_line(line),
+            InputLine::Unfit {
+                bytes,
+                why: Unfit::TooLong,
+            } => format!(
+                "is {bytes} bytes long, over the payload limit of {limit} (`--max-payload`)"
+            ),
+            InputLine::Unfit {
+                why: Unfit::NotUtf8 { at },
+                ..
+            } => format!(
+                "is not UTF-8 text (its byte {} is not), and the console reads text",
+                at + 1
+            ),
+            // Never held: `outside` takes it as it comes.
+            InputLine::Failed(_) => return,
+        };
+        let _ = writeln!(
+            self.io.err,
+            "error: console input line {n} {why}; it was not delivered"
+        );
+        self.failed = true;
+    }
+
+    fn deliver_line(&mut self, line: String) {
         let watchers: Vec<(Sender, i32)> = self
             .actors
             .iter()

@@ -294,7 +294,7 @@ fn an_input_line_over_the_payload_limit_is_refused_not_delivered() {
     );
     assert!(
         ran.err
-            .contains("input line of 5000 bytes is over the payload limit of 1000"),
+            .contains("error: console input line 2 is 5000 bytes long, over the payload limit of 1000 (`--max-payload`); it was not delivered"),
         "{}",
         ran.err
     );

@@ -130,7 +130,7 @@ pub fn run_with_code(bundle: &[u8], input: &[&str], limits: Limits, code: Option
     let (mut out, mut err, mut trace) = (Vec::new(), Vec::new(), Vec::new());
     let input: Vec<String> = input.iter().map(|s| s.to_string()).collect();
     let io = Io {
-        input: Box::new(input.into_iter()),
+        input: Box::new(input.into_iter().map(othismo_runtime::InputLine::from)),
         out: &mut out,
         err: &mut err,
         trace: Some(&mut trace),
