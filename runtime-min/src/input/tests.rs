@@ -104,3 +104,52 @@ fn a_read_that_fails_says_so() {
         Some(InputLine::Failed("the disk went away".into()))
     );
 }
+
+/// What `read_line` must give for `bytes`, worked out the plain way: the
+/// whole input split at each `\n`, every line held.
+fn expected(bytes: &[u8], limit: usize) -> Vec<InputLine> {
+    let mut parts: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    if parts.last().is_some_and(|p| p.is_empty()) {
+        parts.pop();
+    }
+    parts
+        .into_iter()
+        .map(|p| {
+            let p = p.strip_suffix(b"\r").unwrap_or(p);
+            if p.len() > limit {
+                return InputLine::Unfit {
+                    bytes: p.len() as u64,
+                    why: Unfit::TooLong,
+                };
+            }
+            match std::str::from_utf8(p) {
+                Ok(t) => text(t),
+                Err(e) => InputLine::Unfit {
+                    bytes: p.len() as u64,
+                    why: Unfit::NotUtf8 {
+                        at: e.valid_up_to() as u64,
+                    },
+                },
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn any_input_read_in_any_pieces_gives_the_lines_split_the_plain_way() {
+    let mut rng = test_support::Rng::new(35);
+    let alphabet: &[u8] = b"ab\r\n\n\xff\xc3\xa9";
+    for round in 0..5000 {
+        let len = rng.below(40);
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        let limit = rng.below(10);
+        let chunk = 1 + rng.below(6);
+        assert_eq!(
+            lines(&bytes, limit, chunk),
+            expected(&bytes, limit),
+            "round {round}: {bytes:?}, limit {limit}, read {chunk} at a time"
+        );
+    }
+}
