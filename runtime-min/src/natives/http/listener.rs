@@ -82,10 +82,10 @@ pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> 
                     // Until the Http object is gone: a connection still
                     // finishing after the listener stops gets its parts too.
                     tokio::spawn(hand_on(to_hand_on));
-                    accept(listener, shared, stopped).await;
+                    accept(listener, shared, stopped).await
                 })
             });
-            done(match ran {
+            done(match ran.and_then(|accepted| accepted) {
                 Ok(()) => HttpEvent::Stopped,
                 Err(why) => HttpEvent::Failed(why),
             });
@@ -102,10 +102,11 @@ async fn accept(
     listener: std::net::TcpListener,
     shared: Arc<Shared>,
     mut stopped: watch::Receiver<bool>,
-) {
-    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-        return;
-    };
+) -> Result<(), String> {
+    // A socket the reactor cannot watch is a port nobody serves: the run
+    // must not go on as if it were served.
+    let listener = tokio::net::TcpListener::from_std(listener)
+        .map_err(|e| format!("cannot watch its socket: {e}"))?;
     let beat = tokio::spawn(heartbeat());
     let mut conns = tokio::task::JoinSet::new();
     loop {
@@ -135,6 +136,7 @@ async fn accept(
     // What is open finishes; the event loop bounds how long it waits.
     while conns.join_next().await.is_some() {}
     beat.abort();
+    Ok(())
 }
 
 /// The interval of `heartbeat`: shorter than every timeout the listener
