@@ -15,12 +15,13 @@
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::time::Instant;
 
+use crate::InputLine;
 use crate::natives::http::HttpEvent;
 
 /// One thing from outside.
 pub(crate) enum Outside {
     /// The next console input line (or why there is none).
-    Line(crate::InputLine),
+    Line(InputLine),
     /// Console input has ended.
     InputEnded,
     /// What the listener of Http instance `actor` took or saw.
@@ -42,7 +43,7 @@ pub(crate) struct Inbox {
     tx: Sender<Outside>,
     rx: Receiver<Outside>,
     /// Console input, until its thread takes it.
-    input: Option<Box<dyn Iterator<Item = crate::InputLine> + Send>>,
+    input: Option<Box<dyn Iterator<Item = InputLine> + Send>>,
     /// Asks the input thread for one more line.
     ask: Option<SyncSender<()>>,
     /// Whether a line has been asked for and has not come yet.
@@ -51,7 +52,7 @@ pub(crate) struct Inbox {
 }
 
 impl Inbox {
-    pub fn new(input: Box<dyn Iterator<Item = crate::InputLine> + Send>) -> Inbox {
+    pub fn new(input: Box<dyn Iterator<Item = InputLine> + Send>) -> Inbox {
         let (tx, rx) = mpsc::channel();
         Inbox {
             tx,
@@ -85,7 +86,7 @@ impl Inbox {
                 .spawn(move || {
                     while asked.recv().is_ok() {
                         let line = input.next();
-                        let ended = matches!(line, None | Some(crate::InputLine::Failed(_)));
+                        let ended = matches!(line, None | Some(InputLine::Failed(_)));
                         let msg = line.map_or(Outside::InputEnded, Outside::Line);
                         if tx.send(msg).is_err() || ended {
                             return;
