@@ -50,7 +50,8 @@ impl Failed {
 
 /// Writes `data` to `path`, whole or not at all: the file it names is
 /// replaced (through its links: a link stays a link), or made if there is
-/// none.
+/// none. Only a regular file is replaced, and only one this process may
+/// write: a read-only file stays so, as it would for a write in place.
 pub fn write_whole(path: impl AsRef<Path>, data: impl AsRef<[u8]>) -> io::Result<()> {
     let (path, data) = (path.as_ref(), data.as_ref());
     let target = match fs::canonicalize(path) {
@@ -58,7 +59,23 @@ pub fn write_whole(path: impl AsRef<Path>, data: impl AsRef<[u8]>) -> io::Result
         Err(e) if e.kind() == io::ErrorKind::NotFound => path.to_path_buf(),
         Err(e) => return Err(e),
     };
-    let was = fs::metadata(&target).ok();
+    let was = match fs::metadata(&target) {
+        Ok(m) if !m.is_file() => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "it is not a regular file, so it is not replaced",
+            ));
+        }
+        // Opened to write, never written through: whether it may be.
+        Ok(_) => Some(
+            fs::OpenOptions::new()
+                .write(true)
+                .open(&target)?
+                .metadata()?,
+        ),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
     replace(&target, was.as_ref(), data).map_err(Failed::into_error)
 }
 

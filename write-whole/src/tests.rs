@@ -1,4 +1,4 @@
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 
 use super::*;
 
@@ -93,4 +93,19 @@ fn a_directory_that_is_not_there_is_said_to_be_where_it_failed() {
         e.to_string().contains("cannot make a new file beside it"),
         "{e}"
     );
+}
+
+#[test]
+fn what_is_not_a_regular_file_is_not_replaced() {
+    let d = dir("fifo");
+    let p = d.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&p)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let e = write_whole(&p, "new").unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+    assert!(fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
+    assert_eq!(names(&d), ["pipe"]);
 }
