@@ -256,19 +256,37 @@ pub fn write(json: &ImageJson, modules: &[(String, Vec<u8>)]) -> Result<Vec<u8>,
 /// A bundle's modules: (entry name, bytes).
 pub type Modules = Vec<(String, Vec<u8>)>;
 
+/// Why an archive that begins and ends as a bundle could not be read.
+fn unreadable(e: std::io::Error) -> String {
+    format!("the bundle is damaged ({e}); build it again")
+}
+
 /// A bundle's entries, checked: its `image.json`, and each module's hash.
 pub fn read(bytes: &[u8]) -> Result<(ImageJson, Modules), String> {
+    // What `write` makes begins with a POSIX tar header, its magic at 257.
+    if bytes.get(257..262) != Some(b"ustar".as_slice()) {
+        return Err(
+            "not a bundle: it does not begin as one (the tar archive `othc build` writes, NAME.othimg)"
+                .into(),
+        );
+    }
+    // And ends with the archive's end: two blocks of zeros. Without them
+    // it was cut short (a copy or a write that did not finish), whether or
+    // not the cut fell between entries.
+    if bytes.len() < 1024 || bytes[bytes.len() - 1024..].iter().any(|&b| b != 0) {
+        return Err(
+            "the bundle is cut short (it lacks the archive's end): it was not written or copied whole; build it again"
+                .into(),
+        );
+    }
     let mut archive = tar::Archive::new(bytes);
     let mut json: Option<ImageJson> = None;
     let mut modules = Vec::new();
-    for entry in archive
-        .entries()
-        .map_err(|e| format!("not a bundle: {e}"))?
-    {
-        let mut entry = entry.map_err(|e| format!("not a bundle: {e}"))?;
+    for entry in archive.entries().map_err(unreadable)? {
+        let mut entry = entry.map_err(unreadable)?;
         let name = entry
             .path()
-            .map_err(|e| format!("not a bundle: {e}"))?
+            .map_err(unreadable)?
             .to_string_lossy()
             .into_owned();
         // Only plain files: a link means nothing in a bundle, and a sparse
@@ -284,8 +302,7 @@ pub fn read(bytes: &[u8]) -> Result<(ImageJson, Modules), String> {
             return Err(format!("it holds `{name}` twice"));
         }
         let mut data = Vec::new();
-        std::io::Read::read_to_end(&mut entry, &mut data)
-            .map_err(|e| format!("not a bundle: {e}"))?;
+        std::io::Read::read_to_end(&mut entry, &mut data).map_err(unreadable)?;
         if name == "image.json" {
             let j: ImageJson = serde_json::from_slice(&data)
                 .map_err(|e| format!("its image.json is malformed: {e}"))?;

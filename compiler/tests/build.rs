@@ -128,13 +128,19 @@ fn hello_builds_the_same_bytes_twice_and_the_second_time_from_the_cache() {
         ("greeter", "/greeting")
     );
     // Corrupted bundles are refused, saying why.
-    assert!(othc::bundle::read(&b1[..b1.len() / 3]).is_err());
+    let err = othc::bundle::read(&b1[..b1.len() / 3]).unwrap_err();
+    assert!(err.contains("the bundle is cut short"), "{err}");
+    let err = othc::bundle::read(b"image Hello {}\n").unwrap_err();
+    assert!(
+        err.contains("not a bundle: it does not begin as one"),
+        "{err}"
+    );
     let mut tampered = b1.clone();
     let at = tampered.len() - 2000;
     tampered[at] ^= 0xff;
     let err = othc::bundle::read(&tampered).unwrap_err();
     assert!(
-        err.contains("hash") || err.contains("not a bundle"),
+        err.contains("hash") || err.contains("the bundle is damaged"),
         "{err}"
     );
     // A change to an implementation compiles that module again.

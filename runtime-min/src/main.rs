@@ -90,6 +90,13 @@ fn main() -> ExitCode {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) => {
             eprintln!("error: cannot load `{}`: {e}", args.bundle.display());
+            if args.bundle.extension().is_some_and(|x| x == "oth") {
+                eprintln!(
+                    "help: `{0}` is an image's source: `othc run {0}` builds and runs it; \
+                     othismo-run takes the bundle `othc build {0}` writes (build/NAME.othimg)",
+                    args.bundle.display()
+                );
+            }
             ExitCode::from(2)
         }
     }

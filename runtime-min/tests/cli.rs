@@ -49,6 +49,18 @@ fn bad_input_exits_2() {
     assert!(err.contains("cannot read"), "{err}");
     let (status, _, _) = run(&[], "");
     assert_eq!(status, Some(2));
+    // An image's source instead of its bundle: said, with what to run.
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello/Hello.oth");
+    let (status, _, err) = run(&[&source.to_string_lossy()], "");
+    assert_eq!(status, Some(2), "{err}");
+    assert!(
+        err.contains("not a bundle: it does not begin as one"),
+        "{err}"
+    );
+    assert!(
+        err.contains("help: ") && err.contains("is an image's source: `othc run "),
+        "{err}"
+    );
 }
 
 /// Console output to a full disk is not reported as success: each write is
