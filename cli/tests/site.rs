@@ -261,7 +261,22 @@ fn a_misconfigured_site_stops_at_once() {
         )),
         "{err}"
     );
+    assert!(
+        err.contains("another process listens there; stop it, or give HttpConfig another `listen`"),
+        "{err}"
+    );
     assert!(!err.contains("listening on"), "{err}");
+    // An address that is not this host's (TEST-NET-1): said so.
+    let (status, err) = run_to_end(
+        &web::root(),
+        &["--set", r#"listen=HttpConfig { listen: "192.0.2.1:8080" }"#],
+    );
+    assert_eq!(status, 1, "{err}");
+    assert!(
+        err.contains("cannot listen on 192.0.2.1:8080: ")
+            && err.contains("that address is not one of this host's"),
+        "{err}"
+    );
 }
 
 /// StaticSite forwards a read at once when the stat just before it found

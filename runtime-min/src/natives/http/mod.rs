@@ -197,6 +197,22 @@ fn answer(status: StatusCode, text: &str) -> Part {
     }
 }
 
+/// What to do about an address the listener could not take, where the
+/// system's words alone do not say.
+fn listen_help(e: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::AddrInUse => {
+            ": another process listens there; stop it, or give HttpConfig another `listen` (with `--set` where a slot holds it)"
+        }
+        K::PermissionDenied => {
+            ": a port below 1024 needs privileges this process does not have; take one above it"
+        }
+        K::AddrNotAvailable => ": that address is not one of this host's",
+        _ => "",
+    }
+}
+
 fn exchange_id(s: &Seg) -> Option<u64> {
     match s {
         Seg::Literal(l) => l.parse().ok(),
@@ -302,7 +318,7 @@ impl Http {
             }
             Err(e) => Reply::error(
                 errno::UNAVAILABLE,
-                format!("cannot listen on {}: {e}", config.listen),
+                format!("cannot listen on {}: {e}{}", config.listen, listen_help(&e)),
             ),
         }
     }
