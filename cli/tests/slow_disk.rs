@@ -7,6 +7,12 @@
 //! the event loop (the bug this guards against), every request waits for
 //! the part being read, and only a few get through before the download
 //! ends.
+//!
+//! Then a disk that stops answering: `stuck.txt` answers its read only
+//! after 3 s, and the read that finds the disk so is waited for on the
+//! loop's thread, which serves nothing meanwhile. The run says so once the
+//! wait passes 2 s, and again when the disk answers (it used to say
+//! nothing: a process that looked alive and served nobody).
 
 mod web;
 
@@ -25,12 +31,17 @@ use fuser::{
 const DELAY: Duration = Duration::from_millis(150);
 const SLOW_SIZE: u64 = 3 << 20;
 const FAST_TEXT: &[u8] = b"fast and small\n";
+const STUCK_TEXT: &[u8] = b"late\n";
+/// What the read of `stuck.txt` waits: past the runtime's 2 s.
+const STUCK_FOR: Duration = Duration::from_secs(3);
 
 const ROOT: u64 = 1;
 const FAST: u64 = 2;
 const SLOW: u64 = 3;
+const STUCK: u64 = 4;
 
-/// A read-only file system of two files, `fast.txt` and `slow.bin`.
+/// A read-only file system of three files, `fast.txt`, `slow.bin` and
+/// `stuck.txt`.
 struct SlowFs {
     slow: Arc<Vec<u8>>,
 }
@@ -39,6 +50,7 @@ fn attr(ino: u64) -> FileAttr {
     let (kind, size, perm) = match ino {
         ROOT => (FileType::Directory, 0, 0o555),
         FAST => (FileType::RegularFile, FAST_TEXT.len() as u64, 0o444),
+        STUCK => (FileType::RegularFile, STUCK_TEXT.len() as u64, 0o444),
         _ => (FileType::RegularFile, SLOW_SIZE, 0o444),
     };
     FileAttr {
@@ -68,13 +80,14 @@ impl Filesystem for SlowFs {
         match (parent, name.to_str()) {
             (ROOT, Some("fast.txt")) => reply.entry(&TTL, &attr(FAST), 0),
             (ROOT, Some("slow.bin")) => reply.entry(&TTL, &attr(SLOW), 0),
+            (ROOT, Some("stuck.txt")) => reply.entry(&TTL, &attr(STUCK), 0),
             _ => reply.error(libc_enoent()),
         }
     }
 
     fn getattr(&mut self, _: &Request<'_>, ino: u64, _: Option<u64>, reply: ReplyAttr) {
         match ino {
-            ROOT | FAST | SLOW => reply.attr(&TTL, &attr(ino)),
+            ROOT | FAST | SLOW | STUCK => reply.attr(&TTL, &attr(ino)),
             _ => reply.error(libc_enoent()),
         }
     }
@@ -93,12 +106,20 @@ impl Filesystem for SlowFs {
         let data: &[u8] = match ino {
             FAST => FAST_TEXT,
             SLOW => &self.slow,
+            STUCK => STUCK_TEXT,
             _ => return reply.error(libc_enoent()),
         };
         let from = (offset as usize).min(data.len());
         let to = (from + size as usize).min(data.len());
         if ino == FAST {
             return reply.data(&data[from..to]);
+        }
+        if ino == STUCK {
+            std::thread::spawn(move || {
+                std::thread::sleep(STUCK_FOR);
+                reply.data(&STUCK_TEXT[from..to]);
+            });
+            return;
         }
         // Answered later, from a thread of its own: the file system goes on
         // answering everything else meanwhile, as a disk's queue does.
@@ -125,6 +146,7 @@ impl Filesystem for SlowFs {
             (ROOT, FileType::Directory, ".."),
             (FAST, FileType::RegularFile, "fast.txt"),
             (SLOW, FileType::RegularFile, "slow.bin"),
+            (STUCK, FileType::RegularFile, "stuck.txt"),
         ];
         for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
             if reply.add(*ino, (i + 1) as i64, *kind, name) {
@@ -212,6 +234,25 @@ fn a_slow_disk_stalls_nobody_else() {
         "fast.txt was served only {served} times during the download of {parts} parts: the slow disk stalled it"
     );
     assert!(run.alive(), "the runtime stopped");
+
+    // A fast request first: the disk is not taken for slow any more, so
+    // the next read is waited for on the loop's thread.
+    assert_eq!(web::curl(&[], &format!("{base}/fast.txt")).status, 200);
+    let stuck = {
+        let url = format!("{base}/stuck.txt");
+        std::thread::spawn(move || web::curl(&["--max-time", "30"], &url))
+    };
+    let said = run.wait_err("warning: the runtime has waited 2 s on the disk of `public` (Files)");
+    assert!(
+        said.contains("which has not answered: nothing else is served until it does"),
+        "{said}"
+    );
+    let said = run.wait_err("the disk answered after ");
+    assert!(said.contains("s: the runtime serves again"), "{said}");
+    let got = stuck.join().unwrap();
+    assert_eq!(got.status, 200);
+    assert_eq!(got.body, STUCK_TEXT);
+    assert_eq!(web::curl(&[], &format!("{base}/fast.txt")).body, FAST_TEXT);
     let (code, err) = run.interrupt();
     assert_eq!(code, 0, "{err}");
 }

@@ -44,6 +44,7 @@ mod pace;
 pub mod probe;
 mod report;
 pub mod route;
+mod stall;
 mod stdio;
 mod supervise;
 mod take_in;
@@ -312,6 +313,8 @@ pub struct Runtime<'a> {
     spare_calls: Vec<Call>,
     /// The buffer each delivered request's path is written into, reused.
     spare_path: String,
+    /// The loop's waits on a disk, watched by the ticker's thread.
+    stall: Arc<stall::Stall>,
     _ticker: Ticker,
 }
 

@@ -74,7 +74,9 @@ impl<'a> Runtime<'a> {
         let prefix = crate::cluster::prefix_of(bundle);
         let engine =
             wasmtime::Engine::new(&crate::code::config()).map_err(|e| LoadError(e.to_string()))?;
-        let ticker = Ticker::start(&engine);
+        let names = json.instances.iter().map(|i| i.name.clone()).collect();
+        let stall = Arc::new(crate::stall::Stall::new(names));
+        let ticker = Ticker::start(&engine, Some(stall.clone()));
         let mut io = io;
         let mut compiled = Compiled {
             linker: host::linker(&engine).map_err(|e| LoadError(e.to_string()))?,
@@ -149,6 +151,7 @@ impl<'a> Runtime<'a> {
             failed: false,
             spare_calls: Vec::new(),
             spare_path: String::new(),
+            stall,
             _ticker: ticker,
         };
         if let (Some(c), Some(here)) = (cluster, here) {

@@ -160,7 +160,9 @@ impl Runtime<'_> {
             let (serial, rest) = (p.serial, p.rest.take().expect("present"));
             return self.read_part_away(a, t, serial, rest);
         }
+        let waiting = self.stall.begin(a, true);
         let r = rest.next_part();
+        self.stall_over(waiting);
         if r.is_last() {
             self.actors[a].paced.remove(&t);
         }

@@ -1,9 +1,13 @@
-//! The epoch ticker: a delivery that runs past its time traps.
+//! The epoch ticker: a delivery that runs past its time traps. It also
+//! watches the loop's waits on a disk (`stall`), every tick.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use std::io::Write;
+
 use crate::limits;
+use crate::stall::Stall;
 
 /// Ticks the engine's epoch, so a delivery that runs too long traps.
 pub(crate) struct Ticker {
@@ -12,7 +16,8 @@ pub(crate) struct Ticker {
 }
 
 impl Ticker {
-    pub(crate) fn start(engine: &wasmtime::Engine) -> Ticker {
+    /// The ticker of `engine`, watching `stall` if given (a run's loop).
+    pub(crate) fn start(engine: &wasmtime::Engine, stall: Option<Arc<Stall>>) -> Ticker {
         let stop = Arc::new(AtomicBool::new(false));
         let (flag, engine) = (stop.clone(), engine.clone());
         let thread = std::thread::spawn(move || {
@@ -21,6 +26,11 @@ impl Ticker {
             while !flag.load(Ordering::Relaxed) {
                 std::thread::park_timeout(limits::TICK);
                 engine.increment_epoch();
+                if let Some(said) = stall.as_ref().and_then(|s| s.check()) {
+                    // The process's own stderr: the run's is the loop's,
+                    // which is the thread held.
+                    let _ = writeln!(std::io::stderr(), "{said}");
+                }
             }
         });
         Ticker {

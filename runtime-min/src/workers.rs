@@ -258,7 +258,8 @@ impl Job {
                 entry,
                 limit,
             } => {
-                let replies = timed_files(&mut files, &path, entry, &req, limit);
+                let began = Instant::now();
+                let replies = timed_files(&mut files, &path, entry, &req, limit, began);
                 Finished::Files {
                     a,
                     replies,
@@ -282,15 +283,16 @@ impl Job {
     }
 }
 
-/// A `Files` request served, its disk marked slow or not by its time.
+/// A `Files` request served from `began`, its disk marked slow or not by
+/// its time.
 fn timed_files(
     files: &mut Files,
     path: &[Seg],
     entry: usize,
     req: &Serving,
     limit: usize,
+    began: Instant,
 ) -> Vec<Reply> {
-    let began = Instant::now();
     let replies = files.serve(natives::files::Request {
         entry,
         path,
@@ -392,7 +394,9 @@ impl Runtime<'_> {
         let Body::Files(files) = &mut self.actors[a].body else {
             return;
         };
-        let replies = timed_files(files, &path, entry, &req, limit);
+        let waiting = self.stall.begin(a, false);
+        let replies = timed_files(files, &path, entry, &req, limit, waiting.began());
+        self.stall_over(waiting);
         self.reply(&req, replies);
     }
 

@@ -65,7 +65,7 @@ impl Module {
     /// Module `bytes`, compiled for instances under `limits`.
     pub fn new(bytes: &[u8], limits: Limits) -> Result<Module, String> {
         let engine = wasmtime::Engine::new(&crate::code::config()).map_err(|e| format!("{e:#}"))?;
-        let ticker = Ticker::start(&engine);
+        let ticker = Ticker::start(&engine, None);
         let module = wasmtime::Module::new(&engine, bytes).map_err(|e| format!("{e:#}"))?;
         let linker = crate::host::linker(&engine).map_err(|e| format!("{e:#}"))?;
         let pre = linker
