@@ -212,6 +212,9 @@ fn run_to_end(cwd: &std::path::Path, args: &[&str]) -> (i32, String) {
         .current_dir(cwd)
         .arg("run")
         .arg(&image)
+        // Not the example's own build folder, which a developer runs.
+        .arg("--out")
+        .arg(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("misconfigured_site"))
         .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
