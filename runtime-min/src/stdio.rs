@@ -31,6 +31,7 @@ pub fn run_on_stdio_placed(
     code: Option<&std::path::Path>,
     cluster: Option<&cluster::ClusterConfig>,
 ) -> Result<i32, LoadError> {
+    raise_open_files();
     // Read line by line by the input thread, holding no more of a line
     // than a payload may carry.
     let payload = limits.payload;
@@ -45,4 +46,26 @@ pub fn run_on_stdio_placed(
         trace: if trace { Some(&mut trace_to) } else { None },
     };
     Ok(Runtime::load_placed(bundle, limits, io, code, cluster)?.run())
+}
+
+/// Lets the run hold as many open files as the host allows it: the soft
+/// limit raised to the hard one (as nginx's `worker_rlimit_nofile` and Go's
+/// runtime do). Each connection and each file the natives hold is one, and
+/// the usual soft limit of 1,024 is below what Http alone may hold (1,024
+/// connections and the files it serves): past it a connection waits in the
+/// kernel's queue, unanswered, and a file cannot be opened. A limit that
+/// cannot be raised stays as it is.
+fn raise_open_files() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let now = getrlimit(Resource::Nofile);
+    let most = now.maximum.unwrap_or(u64::MAX).min(1 << 20);
+    if now.current.is_some_and(|c| c < most) {
+        let _ = setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: Some(most),
+                maximum: now.maximum,
+            },
+        );
+    }
 }

@@ -80,12 +80,26 @@ pub fn start(bundle: &Path, args: &[&str]) -> Running {
 
 /// `start`, with environment variables set for the run.
 pub fn start_with_env(bundle: &Path, args: &[&str], env: &[(&str, &str)]) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
+    let mut run = Command::new(env!("CARGO_BIN_EXE_othc"));
+    run.envs(env.iter().copied());
+    launch(run, bundle, args)
+}
+
+/// `start`, run by `wrapper` (a program and its arguments, the command
+/// after them: `prlimit --nofile=...`, say).
+pub fn start_under(wrapper: &[&str], bundle: &Path, args: &[&str]) -> Running {
+    let mut run = Command::new(wrapper[0]);
+    run.args(&wrapper[1..]).arg(env!("CARGO_BIN_EXE_othc"));
+    launch(run, bundle, args)
+}
+
+/// `run` (othc, or what runs it) given `run BUNDLE ARGS` and started.
+fn launch(mut run: Command, bundle: &Path, args: &[&str]) -> Running {
+    let mut child = run
         .current_dir(root())
         .arg("run")
         .arg(bundle)
         .args(args)
-        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -19,6 +19,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{mpsc, watch};
 
 use super::outbox::{Batch, hand_on};
+use super::troubles::Troubles;
 use super::wire::Config;
 use super::{Flow, HIGH_WATER, HttpEvent, Incoming, Notify, Part, answer};
 
@@ -109,12 +110,14 @@ async fn accept(
         .map_err(|e| format!("cannot watch its socket: {e}"))?;
     let beat = tokio::spawn(heartbeat());
     let mut conns = tokio::task::JoinSet::new();
+    let mut troubles = Troubles::of(listener.local_addr().ok());
     loop {
         tokio::select! {
             a = listener.accept() => match a {
                 Ok((stream, _)) => {
                     crate::fault::inject("listener");
                     if shared.connections.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
+                        troubles.turned_away(MAX_CONNECTIONS);
                         continue;
                     }
                     // A streamed body goes out part by part: Nagle's
@@ -126,7 +129,10 @@ async fn accept(
                     conns.spawn(connection(stream, shared.clone(), stopped.clone()));
                 }
                 // Out of file descriptors, say: wait a little, go on.
-                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+                Err(e) => {
+                    troubles.accept_failed(&e);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
             },
             _ = stopped.changed() => break,
             Some(_) = conns.join_next(), if !conns.is_empty() => {}

@@ -12,6 +12,7 @@
 
 mod listener;
 mod outbox;
+mod troubles;
 pub(crate) mod wire;
 
 use std::collections::{HashMap, VecDeque};
