@@ -1,10 +1,9 @@
 //! The epoch ticker: a delivery that runs past its time traps. It also
 //! watches the loop's waits on a disk (`stall`), every tick.
 
+use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-use std::io::Write;
 
 use crate::limits;
 use crate::stall::Stall;
