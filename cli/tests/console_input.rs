@@ -28,26 +28,6 @@ fn hello() -> &'static PathBuf {
     })
 }
 
-/// `\n`, `\r` and `\xNN` escapes made bytes.
-fn unescape(s: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match (b[i], b.get(i + 1)) {
-            (b'\\', Some(b'n')) => (out.push(b'\n'), i += 2).1,
-            (b'\\', Some(b'r')) => (out.push(b'\r'), i += 2).1,
-            (b'\\', Some(b'x')) => {
-                let hex = std::str::from_utf8(&b[i + 2..i + 4]).unwrap();
-                out.push(u8::from_str_radix(hex, 16).unwrap());
-                i += 4;
-            }
-            (c, _) => (out.push(c), i += 1).1,
-        }
-    }
-    out
-}
-
 fn run_hello(args: &[&str], input: &[u8]) -> std::process::Output {
     let bundle = hello().to_string_lossy().into_owned();
     let mut all = vec!["run", &bundle];
@@ -72,9 +52,13 @@ fn every_case_of_console_input() {
         let [name, input, output, says, status] = f[..] else {
             panic!("a case has five fields: {line}");
         };
-        let o = run_hello(&[], &unescape(input));
+        let o = run_hello(&[], &test_support::unescape(input));
         let (out, err) = (stdout(&o), stderr(&o));
-        assert_eq!(out.as_bytes(), unescape(output), "{name}: stderr {err}");
+        assert_eq!(
+            out.as_bytes(),
+            test_support::unescape(output),
+            "{name}: stderr {err}"
+        );
         if says == "-" {
             assert!(!err.contains("error"), "{name}: {err}");
         } else {

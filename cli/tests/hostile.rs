@@ -20,36 +20,6 @@ struct Case {
     nginx: String,
 }
 
-/// `\r`, `\n`, `\t`, `\\` and `\xHH` in a case's request line; `{N*c}` is
-/// the character c N times.
-fn unescape(s: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match (b[i], b.get(i + 1)) {
-            (b'\\', Some(b'r')) => (out.push(b'\r'), i += 2).1,
-            (b'\\', Some(b'n')) => (out.push(b'\n'), i += 2).1,
-            (b'\\', Some(b't')) => (out.push(b'\t'), i += 2).1,
-            (b'\\', Some(b'\\')) => (out.push(b'\\'), i += 2).1,
-            (b'\\', Some(b'x')) => {
-                let hex = std::str::from_utf8(&b[i + 2..i + 4]).unwrap();
-                out.push(u8::from_str_radix(hex, 16).unwrap());
-                i += 4;
-            }
-            (b'{', _) => {
-                let end = s[i..].find('}').unwrap() + i;
-                let (n, c) = s[i + 1..end].split_once('*').unwrap();
-                let n: usize = n.parse().unwrap();
-                out.extend(std::iter::repeat_n(c.as_bytes(), n).flatten());
-                i = end + 1;
-            }
-            (c, _) => (out.push(c), i += 1).1,
-        }
-    }
-    out
-}
-
 fn cases() -> Vec<Case> {
     let text = std::fs::read_to_string(web::root().join("fixtures/http/hostile.cases")).unwrap();
     let mut out = Vec::new();
@@ -63,7 +33,7 @@ fn cases() -> Vec<Case> {
             current = Some(Case {
                 line: n + 1,
                 what: what.clone(),
-                raw: unescape(r),
+                raw: test_support::unescape(r),
                 site: String::new(),
                 nginx: String::new(),
             });

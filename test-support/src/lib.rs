@@ -105,6 +105,36 @@ pub fn texts(o: &Output) -> (String, String) {
     )
 }
 
+/// A fixture's escapes made bytes: `\r`, `\n`, `\t`, `\\` and `\xHH`;
+/// `{N*c}` is the character c N times.
+pub fn unescape(s: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], b.get(i + 1)) {
+            (b'\\', Some(b'r')) => (out.push(b'\r'), i += 2).1,
+            (b'\\', Some(b'n')) => (out.push(b'\n'), i += 2).1,
+            (b'\\', Some(b't')) => (out.push(b'\t'), i += 2).1,
+            (b'\\', Some(b'\\')) => (out.push(b'\\'), i += 2).1,
+            (b'\\', Some(b'x')) => {
+                let hex = std::str::from_utf8(&b[i + 2..i + 4]).unwrap();
+                out.push(u8::from_str_radix(hex, 16).unwrap());
+                i += 4;
+            }
+            (b'{', _) => {
+                let end = s[i..].find('}').unwrap() + i;
+                let (n, c) = s[i + 1..end].split_once('*').unwrap();
+                let n: usize = n.parse().unwrap();
+                out.extend(std::iter::repeat_n(c.as_bytes(), n).flatten());
+                i = end + 1;
+            }
+            (c, _) => (out.push(c), i += 1).1,
+        }
+    }
+    out
+}
+
 /// An empty directory `name` under `base` (a test binary's
 /// `CARGO_TARGET_TMPDIR`), whatever a previous run left there.
 pub fn scratch(base: &str, name: &str) -> PathBuf {
