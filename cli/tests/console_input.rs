@@ -10,6 +10,7 @@ mod othc_process;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use othc_process::{root, stderr, stdout};
 
@@ -135,4 +136,72 @@ fn input_that_cannot_be_read_says_so() {
         "{err}"
     );
     assert_eq!(o.status.code(), Some(1), "{err}");
+}
+
+/// Standard output whose reader stops taking it (a pipe nobody reads, as
+/// `| less` left alone): the loop waits on the write and serves nothing
+/// meanwhile, which the run says past 2 s, and says again when output is
+/// taken; nothing is lost (it used to wait saying nothing).
+#[test]
+fn output_nobody_takes_is_said_and_nothing_is_lost() {
+    use std::io::{BufRead, Read};
+    let bundle = hello().to_string_lossy().into_owned();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
+        .args(["run", &bundle])
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stderr read as it comes; stdout left unread for now.
+    let (tx, said) = std::sync::mpsc::channel();
+    let err = std::io::BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for l in err.lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    // Far more output than a pipe holds (64 KiB): 20,000 names, two
+    // greetings each.
+    let names: String = (0..20_000).map(|i| format!("n{i}\n")).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, names.as_bytes()));
+    let mut seen = Vec::new();
+    let warning = loop {
+        let l = said
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no warning in 60 s; stderr: {seen:?}"));
+        if l.contains("warning: the runtime has waited 2 s to write `") {
+            break l;
+        }
+        seen.push(l);
+    };
+    assert!(
+        warning.contains("'s output: standard output's reader is not taking it: nothing else is served until it is over"),
+        "{warning}"
+    );
+    // Now it is read: every greeting comes, and the end of the wait is said.
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    feed.join().unwrap().unwrap();
+    let status = child.wait().unwrap();
+    let rest: Vec<String> = said.try_iter().collect();
+    assert_eq!(out.lines().count(), 40_000, "greetings lost");
+    assert!(
+        out.ends_with("Hi, n19999.\nHI, N19999.\n"),
+        "{}",
+        &out[out.len() - 40..]
+    );
+    assert!(
+        rest.iter()
+            .any(|l| l.starts_with("standard output took the output after ")),
+        "{rest:?}"
+    );
+    assert_eq!(status.code(), Some(0), "{rest:?}");
 }

@@ -244,7 +244,7 @@ fn a_slow_disk_stalls_nobody_else() {
     };
     let said = run.wait_err("warning: the runtime has waited 2 s on the disk of `public` (Files)");
     assert!(
-        said.contains("which has not answered: nothing else is served until it does"),
+        said.contains("which has not answered: nothing else is served until it is over"),
         "{said}"
     );
     let said = run.wait_err("the disk answered after ");

@@ -11,6 +11,7 @@ use othc::model::{EntryId, Seg};
 
 use crate::natives::{self, Asked};
 use crate::outside::Outside;
+use crate::stall::Wait;
 use crate::{Body, Runtime, Serving};
 
 impl Runtime<'_> {
@@ -39,7 +40,11 @@ impl Runtime<'_> {
         };
         match &mut self.actors[to].body {
             Body::Console(console) => {
-                if let Some(replies) = console.serve(asked, &mut *self.io.out) {
+                // Standard output may not take it (a pipe nobody reads).
+                let waiting = self.stall.begin(to, Wait::Output);
+                let replies = console.serve(asked, &mut *self.io.out);
+                self.stall_over(waiting);
+                if let Some(replies) = replies {
                     self.reply(&req, replies);
                 }
             }

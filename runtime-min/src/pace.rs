@@ -14,6 +14,7 @@
 //! at once.
 
 use crate::natives::files::Chunks;
+use crate::stall::Wait;
 use crate::{Runtime, Sender};
 
 /// A stream of parts waiting for its reader.
@@ -160,7 +161,7 @@ impl Runtime<'_> {
             let (serial, rest) = (p.serial, p.rest.take().expect("present"));
             return self.read_part_away(a, t, serial, rest);
         }
-        let waiting = self.stall.begin(a, true);
+        let waiting = self.stall.begin(a, Wait::Part);
         let r = rest.next_part();
         self.stall_over(waiting);
         if r.is_last() {

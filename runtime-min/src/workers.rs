@@ -27,6 +27,7 @@ use crate::host::Wasm;
 use crate::natives::files::{Chunks, Files, SLOW_DISK};
 use crate::natives::{self, Reply};
 use crate::outside::Outside;
+use crate::stall::Wait;
 use crate::{Body, Payload, Runtime, Serving};
 
 /// One call into an instance, with what it carries.
@@ -394,7 +395,7 @@ impl Runtime<'_> {
         let Body::Files(files) = &mut self.actors[a].body else {
             return;
         };
-        let waiting = self.stall.begin(a, false);
+        let waiting = self.stall.begin(a, Wait::Disk);
         let replies = timed_files(files, &path, entry, &req, limit, waiting.began());
         self.stall_over(waiting);
         self.reply(&req, replies);
