@@ -29,6 +29,7 @@
 //! `natives/`.
 
 pub mod abi;
+mod aside;
 pub mod cluster;
 pub mod code;
 mod deliver;

@@ -1,7 +1,6 @@
 //! The epoch ticker: a delivery that runs past its time traps. It also
 //! watches the loop's waits on a disk (`stall`), every tick.
 
-use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -26,9 +25,9 @@ impl Ticker {
                 std::thread::park_timeout(limits::TICK);
                 engine.increment_epoch();
                 if let Some(said) = stall.as_ref().and_then(|s| s.check()) {
-                    // The process's own stderr: the run's is the loop's,
-                    // which is the thread held.
-                    let _ = writeln!(std::io::stderr(), "{said}");
+                    // The process's own stderr (the run's is the loop's,
+                    // which is the thread held), never waited for here.
+                    crate::aside::warn(said);
                 }
             }
         });

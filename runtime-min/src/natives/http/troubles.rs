@@ -1,9 +1,9 @@
 //! What a listener says of connections it could not serve, on standard
 //! error and at most every `SAID_EVERY` for each trouble: clients see their
 //! connection reset or left waiting, and the operator should know why. The
-//! process's own stderr: the run's belongs to the event loop's thread.
+//! process's own stderr (the run's belongs to the event loop's thread),
+//! written aside: a listener never waits for it.
 
-use std::io::Write;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -48,12 +48,11 @@ impl Troubles {
     pub(super) fn turned_away(&mut self, most: usize) {
         self.turned_away += 1;
         if due(&mut self.full_said) {
-            let _ = writeln!(
-                std::io::stderr(),
+            crate::aside::warn(format!(
                 "warning: {} has {most} connections open, its most: new ones are closed as they come ({} so far)",
                 self.at(),
                 self.turned_away
-            );
+            ));
         }
     }
 
@@ -61,11 +60,10 @@ impl Troubles {
     /// waits in the kernel's queue meanwhile.
     pub(super) fn accept_failed(&mut self, e: &std::io::Error) {
         if due(&mut self.accept_said) {
-            let _ = writeln!(
-                std::io::stderr(),
+            crate::aside::warn(format!(
                 "warning: {} cannot take new connections: {e}; they wait in the kernel's queue until it can",
                 self.at()
-            );
+            ));
         }
     }
 }
