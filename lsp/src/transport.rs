@@ -12,6 +12,9 @@ use lsp_server::{Connection, Message};
 
 /// The largest body read: a bigger `Content-Length` is refused unread.
 const MAX_BODY: usize = 256 << 20;
+/// The longest header line read (a header is a name and a number): a longer
+/// one is refused before more of it is held.
+const MAX_HEADER: usize = 8 << 10;
 
 /// A connection over stdio, and the thread writing to stdout (join it after
 /// dropping the connection, so every message is out before the process
@@ -130,8 +133,16 @@ fn read_body(input: &mut impl BufRead) -> io::Result<Option<Vec<u8>>> {
     let mut line = String::new();
     loop {
         line.clear();
-        if input.read_line(&mut line)? == 0 {
+        // At most one byte past the limit is read: enough to know.
+        let read = io::Read::take(&mut *input, MAX_HEADER as u64 + 1).read_line(&mut line)?;
+        if read == 0 {
             return Ok(None);
+        }
+        if line.len() > MAX_HEADER {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("a header line is over the limit of {MAX_HEADER} bytes"),
+            ));
         }
         let header = line.trim_end();
         if header.is_empty() {
@@ -196,5 +207,32 @@ mod tests {
         assert_eq!(errors[2]["id"], 8);
         let got: Vec<Message> = rx.try_iter().collect();
         assert!(matches!(&got[..], [Message::Notification(n)] if n.method == "exit"));
+    }
+
+    /// A header line with no end (100 MB of it) is refused once past the
+    /// limit, never held whole.
+    #[test]
+    fn an_endless_header_line_is_refused_early() {
+        struct Endless(u64);
+        impl io::Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(self.0 as usize);
+                buf[..n].fill(b'x');
+                self.0 -= n as u64;
+                Ok(n)
+            }
+        }
+        let mut input = io::BufReader::new(Endless(100 << 20));
+        let e = read_body(&mut input).unwrap_err();
+        assert!(
+            e.to_string().contains("a header line is over the limit"),
+            "{e}"
+        );
+        // What was read is the limit and a buffer's worth, not the line.
+        assert!(
+            input.get_ref().0 > (99 << 20),
+            "read {} bytes",
+            (100 << 20) - input.get_ref().0
+        );
     }
 }
