@@ -15,6 +15,6 @@ impl Loader for FsLoader {
                 "is a directory",
             ));
         }
-        std::fs::read(path)
+        othc::loader::read_bounded(std::fs::File::open(path)?)
     }
 }

@@ -452,3 +452,42 @@ fn the_shipped_oth_files_are_formatted() {
     let o = othc(&["fmt", "--check", "examples", "sdk"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }
+
+/// An import that is a link to a device with no end (`/dev/zero`, as a
+/// hostile project may hold) is read up to the most othc reads of a file
+/// and refused, naming it; it used to be read until memory ran out.
+#[test]
+fn an_import_that_never_ends_is_refused_not_read_forever() {
+    if !test_support::runnable(test_support::ensure_debian_tool("prlimit", "util-linux")) {
+        return;
+    }
+    let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "endless_import");
+    std::os::unix::fs::symlink("/dev/zero", dir.join("endless.oth")).unwrap();
+    std::fs::write(
+        dir.join("Main.oth"),
+        "import { X } from \"./endless.oth\"\nobject A {\n  serves {\n    / read -> text/plain\n  }\n}\n",
+    )
+    .unwrap();
+    // At most 2 GiB of address space: were the import read whole again,
+    // the run would fail on memory at once, not take the machine's.
+    let mut child = Command::new("prlimit")
+        .args(["--as=2147483648", "--"])
+        .arg(env!("CARGO_BIN_EXE_othc"))
+        .args(["check", "--color", "never"])
+        .arg(dir.join("Main.oth"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (status, err) = test_support::ended_within(
+        &mut child,
+        std::time::Duration::from_secs(120),
+        "othc check of an endless import",
+    );
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("it is over 256 MiB, the most othc reads of a file")
+            && err.contains("endless.oth"),
+        "{err}"
+    );
+}

@@ -2,8 +2,31 @@
 //! disk, tests and the language server bring their own loaders.
 
 use std::collections::HashMap;
-use std::io;
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+
+/// The most bytes a loader reading the disk takes of one file: the parsers
+/// take no longer text (E0110), and a module's header is far less.
+pub const MAX_FILE_BYTES: u64 = oth_syntax::MAX_SOURCE_BYTES as u64;
+
+/// All of `r`, for a loader reading the disk, or an error once it passes
+/// `MAX_FILE_BYTES`, never holding more: an import may name a device that
+/// never ends (a link to `/dev/zero` in a project opened in an editor), and
+/// reading it whole would take every byte of memory there is.
+pub fn read_bounded(r: impl io::Read) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    r.take(MAX_FILE_BYTES + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > MAX_FILE_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "it is over {} MiB, the most othc reads of a file",
+                MAX_FILE_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(out)
+}
 
 pub trait Loader {
     /// The bytes of the file at `path` (normalized, relative to wherever the

@@ -48,7 +48,7 @@ struct Disk;
 
 impl Loader for Disk {
     fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        std::fs::read(path)
+        othc::loader::read_bounded(std::fs::File::open(path)?)
     }
 }
 

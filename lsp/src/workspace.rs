@@ -65,7 +65,7 @@ impl Loader for Overlay<'_> {
                 "is a directory",
             ));
         }
-        std::fs::read(path)
+        othc::loader::read_bounded(std::fs::File::open(path)?)
     }
 }
 
