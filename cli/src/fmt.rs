@@ -52,7 +52,8 @@ pub fn run(args: FmtArgs) -> u8 {
         files.extend(found);
     }
     for path in &files {
-        let text = match std::fs::read(path)
+        let text = match std::fs::File::open(path)
+            .and_then(othc::loader::read_bounded)
             .map_err(|e| e.to_string())
             .and_then(othc::loader::decode_source)
         {
