@@ -491,3 +491,25 @@ fn an_import_that_never_ends_is_refused_not_read_forever() {
         "{err}"
     );
 }
+
+/// A file whose lines end in CR LF keeps them when formatted (the layout
+/// changes, not its line ends), and is then clean for `--check`.
+#[test]
+fn fmt_keeps_a_files_crlf_line_ends() {
+    let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "cli_fmt_crlf");
+    let p = dir.join("A.oth");
+    std::fs::write(
+        &p,
+        "object A {\r\nserves {\r\n/ read ->   text/plain\r\n}\r\n}\r\n",
+    )
+    .unwrap();
+    let p = p.to_string_lossy().into_owned();
+    let o = othc(&["fmt", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        "object A {\r\n  serves {\r\n    /  read -> text/plain\r\n  }\r\n}\r\n"
+    );
+    let o = othc(&["fmt", "--check", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
