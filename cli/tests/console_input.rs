@@ -29,6 +29,20 @@ fn hello() -> &'static PathBuf {
     })
 }
 
+/// `othc run` of Hello (`args` after it), every stream piped.
+fn spawn_hello(args: &[&str]) -> std::process::Child {
+    let bundle = hello().to_string_lossy().into_owned();
+    Command::new(env!("CARGO_BIN_EXE_othc"))
+        .args(["run", &bundle])
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn run_hello(args: &[&str], input: &[u8]) -> std::process::Output {
     let bundle = hello().to_string_lossy().into_owned();
     let mut all = vec!["run", &bundle];
@@ -80,15 +94,7 @@ fn every_case_of_console_input() {
 /// after it is greeted.
 #[test]
 fn an_endless_line_is_dropped_as_it_comes_not_held() {
-    let bundle = hello().to_string_lossy().into_owned();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
-        .args(["run", &bundle, "--max-payload", "1000"])
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_hello(&["--max-payload", "1000"]);
     let pid = child.id();
     let mut stdin = child.stdin.take().unwrap();
     let block = vec![b'x'; 1 << 20];
@@ -145,15 +151,7 @@ fn input_that_cannot_be_read_says_so() {
 #[test]
 fn output_nobody_takes_is_said_and_nothing_is_lost() {
     use std::io::{BufRead, Read};
-    let bundle = hello().to_string_lossy().into_owned();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_othc"))
-        .args(["run", &bundle])
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_hello(&[]);
     // Stderr read as it comes; stdout left unread for now.
     let (tx, said) = std::sync::mpsc::channel();
     let err = std::io::BufReader::new(child.stderr.take().unwrap());
