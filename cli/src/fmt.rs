@@ -64,12 +64,6 @@ pub fn run(args: FmtArgs) -> u8 {
             }
         };
         let formatted = match printer::format_file(&text) {
-            // A file whose lines end in CR LF keeps them, as rustfmt's
-            // `newline_style = "Auto"` does: the layout changes, not the
-            // file's line ends.
-            Ok(f) if text.split('\n').next().is_some_and(|l| l.ends_with('\r')) => {
-                f.replace('\n', "\r\n")
-            }
             Ok(f) => f,
             Err(bad) => {
                 // Never rewrite what does not parse: say why, and leave it.

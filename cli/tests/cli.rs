@@ -493,14 +493,16 @@ fn an_import_that_never_ends_is_refused_not_read_forever() {
 }
 
 /// A file whose lines end in CR LF keeps them when formatted (the layout
-/// changes, not its line ends), and is then clean for `--check`.
+/// changes, not its line ends), its comments included (each kept its `\r`
+/// and the other lines lost theirs: a file of mixed line ends), and is then
+/// clean for `--check`.
 #[test]
 fn fmt_keeps_a_files_crlf_line_ends() {
     let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "cli_fmt_crlf");
     let p = dir.join("A.oth");
     std::fs::write(
         &p,
-        "object A {\r\nserves {\r\n/ read ->   text/plain\r\n}\r\n}\r\n",
+        "# first\r\nobject A {\r\n# inner\r\nserves {\r\n/ read ->   text/plain # tail\r\n}\r\n}\r\n",
     )
     .unwrap();
     let p = p.to_string_lossy().into_owned();
@@ -508,7 +510,7 @@ fn fmt_keeps_a_files_crlf_line_ends() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         std::fs::read_to_string(&p).unwrap(),
-        "object A {\r\n  serves {\r\n    /  read -> text/plain\r\n  }\r\n}\r\n"
+        "# first\r\nobject A {\r\n  # inner\r\n  serves {\r\n    /  read -> text/plain  # tail\r\n  }\r\n}\r\n"
     );
     let o = othc(&["fmt", "--check", &p]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));

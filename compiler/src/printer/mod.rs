@@ -60,7 +60,8 @@ impl<'a> Comments<'a> {
             list: trivia
                 .iter()
                 .filter(|t| t.kind == TriviaKind::Comment)
-                .map(|t| (t.span, t.text.clone()))
+                // A comment ends before the line end, CR LF's `\r` too.
+                .map(|t| (t.span, t.text.trim_end_matches('\r').to_string()))
                 .collect(),
             next: 0,
             src,
@@ -101,7 +102,8 @@ pub struct Unformattable {
     pub errors: Vec<SyntaxError>,
 }
 
-/// Formats a whole `.oth` file, keeping its comments.
+/// Formats a whole `.oth` file, keeping its comments and its kind of line
+/// end (LF, or CR LF if its first line ends so).
 pub fn format_file(src: &str) -> Result<String, Unformattable> {
     let parsed = oth_syntax::parse_file(src);
     // Docs attached to nothing (W0003) are in no tree: they are kept as the
@@ -159,7 +161,13 @@ pub fn format_file(src: &str) -> Result<String, Unformattable> {
     let mut bodies = blocks.iter().map(|b| &b.tree);
     p.file(&parsed.tree, &mut || bodies.next().cloned());
     p.flush_comments(usize::MAX);
-    Ok(p.finish())
+    let out = p.finish();
+    // A file whose lines end in CR LF keeps them, as rustfmt's
+    // `newline_style = "Auto"` does: the layout changes, not the line ends.
+    if src.split('\n').next().is_some_and(|l| l.ends_with('\r')) {
+        return Ok(out.replace('\n', "\r\n"));
+    }
+    Ok(out)
 }
 
 impl Printer<'static> {
