@@ -52,22 +52,32 @@ fn get(stream: &mut TcpStream) -> std::io::Result<String> {
     Ok(String::from_utf8_lossy(&head[..n]).into_owned())
 }
 
-#[test]
-fn past_its_most_connections_the_next_is_closed_and_said() {
+/// The site run under `prlimit --nofile=LIMITS` (built into `out`), with
+/// 1,024 idle clients connected to it, opened well within the 10 s a head
+/// may take; `None` when the test cannot run here (skipped, or failed
+/// under CI, saying why).
+fn crowded(limits: &str, out: &str) -> Option<(web::Running, String, Vec<TcpStream>)> {
     let ready =
         test_support::ensure_debian_tool("prlimit", "util-linux").and_then(|()| room_for_sockets());
     if !test_support::runnable(ready) {
-        return;
+        return None;
     }
-    let bundle = web::build("examples/site/Site.oth", "connection_limit_build");
-    // A soft limit of 1,024 open files, and room to raise it.
-    let mut run = web::start_under(&["prlimit", "--nofile=1024:8192", "--"], &bundle, &[]);
+    let bundle = web::build("examples/site/Site.oth", out);
+    let nofile = format!("--nofile={limits}");
+    let run = web::start_under(&["prlimit", &nofile, "--"], &bundle, &[]);
     let addr = run.base.trim_start_matches("http://").to_string();
-
-    // Idle clients, opened well within the 10 s a head may take.
-    let mut open: Vec<TcpStream> = (0..MOST)
+    let open = (0..MOST)
         .map(|i| TcpStream::connect(&addr).unwrap_or_else(|e| panic!("connection {i}: {e}")))
         .collect();
+    Some((run, addr, open))
+}
+
+#[test]
+fn past_its_most_connections_the_next_is_closed_and_said() {
+    // A soft limit of 1,024 open files, and room to raise it.
+    let Some((mut run, addr, mut open)) = crowded("1024:8192", "connection_limit_build") else {
+        return;
+    };
     // Accepted in order: by the time this one is, the 1,024 are open.
     let mut one_more = TcpStream::connect(&addr).unwrap();
     one_more
@@ -118,18 +128,10 @@ fn serves_again(addr: &str) -> bool {
 
 #[test]
 fn out_of_open_files_the_waiting_connections_are_said_and_served_later() {
-    let ready =
-        test_support::ensure_debian_tool("prlimit", "util-linux").and_then(|()| room_for_sockets());
-    if !test_support::runnable(ready) {
-        return;
-    }
-    let bundle = web::build("examples/site/Site.oth", "connection_limit_fds_build");
     // 1,024 open files at most, with no room to raise it.
-    let mut run = web::start_under(&["prlimit", "--nofile=1024:1024", "--"], &bundle, &[]);
-    let addr = run.base.trim_start_matches("http://").to_string();
-    let open: Vec<TcpStream> = (0..MOST)
-        .map(|i| TcpStream::connect(&addr).unwrap_or_else(|e| panic!("connection {i}: {e}")))
-        .collect();
+    let Some((mut run, addr, open)) = crowded("1024:1024", "connection_limit_fds_build") else {
+        return;
+    };
     let said = run.wait_err("cannot take new connections: ");
     assert!(
         said.contains(&format!(
