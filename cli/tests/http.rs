@@ -190,6 +190,43 @@ fn a_body_shorter_than_its_length_is_cut_off_never_passed_for_whole() {
     assert!(run.alive(), "the image is still running:\n{}", run.stderr());
 }
 
+#[test]
+fn a_stream_that_fails_midway_is_cut_off_never_passed_for_whole() {
+    let Some(mut run) = start() else { return };
+    // Two parts went out chunked (no length was known), then the object
+    // failed: the body must not end with its last chunk, or the client
+    // takes the half it got for the whole page. curl says the transfer was
+    // partial (18), or, when the head had not gone out yet, that nothing
+    // came (52); a body ended as if whole would be a success (0).
+    let o = std::process::Command::new("curl")
+        .args(["-s", "--max-time", "20", "-o", "-"])
+        .arg(format!("{}/broken", run.base))
+        .output()
+        .unwrap();
+    let got = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        matches!(o.status.code(), Some(18 | 52)),
+        "curl: {:?}, got {got:?}\n{}",
+        o.status.code(),
+        run.stderr()
+    );
+    // The same over a raw connection: a head and parts, never the
+    // terminating chunk.
+    let addr = run.base.trim_start_matches("http://").to_string();
+    let answer = raw(
+        &addr,
+        b"GET /broken HTTP/1.1\r\nHost: x\r\n\r\n",
+        Duration::from_secs(10),
+    );
+    assert!(
+        !answer.contains("\r\n0\r\n\r\n"),
+        "the body ended as if whole:\n{answer}"
+    );
+    // It serves on.
+    assert_eq!(curl(&[], &format!("{}/odd", run.base)).status, 200);
+    assert!(run.alive(), "the image is still running:\n{}", run.stderr());
+}
+
 /// Reads what a raw connection gets until it closes or `wait` passes.
 fn raw(addr: &str, send: &[u8], wait: Duration) -> String {
     let mut s = TcpStream::connect(addr).unwrap();

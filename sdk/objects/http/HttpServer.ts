@@ -462,9 +462,9 @@ class Exchange extends Answers {
   error(status: Status, description: string): void {
     this.finished = true
     if (this.started) {
-      // The status has gone: the body just ends (cut short, if its length
-      // was sent).
-      http.removeExchanges(this.id, null)
+      // The status has gone: the body is cut off, so the client never
+      // takes the part it has for the whole.
+      http.writeExchangesFailed(this.id, status.code + ": " + description, null)
       return
     }
     const code = statusOf(status.errno)

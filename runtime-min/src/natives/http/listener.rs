@@ -446,6 +446,10 @@ impl Body for Parts {
                     self.taken(c.len());
                     self.part(c.into())
                 }
+                Poll::Ready(Some(Part::Failed(why))) => {
+                    self.rest = None;
+                    Poll::Ready(Some(Err(cut_off(&why))))
+                }
                 // A second head cannot happen (the object is refused it).
                 Poll::Ready(Some(Part::Head { .. }) | None) => {
                     self.rest = None;

@@ -4,7 +4,9 @@
 //! as an `Incoming` and is handed, as an `HttpRequest`, to one watcher of
 //! `/requests` (in turn). The watcher responds with writes under
 //! `/exchanges/{id}`: the response (`HttpResponse`), then, for a streamed
-//! body, its parts (`/exchanges/{id}/body`) and `remove` to end it. Each
+//! body, its parts (`/exchanges/{id}/body`) and `remove` to end it, or
+//! `failed` to cut it off (the client must not take half a body for the
+//! whole). Each
 //! write is checked here before it reaches the client: a status and
 //! headers HTTP allows, the order (a response once, parts only after a
 //! streamed one), and that the client is still there (`not_found` once it
@@ -99,6 +101,9 @@ pub(crate) enum Part {
         length: Option<u64>,
     },
     Chunk(Vec<u8>),
+    /// The body cannot be finished (why): the connection closes without
+    /// ending it, so its client knows it has only a part.
+    Failed(String),
 }
 
 /// Requests taken while no object watches `/requests`, kept for the first
@@ -142,6 +147,7 @@ pub(crate) enum Entry {
     Respond,
     BodyPart,
     End,
+    Failed,
 }
 
 pub(crate) const ENTRIES: &Entries<Entry> = &[
@@ -150,6 +156,7 @@ pub(crate) const ENTRIES: &Entries<Entry> = &[
     (Entry::Respond, Verb::Write, "/exchanges/{id}"),
     (Entry::BodyPart, Verb::Write, "/exchanges/{id}/body"),
     (Entry::End, Verb::Remove, "/exchanges/{id}"),
+    (Entry::Failed, Verb::Write, "/exchanges/{id}/failed"),
 ];
 
 /// What a listener tells the event loop about its Http instance.
@@ -292,6 +299,7 @@ impl Http {
                 self.body_part(id(), asked.payload, (asked.from, asked.ticket))
             }
             Some(Entry::End) => Some(self.end(id())),
+            Some(Entry::Failed) => Some(self.failed(id(), asked.payload)),
             None => Some(Reply::error(
                 errno::NOT_SUPPORTED,
                 "Http does not serve that",
@@ -441,6 +449,32 @@ impl Http {
         Reply::done(None)
     }
 
+    /// The object cannot finish the exchange: a streamed body is cut off,
+    /// a request not yet responded to is answered 502 with `why`.
+    fn failed(&mut self, id: Option<u64>, payload: Option<&Payload>) -> Reply {
+        let Some(ex) = id.and_then(|id| self.exchanges.remove(&id)) else {
+            return Self::unknown(id);
+        };
+        let why = payload
+            .map(|p| String::from_utf8_lossy(&p.data).into_owned())
+            .unwrap_or_default();
+        let why = if why.trim().is_empty() {
+            "the site could not finish it".to_string()
+        } else {
+            why
+        };
+        // Their parts go before the cut; nothing more is wanted of them.
+        self.due
+            .extend(ex.held.iter().map(|&(to, t)| (to, t, Reply::done(None))));
+        if ex.streaming {
+            self.out.put(&ex.parts, Part::Failed(why));
+        } else {
+            self.out
+                .put(&ex.parts, answer(StatusCode::BAD_GATEWAY, &why));
+        }
+        Reply::done(None)
+    }
+
     /// A request from a client: queued for a watcher.
     pub fn take(&mut self, incoming: Incoming) {
         if self.waiting.len() >= MAX_WAITING {
@@ -517,7 +551,8 @@ impl Http {
 
     /// Ends the watches of `from` (one ticket, or all). All of them: `from`
     /// has stopped, and the exchanges handed to it are answered now (503
-    /// if it had not responded; a streamed body just ends).
+    /// if it had not responded; a streamed body is cut off, since nobody
+    /// can finish it).
     pub fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
         self.watchers
             .retain(|(s, k)| !(*s == from && ticket.is_none_or(|t| *k == t)));
@@ -535,6 +570,9 @@ impl Http {
                     "the object serving this request has stopped",
                 );
                 out.put(&ex.parts, stopped);
+            } else {
+                let cut = "the object serving this request has stopped".to_string();
+                out.put(&ex.parts, Part::Failed(cut));
             }
             false
         });

@@ -292,6 +292,49 @@ fn an_exchange_ended_unanswered_is_a_bad_gateway() {
     ));
 }
 
+/// An exchange the object cannot finish: a streamed body is cut off, never
+/// ended as if whole; one not responded to is a bad gateway saying why. The
+/// same when the object serving it stops.
+#[test]
+fn an_exchange_that_fails_is_cut_off_or_a_bad_gateway() {
+    let mut b = Bench::new();
+    let why = Payload {
+        content_type: "text/plain".into(),
+        data: b"unavailable: gave out midway".to_vec(),
+    };
+    let mut rx = b.request(5);
+    let head = response(200, &[], "begun", true);
+    b.call(abi::WRITE, &["exchanges", "5"], Some(&head));
+    b.call(abi::WRITE, &["exchanges", "5", "failed"], Some(&why));
+    assert!(matches!(
+        rx.try_recv(),
+        Ok(Part::Head { streamed: true, .. })
+    ));
+    assert!(matches!(rx.try_recv(), Ok(Part::Failed(w)) if w == "unavailable: gave out midway"));
+    // It is over: nothing more is taken for it.
+    refused(
+        b.call(abi::WRITE, &["exchanges", "5", "body"], Some(&why)),
+        errno::NOT_FOUND,
+        "no exchange 5",
+    );
+
+    let mut rx = b.request(6);
+    b.call(abi::WRITE, &["exchanges", "6", "failed"], Some(&why));
+    match rx.try_recv() {
+        Ok(Part::Head { status, body, .. }) => {
+            assert_eq!(status, StatusCode::BAD_GATEWAY);
+            assert_eq!(body, b"unavailable: gave out midway\n");
+        }
+        _ => panic!("a bad gateway"),
+    }
+
+    let mut rx = b.request(7);
+    b.call(abi::WRITE, &["exchanges", "7"], Some(&head));
+    b.http.withdraw(WATCHER, None);
+    assert!(matches!(rx.try_recv(), Ok(Part::Head { .. })));
+    assert!(matches!(rx.try_recv(), Ok(Part::Failed(w)) if w.contains("has stopped")));
+}
+
 #[test]
 fn requests_wait_for_a_watcher_and_go_round_in_turn() {
     let mut b = Bench::new();
