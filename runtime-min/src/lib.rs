@@ -343,6 +343,8 @@ impl<'a> Runtime<'a> {
                 }
                 if self.in_flight > 0 {
                     self.take_in_meanwhile();
+                } else if self.taken.is_multiple_of(take_in::FAIR_TURN) {
+                    self.take_in_between();
                 }
             }
             if self.fatal {

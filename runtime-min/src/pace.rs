@@ -1,5 +1,6 @@
-//! Streams read at their reader's pace. A file bigger than one part is a
-//! stream (`Files`, `Reply::Paced`): its next part is read only once the
+//! Streams read at their reader's pace. A file bigger than one part, and a
+//! directory's listing, is a stream (`Files`, `Reply::Paced`): its next
+//! part is made only once the
 //! instance reading it has *taken* the one before, which is: the call that
 //! delivered it has returned, and every request the instance made in that
 //! call has had its last answer (or been cancelled). An instance that
@@ -13,7 +14,7 @@
 //! A reader that is not an instance (a startup request) takes every part
 //! at once.
 
-use crate::natives::files::Chunks;
+use crate::natives::files::Stream;
 use crate::stall::Wait;
 use crate::{Runtime, Sender};
 
@@ -21,7 +22,7 @@ use crate::{Runtime, Sender};
 pub(crate) struct Pace {
     /// The stream's rest; `None` while a worker reads its next part, or
     /// when another node reads it (`remote`).
-    rest: Option<Box<Chunks>>,
+    rest: Option<Box<Stream>>,
     /// A stream read on another node, asked for part by part.
     pub(crate) remote: Option<RemoteRead>,
     /// Which stream this is, whatever its ticket: a part read on a worker
@@ -55,7 +56,7 @@ impl Pace {
 
 impl Runtime<'_> {
     /// `rest` of the stream answering `ticket` of `to`: read as `to` takes it.
-    pub(crate) fn pace(&mut self, to: Sender, ticket: i32, mut rest: Box<Chunks>) {
+    pub(crate) fn pace(&mut self, to: Sender, ticket: i32, mut rest: Box<Stream>) {
         match to {
             Sender::Instance(a) if !self.actors[a].dead => {
                 self.pace_serial += 1;
@@ -177,7 +178,7 @@ impl Runtime<'_> {
         a: usize,
         t: i32,
         serial: u64,
-        rest: Box<Chunks>,
+        rest: Box<Stream>,
         part: crate::natives::Reply,
     ) {
         let actor = &mut self.actors[a];

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use othc::model::{Seg, Verb};
 
 use crate::host::Wasm;
-use crate::natives::files::{Chunks, Files, SLOW_DISK};
+use crate::natives::files::{Files, SLOW_DISK, Stream};
 use crate::natives::{self, Reply};
 use crate::outside::Outside;
 use crate::stall::Wait;
@@ -150,7 +150,7 @@ pub(crate) enum Job {
         a: usize,
         t: i32,
         serial: u64,
-        rest: Box<Chunks>,
+        rest: Box<Stream>,
     },
 }
 
@@ -172,7 +172,7 @@ pub(crate) enum Finished {
         a: usize,
         t: i32,
         serial: u64,
-        rest: Box<Chunks>,
+        rest: Box<Stream>,
         part: Reply,
     },
 }
@@ -411,7 +411,7 @@ impl Runtime<'_> {
     /// Reads the next part of stream `t` of instance `a` on a worker: the
     /// reader is not busy meanwhile (it may be sent other things), and the
     /// part is delivered when it is back, if the stream is still read.
-    pub(crate) fn read_part_away(&mut self, a: usize, t: i32, serial: u64, rest: Box<Chunks>) {
+    pub(crate) fn read_part_away(&mut self, a: usize, t: i32, serial: u64, rest: Box<Stream>) {
         self.send_job(Job::Part { a, t, serial, rest });
     }
 

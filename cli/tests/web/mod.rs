@@ -6,6 +6,7 @@
 
 pub mod load;
 pub mod nginx;
+pub mod report;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

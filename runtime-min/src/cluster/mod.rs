@@ -86,7 +86,7 @@ pub(crate) struct Cluster {
     untaken: HashMap<(usize, i32), Untaken>,
     /// Paced streams answering callers on other nodes (by caller): the
     /// ticket and the rest, read as the caller's node says it took a part.
-    paced_out: HashMap<u32, (i32, Box<crate::natives::files::Chunks>)>,
+    paced_out: HashMap<u32, (i32, Box<crate::natives::files::Stream>)>,
 }
 
 /// A request no node has taken yet, kept to be sent again.

@@ -9,7 +9,7 @@
 //! each part at once.
 
 use super::wire::Wire;
-use crate::natives::files::Chunks;
+use crate::natives::files::Stream;
 use crate::pace::{Pace, RemoteRead};
 use crate::{Runtime, Sender, Serving};
 
@@ -24,7 +24,7 @@ impl Runtime<'_> {
     /// `rest` of the stream answering `ticket` of the caller on another
     /// node `k`: its first part now, the next each time its reader took
     /// the last.
-    pub(crate) fn pace_remote(&mut self, k: u32, ticket: i32, mut rest: Box<Chunks>) {
+    pub(crate) fn pace_remote(&mut self, k: u32, ticket: i32, mut rest: Box<Stream>) {
         let part = rest.next_part();
         if !part.is_last()
             && let Some(c) = &mut self.cluster

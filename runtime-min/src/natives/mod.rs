@@ -71,10 +71,10 @@ pub enum Reply {
         errno: i32,
         desc: String,
     },
-    /// The rest of a file being read: its parts are read one at a time,
-    /// each once the reader has taken the one before (the runtime's
-    /// `pace`), so no file is ever held whole.
-    Paced(Box<files::Chunks>),
+    /// The rest of a file being read or a directory being listed: its
+    /// parts are made one at a time, each once the reader has taken the
+    /// one before (the runtime's `pace`), so neither is ever held whole.
+    Paced(Box<files::Stream>),
 }
 
 impl Reply {

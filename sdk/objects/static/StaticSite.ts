@@ -4,7 +4,7 @@
 // and directories are their index.html; a directory without one is
 // answered with a listing, streamed as HTML as the list comes in.
 
-import { KIND_DIRECTORY, OnPayload, OnStat, Payload, Request, Status, StatRecord, Verb, run, send } from "othismo"
+import { KIND_DIRECTORY, OnPayload, OnStat, Payload, Request, Status, StatRecord, Ticket, Verb, run, send } from "othismo"
 import { FilesClient, StaticSiteServer } from "./StaticSite.oth"
 
 const files = new FilesClient("/files")
@@ -206,16 +206,27 @@ function listing(req: Request, rest: string): void {
     false,
     HTML,
   )
-  files.list(rest, new Entries(req, rest))
+  const entries = new Entries(req, rest)
+  entries.ticket = files.list(rest, entries)
 }
 
 /** Each entry of a directory without an index, as a line of the listing. */
 class Entries extends OnStat {
+  /** The listing asked of the files: cancelled once nobody wants the rest. */
+  ticket: Ticket | null = null
+
   constructor(public req: Request, public rest: string) {
     super()
   }
 
   stat(s: StatRecord, done: bool): void {
+    if (this.req.finished) {
+      // Its caller cancelled (its client left): a big directory's listing
+      // would otherwise be read to its end for nobody.
+      const t = this.ticket
+      if (t != null && !done) t.cancel()
+      return
+    }
     const slash = s.isDirectory() ? "/" : ""
     const href = (this.rest == "/" ? "" : this.rest.split("/").map<string>((p: string) => escapeSegment(p)).join("/"))
       + "/" + escapeSegment(s.name) + slash

@@ -19,7 +19,11 @@
 //! whose content cannot be written removes the file it made.
 
 mod held;
+mod listing;
 mod root;
+mod stream;
+
+pub use stream::Stream;
 
 use std::fs;
 use std::io::Write;
@@ -33,7 +37,9 @@ use write_whole::{Failed, replace};
 use super::{Entries, Reply};
 use crate::Payload;
 use crate::abi::{KIND_DIRECTORY, KIND_FILE, STAT_TYPE, Stat, errno};
+use listing::Listing;
 use root::{Found, Kind, Meta, Root};
+use stream::FileParts;
 
 #[derive(Clone, Copy, PartialEq)]
 pub(crate) enum Entry {
@@ -194,80 +200,6 @@ pub const PART: usize = 256 * 1024;
 /// preempted request halved the site's requests/s within minutes.
 pub(crate) const SLOW_DISK: std::time::Duration = std::time::Duration::from_millis(10);
 
-/// The rest of a file being read, a part at a time.
-#[derive(Debug)]
-pub struct Chunks {
-    /// Read at `at` (`pread`): the handle may be kept open for later reads
-    /// of the same file too (`held`).
-    file: Arc<fs::File>,
-    at: u64,
-    /// Bytes still to send: the file's length when it was opened, less
-    /// what has been sent.
-    left: u64,
-    content_type: &'static str,
-    part: usize,
-    shown: String,
-    /// Its last part took long to read (`SLOW_DISK`): the next is read on
-    /// a worker, so the disk stalls nobody else.
-    pub slow: bool,
-}
-
-/// A stream being read is itself and no other.
-impl PartialEq for Chunks {
-    fn eq(&self, other: &Chunks) -> bool {
-        std::ptr::eq(self, other)
-    }
-}
-
-impl Chunks {
-    /// The next part: the last one is `done`. A file that ends before
-    /// its length when opened (cut short meanwhile) ends the stream with
-    /// an error, so a reader never takes a short file for a whole one.
-    pub fn next_part(&mut self) -> Reply {
-        let want = self.left.min(self.part as u64) as usize;
-        let began = std::time::Instant::now();
-        let read = read_at(&self.file, want, self.at);
-        self.slow = began.elapsed() > SLOW_DISK;
-        let data = match read {
-            Err(e) => return Reply::io(&e, &self.shown),
-            Ok(data) if data.len() < want => {
-                return Reply::error(
-                    errno::IO_ERROR,
-                    format!("{} was cut short while it was read", self.shown),
-                );
-            }
-            Ok(data) => data,
-        };
-        self.at += want as u64;
-        self.left -= want as u64;
-        Reply::Answer {
-            done: self.left == 0,
-            payload: Some(Payload {
-                content_type: self.content_type.into(),
-                data,
-            }),
-        }
-    }
-}
-
-/// `want` bytes of `file` from `at`, or as many as it has there (read
-/// into memory not zeroed first: a part is up to 256 KiB).
-fn read_at(file: &fs::File, want: usize, at: u64) -> std::io::Result<Vec<u8>> {
-    let mut data = Vec::with_capacity(want);
-    while data.len() < want {
-        let from = at + data.len() as u64;
-        match rustix::io::pread(file, rustix::buffer::spare_capacity(&mut data), from) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    // (The capacity may be more than asked for.)
-    data.truncate(want);
-    Ok(data)
-}
-
 impl Files {
     pub fn serve(&mut self, r: Request<'_>) -> Vec<Reply> {
         let Some(&(asked, verb, _)) = ENTRIES.get(r.entry) else {
@@ -361,7 +293,7 @@ impl Files {
 
     /// A file, as a stream: one answer if it fits in one part, otherwise
     /// its first part and the rest to read as the reader takes each part
-    /// (`Reply::Paced`). Read through the one handle opened here, so every
+    /// (`Stream`). Read through the one handle opened here, so every
     /// part is of the same file even if its name is given to another.
     fn read(
         root: &mut Root,
@@ -385,21 +317,15 @@ impl Files {
             let (file, m) = open_regular(root, &found, false, shown)?;
             (Arc::new(file), m, guess_type(&found.real))
         };
-        let mut rest = Chunks {
+        Ok(Stream::of_file(FileParts {
             file,
             at: 0,
             left: m.len,
             content_type,
             part,
             shown: shown.to_string(),
-            slow: false,
-        };
-        let first = rest.next_part();
-        Ok(if first.is_last() {
-            vec![first]
-        } else {
-            vec![first, Reply::Paced(Box::new(rest))]
         })
+        .begin())
     }
 
     fn stat(
@@ -420,41 +346,14 @@ impl Files {
         )))))
     }
 
+    /// A directory's entries, as a stream (`listing`).
     fn list(root: &Root, p: &Path, shown: &str) -> Vec<Reply> {
-        let real = match Self::inside(root, p, shown) {
-            Ok(r) => r,
-            Err(e) => return vec![e],
-        };
-        let entries = match fs::read_dir(&real) {
-            Ok(d) => d,
-            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory || real.is_file() => {
-                return vec![Reply::error(errno::INVALID, "that is a file: read it")];
-            }
-            Err(e) => return vec![Reply::io(&e, shown)],
-        };
-        let mut found: Vec<(String, PathBuf)> = entries
-            .flatten()
-            .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
-            .collect();
-        // Sorted: a listing is the same every run.
-        found.sort();
-        let mut out: Vec<Reply> = found
-            .into_iter()
-            .filter_map(|(name, path)| {
-                // Links that lead out, or nowhere, are not part of the
-                // tree, nor is what is neither a file nor a directory.
-                let found = root.find(&path, shown).ok()?;
-                if found.meta.kind == Kind::Other {
-                    return None;
-                }
-                Some(Reply::Answer {
-                    done: false,
-                    payload: Some(stat_payload(&stat_of(&name, &found.real, &found.meta))),
-                })
-            })
-            .collect();
-        out.push(Reply::done(None));
-        out
+        let listed =
+            Self::inside(root, p, shown).and_then(|real| Listing::open(&root.path, real, shown));
+        match listed {
+            Ok(listing) => Stream::of_listing(listing).begin(),
+            Err(e) => vec![e],
+        }
     }
 
     fn write(
