@@ -1,14 +1,16 @@
 //! A directory of many entries and no index, listed by examples/site: the
 //! listing comes whole and takes a few places in the runtime's queue
-//! whatever its size, the site serves others while it is made, and a
-//! client that leaves stops the work done for it.
+//! whatever its size, the site serves others while it is made, it is made
+//! at its client's pace, and a client that leaves stops the work done for
+//! it.
 //!
 //! Found by listing a directory of 300,000 entries: `Files` answered every
 //! entry at once, which filled the queue (`--max-queue`) and stopped
 //! StaticSite (the client got half a page, as a whole 200); the loop took
 //! nothing from outside until its queue emptied, so every other client,
 //! and the report asked for by SIGUSR1, waited 11 s for the listing; and a
-//! client that left had its listing made to the end for nobody. Here with
+//! client that left had its listing made to the end for nobody, and one
+//! reading slowly had the rest of the page wait in the host. Here with
 //! fewer entries and a smaller queue, to the same effect.
 
 mod web;
@@ -24,6 +26,9 @@ use web::report::{number, report};
 const ENTRIES: usize = 30_000;
 /// The queue's limit for the run: a third of the entries.
 const QUEUE: &str = "10000";
+/// Each name's tail: long names make a page of some 13 MB, more than the
+/// sockets between the site and its client hold.
+const LONG: &str = "and-then-a-long-name-for-each-entry-so-that-the-page-listing-them-is-bigger-than-any-socket-buffer-of-the-connection-that-carries-it-to-a-client-who-does-not-read-it-at-all-for-a-while";
 
 /// Sends a GET of `path` and reads until the head and the first bytes of
 /// the body have come; the connection, still open, is returned.
@@ -60,7 +65,7 @@ fn a_huge_listing_comes_whole_while_the_site_serves_others() {
     let many = public.join("many");
     std::fs::create_dir_all(&many).unwrap();
     for i in 0..ENTRIES {
-        std::fs::File::create(many.join(format!("entry-{i:06}.txt"))).unwrap();
+        std::fs::File::create(many.join(format!("entry-{i:06}-{LONG}.txt"))).unwrap();
     }
     std::fs::write(public.join("index.html"), "<p>home</p>\n").unwrap();
     let bundle = web::build_site_serving(&public, "big_listing_build", "--debug");
@@ -80,6 +85,26 @@ fn a_huge_listing_comes_whole_while_the_site_serves_others() {
         1,
         "the listing was over before anyone else was served: {:?}",
         during["site"]
+    );
+    // While it reads nothing, the listing waits for it: the files are
+    // not read ahead of the client, through StaticSite's relaying, once
+    // the sockets between are full (made whole, the page would wait in
+    // the host: 13 MB for this client).
+    let mut was = number(&report(&mut run), "host", "taken");
+    for _ in 0..600 {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = number(&report(&mut run), "host", "taken");
+        if now == was {
+            break;
+        }
+        was = now;
+    }
+    let stalled = report(&mut run);
+    assert_eq!(
+        number(&stalled, "site", "paced"),
+        1,
+        "the listing was made whole for a client reading none of it: {:?}",
+        stalled["site"]
     );
     // Then read whole: every entry, and the chunked body's end.
     let mut rest = Vec::new();

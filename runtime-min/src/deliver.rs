@@ -509,6 +509,9 @@ impl Runtime<'_> {
         done: bool,
         payload: Option<Payload>,
     ) {
+        if !done && self.actors[a].pacing.is_some() {
+            self.pace_answer(a, s.from, s.ticket);
+        }
         self.queue.push_back(Event::Answer {
             to: s.from,
             ticket: s.ticket,

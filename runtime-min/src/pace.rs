@@ -13,6 +13,16 @@
 //! as its calls return; what it keeps is its own memory, under its limit.
 //! A reader that is not an instance (a startup request) takes every part
 //! at once.
+//!
+//! A relay (an instance that, while it takes a part, answers a reader of
+//! its own: StaticSite making a listing's page of the entries the files
+//! give it) passes its reader's pace back: the part is taken only once
+//! each answer it sent for it has been taken by the instance it went to,
+//! taken in the same sense. So a page made of a million entries goes to a
+//! slow client at that client's pace, through any number of relays, and
+//! nothing along the way holds more than a part or two. The answer's
+//! reader keeps a `Relay` entry for the request answered, until what was
+//! relayed to it is taken, it has the last answer, it cancels or it stops.
 
 use crate::natives::files::Stream;
 use crate::stall::Wait;
@@ -32,6 +42,24 @@ pub(crate) struct Pace {
     /// The requests its reader made while taking the last part, not yet
     /// answered for good.
     awaiting: Vec<i32>,
+    /// Answers its reader relayed while taking the last part, not yet
+    /// taken by the instances they went to.
+    relayed: u32,
+    /// Set when this is not a stream of parts but a request its reader
+    /// made of a relay: whose part the answers to it are waiting on.
+    relay: Option<Relay>,
+}
+
+/// At the reader of a relay's answers: the relay's stream whose part is
+/// taken once the reader has taken the answers relayed of it.
+pub(crate) struct Relay {
+    from: usize,
+    ticket: i32,
+    serial: u64,
+    /// Answers relayed to this request not yet taken, and how many of them
+    /// have been delivered and their calls returned.
+    sent: u32,
+    returned: u32,
 }
 
 /// A stream another node reads for the request `id` to proxy `proxy`.
@@ -50,6 +78,8 @@ impl Pace {
             remote: Some(read),
             serial,
             awaiting: Vec::new(),
+            relayed: 0,
+            relay: None,
         }
     }
 }
@@ -68,6 +98,8 @@ impl Runtime<'_> {
                         remote: None,
                         serial,
                         awaiting: Vec::new(),
+                        relayed: 0,
+                        relay: None,
                     },
                 );
             }
@@ -108,9 +140,84 @@ impl Runtime<'_> {
         }
     }
 
+    /// Instance `a` answers `to`'s request `ticket`, not for the last time:
+    /// if `a` is taking a part, the part is taken only once `to` has taken
+    /// this answer (`a` is a relay).
+    pub(crate) fn pace_answer(&mut self, a: usize, to: Sender, ticket: i32) {
+        let (Some(t), Sender::Instance(r)) = (self.actors[a].pacing, to) else {
+            return;
+        };
+        if r == a || self.actors[r].dead {
+            return;
+        }
+        let Some(serial) = self.actors[a].paced.get(&t).map(|p| p.serial) else {
+            return;
+        };
+        self.pace_serial += 1;
+        let own = self.pace_serial;
+        let at = self.actors[r].paced.entry(ticket).or_insert_with(|| Pace {
+            rest: None,
+            remote: None,
+            serial: own,
+            awaiting: Vec::new(),
+            relayed: 0,
+            relay: Some(Relay {
+                from: a,
+                ticket: t,
+                serial,
+                sent: 0,
+                returned: 0,
+            }),
+        });
+        // Answers to one request come from one relay's one stream; any
+        // other mix is left unpaced rather than tied to the wrong part.
+        match &mut at.relay {
+            Some(rel) if (rel.from, rel.ticket, rel.serial) == (a, t, serial) => rel.sent += 1,
+            _ => return,
+        }
+        if let Some(p) = self.actors[a].paced.get_mut(&t) {
+            p.relayed += 1;
+        }
+    }
+
     /// The call delivering a part to `a` has returned.
     pub(crate) fn pace_returned(&mut self, a: usize) {
         if let Some(t) = self.actors[a].pacing.take() {
+            if let Some(Pace {
+                relay: Some(rel), ..
+            }) = self.actors[a].paced.get_mut(&t)
+            {
+                rel.returned += 1;
+            }
+            self.advance(a, t);
+        }
+    }
+
+    /// `a` has stopped: the relays whose answers it was taking go on.
+    pub(crate) fn pace_stopped(&mut self, a: usize) {
+        let relays: Vec<Relay> = self.actors[a]
+            .paced
+            .drain()
+            .filter_map(|(_, p)| p.relay)
+            .collect();
+        self.actors[a].pacing = None;
+        for rel in relays {
+            self.relayed_taken(rel.from, rel.ticket, rel.serial, rel.sent);
+        }
+    }
+
+    /// `n` answers relayed by `a` while it took a part of stream `t`
+    /// (`serial`) have been taken: the part is, once all of them are.
+    fn relayed_taken(&mut self, a: usize, t: i32, serial: u64, n: u32) {
+        let actor = &mut self.actors[a];
+        let Some(p) = actor.paced.get_mut(&t) else {
+            return;
+        };
+        if actor.dead || p.serial != serial {
+            return;
+        }
+        p.relayed = p.relayed.saturating_sub(n);
+        if p.relayed == 0 && actor.pacing != Some(t) {
             self.advance(a, t);
         }
     }
@@ -119,7 +226,13 @@ impl Runtime<'_> {
     /// stream it names, if it is one, is read no further).
     pub(crate) fn settled(&mut self, a: usize, ticket: i32) {
         let actor = &mut self.actors[a];
-        actor.paced.remove(&ticket);
+        if let Some(Pace {
+            relay: Some(rel), ..
+        }) = actor.paced.remove(&ticket)
+        {
+            self.relayed_taken(rel.from, rel.ticket, rel.serial, rel.sent);
+        }
+        let actor = &mut self.actors[a];
         let waited: Vec<i32> = actor
             .paced
             .iter_mut()
@@ -144,8 +257,18 @@ impl Runtime<'_> {
         let Some(p) = self.actors[a].paced.get_mut(&t) else {
             return;
         };
-        if !p.awaiting.is_empty() {
+        if !p.awaiting.is_empty() || p.relayed > 0 {
             return;
+        }
+        if let Some(rel) = &mut p.relay {
+            // What was delivered of the relay's answers is taken.
+            let (from, ticket, serial, n) = (rel.from, rel.ticket, rel.serial, rel.returned);
+            rel.sent -= n.min(rel.sent);
+            rel.returned = 0;
+            if rel.sent == 0 {
+                self.actors[a].paced.remove(&t);
+            }
+            return self.relayed_taken(from, ticket, serial, n);
         }
         if let Some(read) = &mut p.remote {
             if !read.asked {

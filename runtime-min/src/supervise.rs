@@ -258,8 +258,8 @@ impl Runtime<'_> {
             return;
         }
         actor.dead = true;
-        actor.paced.clear();
-        actor.pacing = None;
+        self.pace_stopped(a);
+        let actor = &mut self.actors[a];
         let name = actor.name.clone();
         let serving: Vec<Serving> = actor.serving.drain().map(|(_, s)| s).collect();
         let _ = writeln!(self.io.err, "error: instance `{name}` stopped: {why}");
