@@ -334,6 +334,9 @@ impl<'a> Runtime<'a> {
         // on, long calls go to the workers if there are several (`workers`).
         self.workers = self.limits.workers();
         loop {
+            // When this stretch of work began: one that goes on too long
+            // lets what came from outside in (`take_in_between`).
+            let mut busy_since = Instant::now();
             while let Some(e) = self.queue.pop_front() {
                 self.taken += 1;
                 self.deliver(e);
@@ -343,8 +346,11 @@ impl<'a> Runtime<'a> {
                 }
                 if self.in_flight > 0 {
                     self.take_in_meanwhile();
-                } else if self.taken.is_multiple_of(take_in::FAIR_TURN) {
+                } else if self.taken.is_multiple_of(take_in::FAIR_CHECK)
+                    && busy_since.elapsed() >= take_in::FAIR_WAIT
+                {
                     self.take_in_between();
+                    busy_since = Instant::now();
                 }
             }
             if self.fatal {
