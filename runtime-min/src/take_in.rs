@@ -118,10 +118,10 @@ impl Runtime<'_> {
         }
     }
 
-    /// When the queue has not emptied for `FAIR_WAIT`, in an image that
-    /// listens (and every `FAIR_WAIT` after): the responses so far go to their listeners, and
-    /// what the listeners have sent is taken in (as after a request,
-    /// `take_ready`). Without it, objects that keep the queue full (a
+    /// When the queue has not emptied for `FAIR_WAIT` (and every
+    /// `FAIR_WAIT` after), in an image that listens: the responses so far
+    /// go to their listeners, and what the listeners have sent is taken in
+    /// (as after a request, `take_ready`). Without it, objects that keep the queue full (a
     /// listing relayed entry by entry, a chatty pair) left every client,
     /// every drained connection and every signal waiting until they were
     /// done: a 300,000-entry listing held the whole site for 11 s.
