@@ -19,6 +19,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{mpsc, watch};
 
 use super::outbox::{Batch, hand_on};
+use super::send_timeout::SendTimeout;
 use super::troubles::Troubles;
 use super::wire::Config;
 use super::{Flow, HIGH_WATER, HttpEvent, Incoming, Notify, Part, answer};
@@ -181,7 +182,10 @@ async fn connection(
         .timer(TokioTimer::new())
         .header_read_timeout(HEAD_TIMEOUT)
         .max_buf_size(MAX_HEAD)
-        .serve_connection(TokioIo::new(stream), svc);
+        // A client that takes nothing of its response for `timeoutMs` is
+        // cut off, as one whose response does not start in that time is
+        // answered 504.
+        .serve_connection(TokioIo::new(SendTimeout::new(stream, shared.timeout)), svc);
     tokio::pin!(conn);
     let stopping = *stopped.borrow();
     if stopping {

@@ -14,6 +14,7 @@
 
 mod listener;
 mod outbox;
+mod send_timeout;
 mod troubles;
 pub(crate) mod wire;
 

@@ -1,0 +1,90 @@
+//! A client that asks for a big file and then reads nothing is cut off
+//! once it has taken nothing for `timeoutMs` (as nginx's `send_timeout`),
+//! and what was held for it goes: its exchange, the stream of the file.
+//! Before, it held them for as long as it stayed connected, and 1,024 such
+//! clients (the most connections a listener keeps) left the site serving
+//! nobody: a slow-read attack.
+
+mod web;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use web::report::{number, report};
+
+const MIB: u64 = 1024 * 1024;
+
+#[test]
+fn a_client_that_reads_nothing_is_cut_off_and_lets_go() {
+    if !web::have("curl", "curl") {
+        return;
+    }
+    let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "slow_reader");
+    let public = dir.join("public");
+    std::fs::create_dir_all(&public).unwrap();
+    // More than the sockets between hold; no room taken on disk.
+    std::fs::File::create(public.join("big.bin"))
+        .unwrap()
+        .set_len(64 * MIB)
+        .unwrap();
+    std::fs::write(public.join("index.html"), "<p>home</p>\n").unwrap();
+    let files = format!(
+        r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
+        public.display()
+    );
+    let listen = r#"listen=HttpConfig { listen: "127.0.0.1:0", timeoutMs: 2000 }"#;
+    let bundle = web::build_with(
+        "examples/site/Site.oth",
+        "slow_reader_build",
+        "--debug",
+        &[&files, listen],
+    );
+    let mut run = web::start(&bundle, &[]);
+    let addr = run.base.trim_start_matches("http://").to_string();
+
+    let mut idle = TcpStream::connect(&addr).unwrap();
+    idle.write_all(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    // The exchange is held while the response goes out, then let go once
+    // the client has taken nothing for 2 s, though it is still connected.
+    let mut after = report(&mut run);
+    for _ in 0..100 {
+        if number(&after, "web", "exchanges") == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        after = report(&mut run);
+    }
+    assert_eq!(
+        number(&after, "web", "exchanges"),
+        0,
+        "still held for a client that reads nothing: {:?}",
+        after["web"]
+    );
+    assert_eq!(
+        number(&after, "server", "paced"),
+        0,
+        "{:?}",
+        after["server"]
+    );
+    // What it gets when it reads at last: a part, then the end, short of
+    // the whole.
+    idle.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut got = 0u64;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match idle.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n as u64,
+        }
+    }
+    assert!(got > 0 && got < 64 * MIB, "{got} bytes");
+
+    // A client that reads, if slowly, is not cut off.
+    let whole = web::curl(&["--limit-rate", "16M"], &format!("{}/big.bin", run.base));
+    assert_eq!(whole.status, 200);
+    assert_eq!(whole.body.len() as u64, 64 * MIB);
+    assert!(run.alive(), "{}", run.stderr());
+}
