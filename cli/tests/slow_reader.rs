@@ -29,17 +29,8 @@ fn a_client_that_reads_nothing_is_cut_off_and_lets_go() {
         .set_len(64 * MIB)
         .unwrap();
     std::fs::write(public.join("index.html"), "<p>home</p>\n").unwrap();
-    let files = format!(
-        r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
-        public.display()
-    );
     let listen = r#"listen=HttpConfig { listen: "127.0.0.1:0", timeoutMs: 2000 }"#;
-    let bundle = web::build_with(
-        "examples/site/Site.oth",
-        "slow_reader_build",
-        "--debug",
-        &[&files, listen],
-    );
+    let bundle = web::build_site_serving_with(&public, "slow_reader_build", "--debug", &[listen]);
     let mut run = web::start(&bundle, &[]);
     let addr = run.base.trim_start_matches("http://").to_string();
 

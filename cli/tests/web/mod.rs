@@ -240,11 +240,20 @@ pub fn curl(args: &[&str], url: &str) -> Fetched {
 /// examples/site built to serve `dir` (read-only) instead of its own
 /// files.
 pub fn build_site_serving(dir: &Path, out: &str, profile: &str) -> PathBuf {
+    build_site_serving_with(dir, out, profile, &[])
+}
+
+/// [`build_site_serving`] with slot values of its own (`--set` each).
+pub fn build_site_serving_with(dir: &Path, out: &str, profile: &str, sets: &[&str]) -> PathBuf {
     let files = format!(
         r#"files=FilesConfig {{ dir: "{}", readonly: true }}"#,
         dir.display()
     );
-    build_with("examples/site/Site.oth", out, profile, &[&files])
+    let sets: Vec<&str> = [files.as_str()]
+        .into_iter()
+        .chain(sets.iter().copied())
+        .collect();
+    build_with("examples/site/Site.oth", out, profile, &sets)
 }
 
 /// A process's resident memory, in KiB (0 once it has gone).

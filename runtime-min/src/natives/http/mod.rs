@@ -299,8 +299,8 @@ impl Http {
             Some(Entry::BodyPart) => {
                 self.body_part(id(), asked.payload, (asked.from, asked.ticket))
             }
-            Some(Entry::End) => Some(self.end(id())),
-            Some(Entry::Failed) => Some(self.failed(id(), asked.payload)),
+            Some(Entry::End) => Some(self.end(id(), None)),
+            Some(Entry::Failed) => Some(self.end(id(), Some(Self::failure(asked.payload)))),
             None => Some(Reply::error(
                 errno::NOT_SUPPORTED,
                 "Http does not serve that",
@@ -432,48 +432,42 @@ impl Http {
         std::mem::take(&mut self.due)
     }
 
-    fn end(&mut self, id: Option<u64>) -> Reply {
+    /// Ends exchange `id`: a streamed body ends, or, if the object says it
+    /// `failed` (why), is cut off; one not responded to is a bad gateway.
+    fn end(&mut self, id: Option<u64>, failed: Option<String>) -> Reply {
         let Some(ex) = id.and_then(|id| self.exchanges.remove(&id)) else {
             return Self::unknown(id);
         };
-        // What they wrote is on its way: the body ends after it.
+        // What they wrote is on its way: the body ends (or is cut) after it.
         self.due
             .extend(ex.held.iter().map(|&(to, t)| (to, t, Reply::done(None))));
-        if !ex.streaming {
-            let bad = answer(
-                StatusCode::BAD_GATEWAY,
-                "the site ended the exchange without a response",
-            );
-            self.out.put(&ex.parts, bad);
+        match (ex.streaming, failed) {
+            // Dropping the channel ends a streamed body.
+            (true, None) => {}
+            (true, Some(why)) => {
+                self.out.put(&ex.parts, Part::Failed(why));
+            }
+            (false, why) => {
+                let why = why
+                    .as_deref()
+                    .unwrap_or("the site ended the exchange without a response");
+                self.out
+                    .put(&ex.parts, answer(StatusCode::BAD_GATEWAY, why));
+            }
         }
-        // Dropping the channel ends a streamed body.
         Reply::done(None)
     }
 
-    /// The object cannot finish the exchange: a streamed body is cut off,
-    /// a request not yet responded to is answered 502 with `why`.
-    fn failed(&mut self, id: Option<u64>, payload: Option<&Payload>) -> Reply {
-        let Some(ex) = id.and_then(|id| self.exchanges.remove(&id)) else {
-            return Self::unknown(id);
-        };
+    /// Why the object says an exchange failed: its payload's text.
+    fn failure(payload: Option<&Payload>) -> String {
         let why = payload
             .map(|p| String::from_utf8_lossy(&p.data).into_owned())
             .unwrap_or_default();
-        let why = if why.trim().is_empty() {
+        if why.trim().is_empty() {
             "the site could not finish it".to_string()
         } else {
             why
-        };
-        // Their parts go before the cut; nothing more is wanted of them.
-        self.due
-            .extend(ex.held.iter().map(|&(to, t)| (to, t, Reply::done(None))));
-        if ex.streaming {
-            self.out.put(&ex.parts, Part::Failed(why));
-        } else {
-            self.out
-                .put(&ex.parts, answer(StatusCode::BAD_GATEWAY, &why));
         }
-        Reply::done(None)
     }
 
     /// A request from a client: queued for a watcher.
@@ -565,15 +559,11 @@ impl Http {
             if ex.watcher != from {
                 return true;
             }
-            if !ex.streaming {
-                let stopped = answer(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "the object serving this request has stopped",
-                );
-                out.put(&ex.parts, stopped);
+            let why = "the object serving this request has stopped";
+            if ex.streaming {
+                out.put(&ex.parts, Part::Failed(why.to_string()));
             } else {
-                let cut = "the object serving this request has stopped".to_string();
-                out.put(&ex.parts, Part::Failed(cut));
+                out.put(&ex.parts, answer(StatusCode::SERVICE_UNAVAILABLE, why));
             }
             false
         });
