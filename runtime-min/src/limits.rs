@@ -12,6 +12,7 @@ pub const DEFAULT_HELD_MIB: u64 = 64;
 pub const DEFAULT_RESTARTS: u32 = 5;
 pub const DEFAULT_RESTART_PERIOD_S: u64 = 10;
 pub const DEFAULT_LONG_CALL_US: u64 = 100;
+pub const DEFAULT_SPIN_US: u64 = 300;
 
 /// The limits of a run.
 #[derive(Clone, Debug, clap::Args)]
@@ -65,6 +66,15 @@ pub struct Limits {
     #[arg(long = "long-call", value_name = "MICROSECONDS", default_value_t = DEFAULT_LONG_CALL_US)]
     pub long_call_us: u64,
 
+    /// In an image that listens (HTTP, a cluster), how long the event loop
+    /// keeps looking for more work before it sleeps, in microseconds,
+    /// yielding its core to any thread that wants it meanwhile: waking a
+    /// sleeping thread can cost more than serving a small request (tens of
+    /// microseconds on an idle core of a virtual machine). Never on one
+    /// core. 0: sleep at once, for the least CPU time when idle
+    #[arg(long = "spin", value_name = "MICROSECONDS", default_value_t = DEFAULT_SPIN_US)]
+    pub spin_us: u64,
+
     /// The window, in seconds, in which `--max-restarts` are counted
     #[arg(long = "restart-period", value_name = "SECONDS", default_value_t = DEFAULT_RESTART_PERIOD_S)]
     pub restart_period_s: u64,
@@ -82,6 +92,7 @@ impl Default for Limits {
             restart_period_s: DEFAULT_RESTART_PERIOD_S,
             workers: None,
             long_call_us: DEFAULT_LONG_CALL_US,
+            spin_us: DEFAULT_SPIN_US,
         }
     }
 }
@@ -102,6 +113,7 @@ impl Limits {
             format!("--max-restarts={}", self.restarts),
             format!("--restart-period={}", self.restart_period_s),
             format!("--long-call={}", self.long_call_us),
+            format!("--spin={}", self.spin_us),
         ];
         if let Some(n) = self.workers {
             args.push(format!("--workers={n}"));
@@ -120,6 +132,16 @@ impl Limits {
     /// The average call time from which calls go to workers.
     pub fn long_call(&self) -> Duration {
         Duration::from_micros(self.long_call_us)
+    }
+
+    /// How long the event loop looks for work before it sleeps (`--spin`):
+    /// none on one core, where looking would hold the core from the thread
+    /// that makes the work.
+    pub fn spin(&self) -> Duration {
+        if cores() < 2 {
+            return Duration::ZERO;
+        }
+        Duration::from_micros(self.spin_us)
     }
 
     pub fn memory_bytes(&self) -> usize {
@@ -172,6 +194,7 @@ mod tests {
             restart_period_s: 9,
             workers: Some(10),
             long_call_us: 11,
+            spin_us: 12,
         };
         let args = std::iter::once("x".to_string()).chain(l.to_args());
         let back = Cli::parse_from(args).limits;

@@ -64,7 +64,7 @@ impl Runtime<'_> {
                 };
                 let r = http.serve(cx, asked);
                 if http.open() {
-                    self.inbox.watch_signals();
+                    self.inbox.listening(self.limits.spin());
                 }
                 match r {
                     Some(r) => self.reply(&req, vec![r]),

@@ -45,11 +45,13 @@ impl Runtime<'_> {
         }
         let _ = writeln!(
             self.io.err,
-            "report: host queue={} forget={} taken={} on_workers={}",
+            "report: host queue={} forget={} taken={} on_workers={} caught={} slept={}",
             self.queue.len(),
             self.forget.len(),
             self.taken,
-            self.on_workers
+            self.on_workers,
+            self.inbox.caught,
+            self.inbox.slept
         );
     }
 }

@@ -275,7 +275,7 @@ impl Runtime<'_> {
             .collect();
         self.cluster = Some(Cluster::new(node, name, prefix, static_views, by_name));
         // A node leaves the cluster on SIGINT or SIGTERM.
-        self.inbox.watch_signals();
+        self.inbox.listening(self.limits.spin());
         Ok(())
     }
 
