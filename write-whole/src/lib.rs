@@ -6,11 +6,18 @@
 //! the disk and then renamed over the old one. Until the rename the old file
 //! is untouched, and the rename swaps one for the other at once. So a write
 //! that fails (a full disk, an I/O error, the process killed) leaves the old
-//! content as it was and nothing beside it (but for a process killed between
-//! the two, whose hidden file stays), a reader never sees a file half
+//! content as it was and nothing beside it, a reader never sees a file half
 //! written, one reading the old file when it is replaced reads the old
 //! content to its end, and after a crash the file is the old or the new,
 //! never empty.
+//!
+//! The new file has no name while it is written and flushed (`O_TMPFILE`):
+//! a process killed then leaves nothing behind, since a file without a name
+//! goes with the last descriptor. It is given a hidden name just before the
+//! rename, so only a process killed between those two system calls leaves
+//! that name beside the file. Where the file system makes no unnamed files
+//! (some network and FUSE ones), the new file is named from the start, and a
+//! process killed while writing leaves it.
 //!
 //! The new file takes the old one's permissions, and its owner and group
 //! where the process may give them (as root, always). What the file had
@@ -96,6 +103,16 @@ pub fn replace(target: &Path, was: Option<&fs::Metadata>, data: &[u8]) -> Result
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    if let Some(mut new) = unnamed_in(dir) {
+        let written = (|| {
+            fill(&mut new, was, data)?;
+            let at = name(&new, dir)?;
+            fs::rename(&at, target).inspect_err(|_| {
+                let _ = fs::remove_file(&at);
+            })
+        })();
+        return written.map_err(Failed::Writing);
+    }
     // A name left by a write of an earlier run with the same process id,
     // killed before it renamed (the counter starts again): the next name.
     let (at, mut new) = loop {
@@ -111,21 +128,64 @@ pub fn replace(target: &Path, was: Option<&fs::Metadata>, data: &[u8]) -> Result
         }
     };
     let written = (|| {
-        new.write_all(data)?;
-        if let Some(was) = was {
-            // The owner first: giving a file away clears its set-id bits.
-            give_owner(&new, was);
-            new.set_permissions(was.permissions())?;
-        }
-        // On the disk before the rename: a crash after it finds the new
-        // content whole, never an empty file.
-        new.sync_all()?;
+        fill(&mut new, was, data)?;
         fs::rename(&at, target)
     })();
     written.map_err(|e| {
         let _ = fs::remove_file(&at);
         Failed::Writing(e)
     })
+}
+
+/// Writes `data` into the new file, gives it what the file it replaces
+/// had (`was`), and flushes it to the disk.
+fn fill(new: &mut fs::File, was: Option<&fs::Metadata>, data: &[u8]) -> io::Result<()> {
+    new.write_all(data)?;
+    if let Some(was) = was {
+        // The owner first: giving a file away clears its set-id bits.
+        give_owner(new, was);
+        new.set_permissions(was.permissions())?;
+    }
+    // On the disk before the rename: a crash after it finds the new
+    // content whole, never an empty file.
+    new.sync_all()
+}
+
+/// A new file in `dir` without a name, if its file system makes them
+/// (none: the caller makes a named one, which says why it cannot if it
+/// cannot).
+fn unnamed_in(dir: &Path) -> Option<fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(dir, flags, Mode::from_raw_mode(0o666)).ok()?;
+    Some(fs::File::from(fd))
+}
+
+/// Gives the unnamed file `new` a hidden name in `dir` (the next free
+/// one), by its descriptor, or where that needs a privilege the process
+/// lacks, through `/proc/self/fd`.
+fn name(new: &fs::File, dir: &Path) -> io::Result<PathBuf> {
+    use rustix::fs::{AtFlags, CWD, linkat};
+    use rustix::io::Errno;
+    let through_proc = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(new));
+    loop {
+        let at = new_name(dir);
+        let linked = linkat(new, "", CWD, &at, AtFlags::EMPTY_PATH).or_else(|e| match e {
+            Errno::EXIST => Err(e),
+            _ => linkat(
+                CWD,
+                through_proc.as_str(),
+                CWD,
+                &at,
+                AtFlags::SYMLINK_FOLLOW,
+            ),
+        });
+        match linked {
+            Ok(()) => return Ok(at),
+            Err(Errno::EXIST) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 /// Gives `new` the owner and group of the file it replaces, or the group

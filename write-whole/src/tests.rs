@@ -109,3 +109,55 @@ fn what_is_not_a_regular_file_is_not_replaced() {
     assert!(fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
     assert_eq!(names(&d), ["pipe"]);
 }
+
+/// The writer of the test below, in a process of its own (this test binary
+/// run again with `WRITE_WHOLE_KILL_ME` naming the file): replaces the file
+/// with 256 MiB, and is killed meanwhile. Without the variable, nothing.
+#[test]
+fn writer_to_be_killed() {
+    let Some(p) = std::env::var_os("WRITE_WHOLE_KILL_ME") else {
+        return;
+    };
+    let _ = write_whole(PathBuf::from(p), vec![7u8; 256 << 20]);
+}
+
+/// A process killed while it writes the new content leaves the old file as
+/// it was and nothing beside it (a named new file used to stay, hidden).
+#[test]
+fn a_process_killed_while_writing_leaves_the_old_file_and_nothing_beside_it() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let d = dir("killed");
+    let p = d.join("a.txt");
+    fs::write(&p, "old").unwrap();
+    let mut writer = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "tests::writer_to_be_killed"])
+        .env("WRITE_WHOLE_KILL_ME", &p)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed as soon as it holds the new file open, named or not.
+    let fds = PathBuf::from(format!("/proc/{}/fd", writer.id()));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let holds = fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|fd| fs::read_link(fd.path()).is_ok_and(|to| to.starts_with(&d)));
+        if holds {
+            break;
+        }
+        assert!(
+            writer.try_wait().unwrap().is_none(),
+            "the writer ended before it opened the new file"
+        );
+        assert!(Instant::now() < deadline, "the writer never opened it");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    writer.kill().unwrap();
+    writer.wait().unwrap();
+    assert_eq!(names(&d), ["a.txt"]);
+    assert_eq!(fs::read_to_string(&p).unwrap(), "old");
+}
