@@ -65,13 +65,18 @@ fn a_client_that_reads_nothing_is_cut_off_and_lets_go() {
         .unwrap();
     let mut got = 0u64;
     let mut buf = vec![0u8; 1 << 16];
-    loop {
+    let ended = loop {
         match idle.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break "the connection's end".to_string(),
+            Err(e) => break format!("{e}"),
             Ok(n) => got += n as u64,
         }
-    }
-    assert!(got > 0 && got < 64 * MIB, "{got} bytes");
+    };
+    assert!(
+        got > 0 && got < 64 * MIB,
+        "{got} bytes, then {ended}; {}",
+        run.stderr()
+    );
 
     // A client that reads, if slowly, is not cut off.
     let whole = web::curl(&["--limit-rate", "16M"], &format!("{}/big.bin", run.base));

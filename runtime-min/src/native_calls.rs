@@ -60,11 +60,14 @@ impl Runtime<'_> {
                 };
                 let cx = natives::http::Context {
                     notify: &notify,
-                    err: &mut *self.io.err,
+                    look: self.limits.spin(),
                 };
                 let r = http.serve(cx, asked);
                 if http.open() {
                     self.inbox.listening(self.limits.spin());
+                }
+                if let Some(addr) = http.announce() {
+                    let _ = writeln!(self.io.err, "listening on http://{addr}");
                 }
                 match r {
                     Some(r) => self.reply(&req, vec![r]),

@@ -264,8 +264,7 @@ impl Runtime<'_> {
             .map_err(|e| crate::LoadError(format!("cannot join the cluster: {e}")))?;
         let mut running: Vec<&str> = here.iter().map(String::as_str).collect();
         running.sort();
-        let _ = writeln!(
-            self.io.err,
+        let joined = format!(
             "joined the cluster at {} as node {name}, running {}",
             c.servers.join(","),
             running.join(", ")
@@ -274,8 +273,10 @@ impl Runtime<'_> {
             .map(|(i, a)| (a.name.clone(), i))
             .collect();
         self.cluster = Some(Cluster::new(node, name, prefix, static_views, by_name));
-        // A node leaves the cluster on SIGINT or SIGTERM.
+        // A node leaves the cluster on SIGINT or SIGTERM; it says it has
+        // joined only once those are caught (as a listener says it listens).
         self.inbox.listening(self.limits.spin());
+        let _ = writeln!(self.io.err, "{joined}");
         Ok(())
     }
 

@@ -18,6 +18,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{mpsc, watch};
 
+use super::look::{Look, look};
 use super::outbox::{Batch, hand_on};
 use super::send_timeout::SendTimeout;
 use super::troubles::Troubles;
@@ -55,11 +56,13 @@ struct Shared {
     timeout: Duration,
     next_id: AtomicU64,
     connections: AtomicUsize,
+    look: Arc<Look>,
 }
 
 /// Binds (here, so a bad address is the configuring write's error) and
-/// starts serving on a thread.
-pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> {
+/// starts serving on a thread, which looks for work for `span` before it
+/// sleeps (`look`).
+pub(crate) fn start(config: &Config, notify: Notify, span: Duration) -> std::io::Result<Handle> {
     let listener = std::net::TcpListener::bind(&config.listen)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
@@ -71,7 +74,9 @@ pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> 
         timeout: Duration::from_millis(config.timeout_ms),
         next_id: AtomicU64::new(1),
         connections: AtomicUsize::new(0),
+        look: Look::new(span),
     });
+    let looking = shared.look.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -83,7 +88,8 @@ pub(crate) fn start(config: &Config, notify: Notify) -> std::io::Result<Handle> 
                 rt.block_on(async {
                     // Until the Http object is gone: a connection still
                     // finishing after the listener stops gets its parts too.
-                    tokio::spawn(hand_on(to_hand_on));
+                    tokio::spawn(hand_on(to_hand_on, looking.clone()));
+                    tokio::spawn(look(looking));
                     accept(listener, shared, stopped).await
                 })
             });
@@ -259,6 +265,7 @@ fn respond(
 
 async fn exchange(shared: Arc<Shared>, req: Request<HyperBody>) -> Response<Parts> {
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+    shared.look.busy();
     let mut gone = Gone {
         shared: shared.clone(),
         id,

@@ -13,6 +13,7 @@
 //! has gone, so the object can stop what it was doing for it).
 
 mod listener;
+mod look;
 mod outbox;
 mod send_timeout;
 mod troubles;
@@ -127,6 +128,8 @@ pub(crate) struct Http {
     due: Vec<(Sender, i32, Reply)>,
     /// Parts of responses on their way to the listener (`flush`).
     out: outbox::Outbox,
+    /// It has begun to listen and has not said so (`announce`).
+    unannounced: bool,
 }
 
 /// An exchange handed out: where its response goes, whether it streams,
@@ -188,7 +191,9 @@ pub(crate) struct Context<'a> {
     /// Where its listener is to send what it takes, asked for only when
     /// it starts listening.
     pub notify: &'a dyn Fn() -> Notify,
-    pub err: &'a mut dyn std::io::Write,
+    /// How long its listener's thread looks for work before it sleeps
+    /// (`--spin`, `look`).
+    pub look: std::time::Duration,
 }
 
 fn answer(status: StatusCode, text: &str) -> Part {
@@ -269,6 +274,17 @@ impl Http {
         self.listening.as_ref().is_some_and(|l| !l.closed)
     }
 
+    /// Where it has begun to listen, once: the runtime says so on stderr
+    /// only when a signal would be caught, so whoever waits for the line
+    /// (a test, a supervisor) and then sends SIGUSR1 or SIGTERM is heard
+    /// rather than killing the process.
+    pub fn announce(&mut self) -> Option<std::net::SocketAddr> {
+        if !std::mem::take(&mut self.unannounced) {
+            return None;
+        }
+        self.listening.as_ref().map(|l| l.addr)
+    }
+
     /// Its tables' sizes, for a report: exchanges handed out and not
     /// finished, requests waiting for a watcher, watchers.
     pub fn tables(&self) -> (usize, usize, usize) {
@@ -319,9 +335,10 @@ impl Http {
             Ok(c) => c,
             Err(e) => return Reply::error(errno::INVALID, e),
         };
-        match listener::start(&config, (cx.notify)()) {
+        match listener::start(&config, (cx.notify)(), cx.look) {
             Ok(handle) => {
-                let _ = writeln!(cx.err, "listening on http://{}", handle.addr);
+                // Said by the runtime once it catches signals (`announce`).
+                self.unannounced = true;
                 self.out.deliver_through(handle.batches.clone());
                 self.listening = Some(handle);
                 Reply::done(None)

@@ -70,9 +70,14 @@ impl Outbox {
 
 /// The listener's side: sends each part of each batch to its connection,
 /// on the listener's thread (where waking a connection's task is a push on
-/// a local queue). Ends when the Http object is gone.
-pub(crate) async fn hand_on(mut batches: tokio::sync::mpsc::UnboundedReceiver<Batch>) {
+/// a local queue), which has work then (`look`). Ends when the Http object
+/// is gone.
+pub(crate) async fn hand_on(
+    mut batches: tokio::sync::mpsc::UnboundedReceiver<Batch>,
+    look: std::sync::Arc<super::look::Look>,
+) {
     while let Some(batch) = batches.recv().await {
+        look.busy();
         for (tx, part) in batch {
             let _ = tx.send(part);
         }
