@@ -67,11 +67,12 @@ pub struct Limits {
     pub long_call_us: u64,
 
     /// In an image that listens (HTTP, a cluster), how long the event loop
-    /// keeps looking for more work before it sleeps, in microseconds,
-    /// yielding its core to any thread that wants it meanwhile: waking a
-    /// sleeping thread can cost more than serving a small request (tens of
-    /// microseconds on an idle core of a virtual machine). Never on one
-    /// core. 0: sleep at once, for the least CPU time when idle
+    /// and each HTTP listener's thread keep looking for more work before
+    /// they sleep, in microseconds, yielding their core to any thread that
+    /// wants it meanwhile: waking a sleeping thread can cost more than
+    /// serving a small request (tens of microseconds on an idle core of a
+    /// virtual machine). Never on one core. 0: sleep at once, for the least
+    /// CPU time when nearly idle
     #[arg(long = "spin", value_name = "MICROSECONDS", default_value_t = DEFAULT_SPIN_US)]
     pub spin_us: u64,
 
@@ -134,8 +135,8 @@ impl Limits {
         Duration::from_micros(self.long_call_us)
     }
 
-    /// How long the event loop looks for work before it sleeps (`--spin`):
-    /// none on one core, where looking would hold the core from the thread
+    /// How long the event loop and the listeners look for work before they
+    /// sleep (`--spin`): none on one core, where looking would hold the core from the thread
     /// that makes the work.
     pub fn spin(&self) -> Duration {
         if cores() < 2 {
