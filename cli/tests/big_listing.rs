@@ -20,7 +20,7 @@ use std::net::TcpStream;
 use std::process::Command;
 use std::time::Duration;
 
-use web::report::{number, report};
+use web::report::{number, report, report_until};
 
 /// Entries in the directory listed.
 const ENTRIES: usize = 30_000;
@@ -137,14 +137,12 @@ fn a_huge_listing_comes_whole_while_the_site_serves_others() {
     for _ in 0..3 {
         drop(begin(&addr, "/many/"));
     }
-    let mut after = report(&mut run);
-    for _ in 0..600 {
-        if number(&after, "site", "paced") == 0 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        after = report(&mut run);
-    }
+    let after = report_until(
+        &mut run,
+        ("site", "paced", 0),
+        600,
+        Duration::from_millis(100),
+    );
     assert_eq!(number(&after, "site", "paced"), 0, "{:?}", after["site"]);
     let spent = number(&after, "host", "taken") - before;
     // (Made to the end, each costs its entries once more, as StaticSite

@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use web::report::{number, report};
+use web::report::{number, report_until};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -41,28 +41,24 @@ fn a_client_that_reads_nothing_is_cut_off_and_lets_go() {
     // the client has taken nothing for 2 s, though it is still connected.
     // (First seen held: a report asked for at once can come before the
     // request has reached the image, and say 0 for that reason.)
-    let mut during = report(&mut run);
-    for _ in 0..100 {
-        if number(&during, "web", "exchanges") == 1 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-        during = report(&mut run);
-    }
+    let during = report_until(
+        &mut run,
+        ("web", "exchanges", 1),
+        100,
+        Duration::from_millis(10),
+    );
     assert_eq!(
         number(&during, "web", "exchanges"),
         1,
         "the request never reached the image: {:?}",
         during["web"]
     );
-    let mut after = report(&mut run);
-    for _ in 0..100 {
-        if number(&after, "web", "exchanges") == 0 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-        after = report(&mut run);
-    }
+    let after = report_until(
+        &mut run,
+        ("web", "exchanges", 0),
+        100,
+        Duration::from_millis(200),
+    );
     assert_eq!(
         number(&after, "web", "exchanges"),
         0,

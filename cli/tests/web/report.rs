@@ -38,3 +38,22 @@ pub fn number(r: &HashMap<String, Words>, who: &str, what: &str) -> u64 {
         .parse()
         .unwrap_or_else(|_| panic!("{who} {what}: {:?}", r[who]))
 }
+
+/// Asks for reports every `pause`, at most `tries` times, until one says
+/// `who`'s `what` is `want`; the last report (which the caller checks).
+pub fn report_until(
+    run: &mut super::Running,
+    (who, what, want): (&str, &str, u64),
+    tries: usize,
+    pause: std::time::Duration,
+) -> HashMap<String, Words> {
+    let mut r = report(run);
+    for _ in 1..tries {
+        if number(&r, who, what) == want {
+            break;
+        }
+        std::thread::sleep(pause);
+        r = report(run);
+    }
+    r
+}
