@@ -63,10 +63,9 @@ impl Runtime<'_> {
                     look: self.limits.spin(),
                 };
                 let r = http.serve(cx, asked);
-                if http.open() {
-                    self.inbox.listening(self.limits.spin());
-                }
                 if let Some(addr) = http.announce() {
+                    // Signals caught before the line that says it listens.
+                    self.inbox.listening(self.limits.spin());
                     let _ = writeln!(self.io.err, "listening on http://{addr}");
                 }
                 match r {
