@@ -9,7 +9,7 @@ use std::fs;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
 use super::root::{Kind, Meta};
 use super::{Reply, stat_of, stat_payload};
@@ -31,7 +31,9 @@ pub(super) struct Listing {
 impl Listing {
     /// The directory `real` (found inside `root`): its names.
     pub fn open(root: &Path, real: PathBuf, shown: &str) -> Result<Listing, Reply> {
-        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        // One handle, read and looked into: the names and the entries come
+        // from the same directory even if its path is renamed meanwhile.
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let dir = match rustix::fs::open(&real, flags, Mode::empty()) {
             Ok(d) => d,
             Err(rustix::io::Errno::NOTDIR) => {
@@ -39,12 +41,19 @@ impl Listing {
             }
             Err(e) => return Err(Reply::io(&e.into(), shown)),
         };
-        let entries = fs::read_dir(&real).map_err(|e| Reply::io(&e, shown))?;
-        // Names that are not UTF-8 have no path in a request: left out.
-        let mut names: Vec<String> = entries
-            .flatten()
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect();
+        let entries = Dir::read_from(&dir).map_err(|e| Reply::io(&e.into(), shown))?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Reply::io(&e.into(), shown))?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            // Names that are not UTF-8 have no path in a request: left out.
+            if let Ok(name) = std::str::from_utf8(name) {
+                names.push(name.to_owned());
+            }
+        }
         names.sort_unstable();
         Ok(Listing {
             root: root.to_path_buf(),
@@ -90,4 +99,49 @@ impl Listing {
 /// its content type is guessed from).
 fn record(name: &str, real: &Path, meta: &Meta) -> Option<crate::Payload> {
     (meta.kind != Kind::Other).then(|| stat_payload(&stat_of(name, real, meta)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::ffi::OsStrExt;
+
+    use super::*;
+
+    /// The names a listing will answer, in order: sorted by their bytes,
+    /// without `.` and `..`, and without a name that is not UTF-8 (no
+    /// request can name it).
+    #[test]
+    fn names_are_sorted_and_each_one_a_path_can_name() {
+        let dir = std::env::temp_dir().join(format!("othismo-listing-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("sub")).unwrap();
+        for name in ["b.txt", "a.txt", "Z.txt", "é.txt"] {
+            fs::write(dir.join(name), name).unwrap();
+        }
+        let not_utf8 = std::ffi::OsStr::from_bytes(b"\xff.txt");
+        fs::write(dir.join(not_utf8), "x").unwrap();
+        let listing = Listing::open(&dir, dir.clone(), "/").unwrap();
+        let names: Vec<String> = listing.names.clone().collect();
+        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(names, ["Z.txt", "a.txt", "b.txt", "sub", "é.txt"]);
+    }
+
+    #[test]
+    fn a_file_is_not_listed() {
+        let file =
+            std::env::temp_dir().join(format!("othismo-listing-file-{}", std::process::id()));
+        fs::write(&file, "x").unwrap();
+        let r = Listing::open(&file, file.clone(), "/f");
+        fs::remove_file(&file).unwrap();
+        assert!(
+            matches!(
+                r,
+                Err(Reply::Error {
+                    errno: errno::INVALID,
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+    }
 }
