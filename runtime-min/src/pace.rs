@@ -144,13 +144,18 @@ impl Runtime<'_> {
     /// if `a` is taking a part, the part is taken only once `to` has taken
     /// this answer (`a` is a relay).
     pub(crate) fn pace_answer(&mut self, a: usize, to: Sender, ticket: i32) {
-        let (Some(t), Sender::Instance(r)) = (self.actors[a].pacing, to) else {
+        let Some(t) = self.actors[a].pacing else {
             return;
+        };
+        let r = match to {
+            Sender::Instance(r) => r,
+            Sender::Remote(k) => return self.pace_relayed_out(a, t, k),
+            _ => return,
         };
         if r == a || self.actors[r].dead {
             return;
         }
-        let Some(serial) = self.actors[a].paced.get(&t).map(|p| p.serial) else {
+        let Some(serial) = self.stream_serial(a, t) else {
             return;
         };
         self.pace_serial += 1;
@@ -175,6 +180,16 @@ impl Runtime<'_> {
             Some(rel) if (rel.from, rel.ticket, rel.serial) == (a, t, serial) => rel.sent += 1,
             _ => return,
         }
+        self.count_relayed(a, t);
+    }
+
+    /// Which stream `a`'s stream `t` is (its serial), if `a` reads one.
+    pub(crate) fn stream_serial(&self, a: usize, t: i32) -> Option<u64> {
+        self.actors[a].paced.get(&t).map(|p| p.serial)
+    }
+
+    /// `a` relayed one more answer while taking a part of stream `t`.
+    pub(crate) fn count_relayed(&mut self, a: usize, t: i32) {
         if let Some(p) = self.actors[a].paced.get_mut(&t) {
             p.relayed += 1;
         }
@@ -208,7 +223,7 @@ impl Runtime<'_> {
 
     /// `n` answers relayed by `a` while it took a part of stream `t`
     /// (`serial`) have been taken: the part is, once all of them are.
-    fn relayed_taken(&mut self, a: usize, t: i32, serial: u64, n: u32) {
+    pub(crate) fn relayed_taken(&mut self, a: usize, t: i32, serial: u64, n: u32) {
         let actor = &mut self.actors[a];
         let Some(p) = actor.paced.get_mut(&t) else {
             return;

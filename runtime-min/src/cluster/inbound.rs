@@ -136,7 +136,8 @@ impl Runtime<'_> {
                 let Some(&k) = cluster.by_origin.get(&(reply, to, id)) else {
                     return;
                 };
-                cluster.forget_caller(k);
+                let relayed = cluster.forget_caller(k);
+                self.forget_relayed(relayed);
                 self.withdraw(Sender::Remote(k), None);
             }
             Wire::Took { reply, to, id } => self.took(reply, to, id),

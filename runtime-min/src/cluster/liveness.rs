@@ -26,9 +26,7 @@ impl Runtime<'_> {
             .filter(|(_, caller)| caller.reply == their_reply)
             .map(|(k, _)| *k)
             .collect();
-        for k in &callers {
-            c.forget_caller(*k);
-        }
+        let relayed: Vec<_> = callers.iter().filter_map(|k| c.forget_caller(*k)).collect();
         let _ = writeln!(
             self.io.err,
             "cluster: node {node} is lost (no heartbeat for {} ms): {} request(s) it took fail",
@@ -42,6 +40,9 @@ impl Runtime<'_> {
         }
         for k in callers {
             self.withdraw(Sender::Remote(k), None);
+        }
+        for r in relayed {
+            self.forget_relayed(Some(r));
         }
     }
 

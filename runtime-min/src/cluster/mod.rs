@@ -87,6 +87,19 @@ pub(crate) struct Cluster {
     /// Paced streams answering callers on other nodes (by caller): the
     /// ticket and the rest, read as the caller's node says it took a part.
     paced_out: HashMap<u32, (i32, Box<crate::natives::files::Stream>)>,
+    /// Answers a relay here sent to callers on other nodes while it took a
+    /// part (by caller), not yet taken there: the part is taken once they
+    /// are (`pace.rs`, relays).
+    relayed_out: HashMap<u32, RelayedOut>,
+}
+
+/// The answers a relay sent a caller on another node while taking part of
+/// its stream `ticket` (`serial`), none of them taken yet.
+pub(crate) struct RelayedOut {
+    pub(crate) from: usize,
+    pub(crate) ticket: i32,
+    pub(crate) serial: u64,
+    pub(crate) sent: u32,
 }
 
 /// A request no node has taken yet, kept to be sent again.
@@ -134,17 +147,20 @@ impl Cluster {
             taken: HashMap::new(),
             untaken: HashMap::new(),
             paced_out: HashMap::new(),
+            relayed_out: HashMap::new(),
         }
     }
 
     /// Caller `k` on another node is gone (answered, cancelled, lost):
-    /// nothing is kept for it.
-    fn forget_caller(&mut self, k: u32) -> Option<Caller> {
+    /// nothing is kept for it. What was relayed to it and not taken is
+    /// returned, to be counted as taken (`Runtime::forget_relayed`).
+    fn forget_caller(&mut self, k: u32) -> Option<RelayedOut> {
         self.paced_out.remove(&k);
-        let c = self.callers.remove(&k)?;
-        self.by_origin
-            .remove(&(c.reply.clone(), c.to.clone(), c.id));
-        Some(c)
+        let relayed = self.relayed_out.remove(&k);
+        if let Some(c) = self.callers.remove(&k) {
+            self.by_origin.remove(&(c.reply, c.to, c.id));
+        }
+        relayed
     }
 
     fn publish(&self, subject: String, w: &Wire) {

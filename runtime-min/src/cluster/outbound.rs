@@ -151,10 +151,9 @@ impl Runtime<'_> {
         };
         let msg = w(c.to.clone(), c.id);
         let reply = c.reply.clone();
-        if last {
-            cluster.forget_caller(k);
-        }
+        let relayed = if last { cluster.forget_caller(k) } else { None };
         cluster.publish(reply, &msg);
+        self.forget_relayed(relayed);
     }
 
     /// Whether the caller on another node gave up on its request `k`.

@@ -8,17 +8,53 @@
 //! request, or a caller on a third node the stream is passed on to) takes
 //! each part at once.
 
+use super::RelayedOut;
 use super::wire::Wire;
 use crate::natives::files::Stream;
 use crate::pace::{Pace, RemoteRead};
 use crate::{Runtime, Sender, Serving};
 
 impl Runtime<'_> {
-    /// Whether a paced stream answers the caller on another node `k`.
+    /// Whether the answers to the caller on another node `k` are paced:
+    /// parts of a paced stream, or answers a relay sends while it takes a
+    /// part. Its node says when its reader took one (`took`).
     pub(crate) fn paced_out(&self, k: u32) -> bool {
         self.cluster
             .as_ref()
-            .is_some_and(|c| c.paced_out.contains_key(&k))
+            .is_some_and(|c| c.paced_out.contains_key(&k) || c.relayed_out.contains_key(&k))
+    }
+
+    /// Relay `a`, taking a part of its stream `t`, answers the caller on
+    /// another node `k`: the part is taken once that answer is, there.
+    pub(crate) fn pace_relayed_out(&mut self, a: usize, t: i32, k: u32) {
+        let Some(serial) = self.stream_serial(a, t) else {
+            return;
+        };
+        let Some(c) = &mut self.cluster else { return };
+        if !c.callers.contains_key(&k) {
+            return;
+        }
+        let out = c.relayed_out.entry(k).or_insert(RelayedOut {
+            from: a,
+            ticket: t,
+            serial,
+            sent: 0,
+        });
+        // One caller's answers come from one relay's one stream; any other
+        // mix is left unpaced rather than tied to the wrong part.
+        if (out.from, out.ticket, out.serial) != (a, t, serial) {
+            return;
+        }
+        out.sent += 1;
+        self.count_relayed(a, t);
+    }
+
+    /// The answers relayed to a caller on another node that is gone (or
+    /// whose reader took them) count as taken.
+    pub(crate) fn forget_relayed(&mut self, relayed: Option<RelayedOut>) {
+        if let Some(r) = relayed {
+            self.relayed_taken(r.from, r.ticket, r.serial, r.sent);
+        }
     }
 
     /// `rest` of the stream answering `ticket` of the caller on another
@@ -42,6 +78,13 @@ impl Runtime<'_> {
         let Some(&k) = c.by_origin.get(&(reply, to, id)) else {
             return;
         };
+        // The reader there took the answers in order: those relayed to it
+        // before this word came are taken (at most a part's worth of them
+        // can still be on their way, so the relay is never more than a
+        // part ahead of its reader).
+        if let Some(out) = c.relayed_out.remove(&k) {
+            return self.forget_relayed(Some(out));
+        }
         let Some((ticket, mut rest)) = c.paced_out.remove(&k) else {
             return;
         };
