@@ -164,7 +164,7 @@ fn soak_site(site: &str, pid: u32, seconds: u64) {
             .filter_map(|l| l.trim().strip_prefix("Non-2xx or 3xx responses:"))
             .filter_map(|v| v.trim().parse::<u64>().ok())
             .sum();
-        last = web::rss_kib(pid);
+        last = test_support::resident_kib_of(pid);
         println!("{:>6} {rps:>12.0} {errors:>8} {last:>10}", (slice + 1) * 10);
         if slice == 5 {
             after_warmup = Some(last);

@@ -68,7 +68,7 @@ fn sample_rss(
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
-            peak.fetch_max(web::rss_kib(pid), Ordering::Relaxed);
+            peak.fetch_max(test_support::resident_kib_of(pid), Ordering::Relaxed);
             std::thread::sleep(Duration::from_millis(20));
         }
     })
@@ -102,7 +102,7 @@ fn big_files_are_streamed_whole_in_bounded_memory() {
     assert_eq!(head.status, 200);
     assert_eq!(head.header("content-length"), Some("1073741824"));
     assert!(head.header("etag").is_some());
-    let baseline = web::rss_kib(pid);
+    let baseline = test_support::resident_kib_of(pid);
 
     let stop = Arc::new(AtomicBool::new(false));
     let peak = Arc::new(AtomicU64::new(0));

@@ -15,8 +15,7 @@
 
 mod web;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Read;
 use std::process::Command;
 use std::time::Duration;
 
@@ -29,31 +28,6 @@ const QUEUE: &str = "10000";
 /// Each name's tail: long names make a page of some 13 MB, more than the
 /// sockets between the site and its client hold.
 const LONG: &str = "and-then-a-long-name-for-each-entry-so-that-the-page-listing-them-is-bigger-than-any-socket-buffer-of-the-connection-that-carries-it-to-a-client-who-does-not-read-it-at-all-for-a-while";
-
-/// Sends a GET of `path` and reads until the head and the first bytes of
-/// the body have come; the connection, still open, is returned.
-fn begin(addr: &str, path: &str) -> TcpStream {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains("<ul>") {
-        let n = s.read(&mut buf).expect("the listing begins");
-        assert!(
-            n > 0,
-            "closed before the listing began: {:?}",
-            String::from_utf8_lossy(&got)
-        );
-        got.extend_from_slice(&buf[..n]);
-    }
-    assert!(
-        got.starts_with(b"HTTP/1.1 200"),
-        "{}",
-        String::from_utf8_lossy(&got)
-    );
-    s
-}
 
 #[test]
 fn a_huge_listing_comes_whole_while_the_site_serves_others() {
@@ -76,7 +50,7 @@ fn a_huge_listing_comes_whole_while_the_site_serves_others() {
     // A client reading a listing slowly (not at all, for now): the home
     // page is served while the listing is still being made, and so is the
     // report.
-    let mut slow = begin(&addr, "/many/");
+    let mut slow = test_support::get_begun(&addr, "/many/", "<ul>").0;
     let home = web::curl(&[], &format!("{base}/"));
     assert_eq!(home.status, 200);
     let during = report(&mut run);
@@ -135,7 +109,7 @@ fn a_huge_listing_comes_whole_while_the_site_serves_others() {
     // them stops, far short of a listing each.
     let before = number(&report(&mut run), "host", "taken");
     for _ in 0..3 {
-        drop(begin(&addr, "/many/"));
+        drop(test_support::get_begun(&addr, "/many/", "<ul>").0);
     }
     let after = report_until(
         &mut run,

@@ -74,7 +74,7 @@ fn the_site_holds_nothing_per_request() {
     leave_mid_request(&addr, 200);
     std::thread::sleep(Duration::from_millis(500));
     let before = report(&mut run);
-    let rss_before = web::rss_kib(pid);
+    let rss_before = test_support::resident_kib_of(pid);
 
     let leaving = {
         let addr = addr.clone();
@@ -85,7 +85,7 @@ fn the_site_holds_nothing_per_request() {
     let at64 = load::drive(&addr, &PATHS, 64, requests / 10);
     std::thread::sleep(Duration::from_millis(500));
     let after = report(&mut run);
-    let rss_after = web::rss_kib(pid);
+    let rss_after = test_support::resident_kib_of(pid);
     eprintln!(
         "8 connections: {at8:?} ({:.0}/s)\n64 connections: {at64:?} ({:.0}/s)\n\
          RSS {rss_before} KiB -> {rss_after} KiB\nbefore: {before:?}\nafter: {after:?}",

@@ -13,17 +13,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nodes::{Nats, get, node_saying};
-
-/// Resident memory of process `pid`, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
+use nodes::{Nats, get};
 
 #[test]
 fn a_file_read_across_nodes_goes_at_its_readers_pace() {
@@ -38,29 +28,12 @@ fn a_file_read_across_nodes_goes_at_its_readers_pace() {
     let big: Vec<u8> = (0..12_000_000u32).map(|i| (i * 13 % 251) as u8).collect();
     std::fs::write(public.join("big.bin"), &big).unwrap();
     let bundle = common::site_bundle("cluster_paced", &public);
-    let placement = bundle.with_file_name("apart.placement");
-    std::fs::write(
-        &placement,
+    let (mut disk, mut front, base) = nodes::site_apart(
+        &bundle,
+        &nats,
         "image Site\nnode front: web, server, site\nnode disk: public\n",
-    )
-    .unwrap();
-    let at = |node: &str| {
-        vec![
-            "--placement".to_string(),
-            placement.display().to_string(),
-            "--node".to_string(),
-            node.to_string(),
-        ]
-    };
-    let (disk_at, front_at) = (at("disk"), at("front"));
-    let disk_at: Vec<&str> = disk_at.iter().map(String::as_str).collect();
-    let front_at: Vec<&str> = front_at.iter().map(String::as_str).collect();
-    let (mut disk, _, _) = node_saying(&bundle, &nats, &disk_at, "");
-    let (mut front, listening, _) = node_saying(&bundle, &nats, &front_at, "listening on ");
-    let base = listening
-        .trim()
-        .trim_start_matches("listening on ")
-        .to_string();
+        ("disk", "front"),
+    );
 
     // Whole files, four at a time, every byte.
     let fetches: Vec<_> = (0..4)
@@ -81,7 +54,10 @@ fn a_file_read_across_nodes_goes_at_its_readers_pace() {
 
     // A slow reader of the 1 GiB file: 4 s at 2 MiB/s. Both nodes stay
     // near their memory before it (the file would be 1 GiB in flight).
-    let (disk_before, front_before) = (rss_kib(disk.id()), rss_kib(front.id()));
+    let (disk_before, front_before) = (
+        test_support::resident_kib_of(disk.id()),
+        test_support::resident_kib_of(front.id()),
+    );
     let mut slow = Command::new("curl")
         .args(["-s", "-o", "/dev/null", "--limit-rate", "2M"])
         .arg(format!("{base}/huge.bin"))
@@ -91,8 +67,8 @@ fn a_file_read_across_nodes_goes_at_its_readers_pace() {
     let began = Instant::now();
     let (mut disk_most, mut front_most) = (0, 0);
     while began.elapsed() < Duration::from_secs(4) {
-        disk_most = disk_most.max(rss_kib(disk.id()));
-        front_most = front_most.max(rss_kib(front.id()));
+        disk_most = disk_most.max(test_support::resident_kib_of(disk.id()));
+        front_most = front_most.max(test_support::resident_kib_of(front.id()));
         std::thread::sleep(Duration::from_millis(20));
     }
     eprintln!(
@@ -117,9 +93,9 @@ fn a_file_read_across_nodes_goes_at_its_readers_pace() {
     assert_eq!(code, 200);
     assert!(body == big, "big.bin changed after a reader left");
     // The files' node stopped reading for it: no part is sent meanwhile.
-    let idle = rss_kib(disk.id());
+    let idle = test_support::resident_kib_of(disk.id());
     std::thread::sleep(Duration::from_millis(500));
-    assert!(rss_kib(disk.id()) < idle + 16 * 1024);
+    assert!(test_support::resident_kib_of(disk.id()) < idle + 16 * 1024);
 
     for c in [&mut front, &mut disk] {
         let _ = Command::new("kill")

@@ -14,52 +14,16 @@
 mod common;
 mod nodes;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Read;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use nodes::{Nats, node_saying};
+use nodes::Nats;
 
 /// Entries in the directory listed, and each name's tail: a page of some
 /// 25 MB, far more than the sockets between the site and its client hold.
 const ENTRIES: usize = 50_000;
 const LONG: &str = "and-then-a-long-name-for-each-entry-so-that-the-page-listing-them-is-bigger-than-any-socket-buffer-between-the-site-and-a-client-who-reads-none-of-it-for-a-while";
-
-/// Resident memory of process `pid`, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
-
-/// Sends a GET of `path` and reads until the page's list has begun; the
-/// connection, still open, is returned with what came so far.
-fn begin(addr: &str, path: &str) -> (TcpStream, Vec<u8>) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains("<ul>") {
-        let n = s.read(&mut buf).expect("the page begins");
-        assert!(
-            n > 0,
-            "closed before the page began: {:?}",
-            String::from_utf8_lossy(&got)
-        );
-        got.extend_from_slice(&buf[..n]);
-    }
-    assert!(
-        got.starts_with(b"HTTP/1.1 200"),
-        "{}",
-        String::from_utf8_lossy(&got)
-    );
-    (s, got)
-}
 
 #[test]
 fn a_page_relayed_across_nodes_goes_at_its_readers_pace() {
@@ -72,29 +36,12 @@ fn a_page_relayed_across_nodes_goes_at_its_readers_pace() {
     }
     std::fs::write(public.join("index.html"), "<p>home</p>\n").unwrap();
     let bundle = common::site_bundle("cluster_relayed", &public);
-    let placement = bundle.with_file_name("relay.placement");
-    std::fs::write(
-        &placement,
+    let (mut back, mut front, base) = nodes::site_apart(
+        &bundle,
+        &nats,
         "image Site\nnode front: web, server\nnode back: site, public\n",
-    )
-    .unwrap();
-    let at = |node: &str| {
-        vec![
-            "--placement".to_string(),
-            placement.display().to_string(),
-            "--node".to_string(),
-            node.to_string(),
-        ]
-    };
-    let (back_at, front_at) = (at("back"), at("front"));
-    let back_at: Vec<&str> = back_at.iter().map(String::as_str).collect();
-    let front_at: Vec<&str> = front_at.iter().map(String::as_str).collect();
-    let (mut back, _, _) = node_saying(&bundle, &nats, &back_at, "");
-    let (mut front, listening, _) = node_saying(&bundle, &nats, &front_at, "listening on ");
-    let base = listening
-        .trim()
-        .trim_start_matches("listening on ")
-        .to_string();
+        ("back", "front"),
+    );
     let addr = base.trim_start_matches("http://").to_string();
     let (code, _) = nodes::get(&format!("{base}/"));
     assert_eq!(code, 200);
@@ -102,12 +49,12 @@ fn a_page_relayed_across_nodes_goes_at_its_readers_pace() {
     // A client that reads nothing of the page, for 10 s. (Relayed
     // unpaced, the front node had grown by 41 MB at 9 s in a debug build,
     // once the sockets between were full.)
-    let front_before = rss_kib(front.id());
-    let (mut slow, mut page) = begin(&addr, "/many/");
+    let front_before = test_support::resident_kib_of(front.id());
+    let (mut slow, mut page) = test_support::get_begun(&addr, "/many/", "<ul>");
     let began = Instant::now();
     let mut front_most = 0;
     while began.elapsed() < Duration::from_secs(10) {
-        front_most = front_most.max(rss_kib(front.id()));
+        front_most = front_most.max(test_support::resident_kib_of(front.id()));
         std::thread::sleep(Duration::from_millis(20));
     }
     let grew = front_most.saturating_sub(front_before);

@@ -217,14 +217,51 @@ pub fn sparse_bomb_tar(name: &str) -> Vec<u8> {
 /// This process's resident memory in KiB (Linux's `VmRSS`; 0 where it
 /// cannot be read): what the benches report memory with.
 pub fn resident_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    resident_kib_in("/proc/self/status")
+}
+
+/// Process `pid`'s resident memory in KiB (0 once it has gone).
+pub fn resident_kib_of(pid: u32) -> u64 {
+    resident_kib_in(&format!("/proc/{pid}/status"))
+}
+
+fn resident_kib_in(status: &str) -> u64 {
+    std::fs::read_to_string(status)
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// Sends `GET path` to `addr` and reads until `until` has come (the head
+/// and the first of the body, say); the connection, still open, and what
+/// came so far. Panics if it closes first or the status is not 200.
+pub fn get_begun(addr: &str, path: &str, until: &str) -> (std::net::TcpStream, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("connecting");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(120)))
+        .expect("a read timeout");
+    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").expect("sending the request");
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains(until) {
+        let n = s.read(&mut buf).expect("reading the response");
+        assert!(
+            n > 0,
+            "closed before {until:?} came: {:?}",
+            String::from_utf8_lossy(&got)
+        );
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert!(
+        got.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    (s, got)
 }
 
 /// Whether this run is CI's (`CI=true`): there a test that cannot run fails.

@@ -256,18 +256,6 @@ pub fn build_site_serving_with(dir: &Path, out: &str, profile: &str, sets: &[&st
     build_with("examples/site/Site.oth", out, profile, &sets)
 }
 
-/// A process's resident memory, in KiB (0 once it has gone).
-pub fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 /// The CPU time (user and system, every thread) of process `pid` and of
 /// its children still running (nginx's workers), in clock ticks (1/100 s
 /// on Linux).

@@ -204,6 +204,32 @@ pub fn node_saying(
     (child, line, log)
 }
 
+/// The site example's two nodes placed apart by `placement` (written
+/// beside the bundle): `back` started first, then `front`, read until it
+/// listens. Returns them, and the front's address (`http://...`).
+pub fn site_apart(
+    bundle: &Path,
+    nats: &Nats,
+    placement: &str,
+    (back, front): (&str, &str),
+) -> (Child, Child, String) {
+    let file = bundle.with_file_name(format!("{back}-{front}.placement"));
+    std::fs::write(&file, placement).unwrap();
+    let file = file.display().to_string();
+    let (back, _, _) = node_saying(bundle, nats, &["--placement", &file, "--node", back], "");
+    let (front, listening, _) = node_saying(
+        bundle,
+        nats,
+        &["--placement", &file, "--node", front],
+        "listening on ",
+    );
+    let base = listening
+        .trim()
+        .trim_start_matches("listening on ")
+        .to_string();
+    (back, front, base)
+}
+
 /// A raw NATS client: enough of the protocol to publish and read.
 pub struct Raw {
     s: TcpStream,
