@@ -158,6 +158,55 @@ fn each_method_answer_and_errno_maps_as_the_cases_say() {
     );
 }
 
+/// Two files of different versions asked for at once, over and over from
+/// several connections (so their stats and reads are answered in one
+/// turn, interleaved): each response carries its own file's ETag. (The
+/// server keeps the last ETag it made; an exchange started before another
+/// file's stat must not take that one's.)
+#[test]
+fn files_asked_for_at_once_each_get_their_own_etag() {
+    let Some(run) = start() else { return };
+    let addr = run.base.trim_start_matches("http://").to_string();
+    let files = [("/doc", "\"abc\""), ("/tagged", "\"fedcba9876543210\"")];
+    let clients: Vec<_> = (0..8)
+        .map(|i| {
+            let (path, etag) = files[i % 2];
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut wrong = Vec::new();
+                for _ in 0..40 {
+                    let mut s = TcpStream::connect(&addr).unwrap();
+                    write!(
+                        s,
+                        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    )
+                    .unwrap();
+                    let mut got = String::new();
+                    s.read_to_string(&mut got).unwrap();
+                    let tag = got
+                        .lines()
+                        .find_map(|l| l.strip_prefix("etag: "))
+                        .map(str::to_string);
+                    if tag.as_deref() != Some(etag) {
+                        wrong.push(format!("{path}: etag {tag:?} (want {etag})"));
+                    }
+                }
+                wrong
+            })
+        })
+        .collect();
+    let wrong: Vec<String> = clients
+        .into_iter()
+        .flat_map(|c| c.join().unwrap())
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of 320 wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
 #[test]
 fn a_body_shorter_than_its_length_is_cut_off_never_passed_for_whole() {
     let Some(mut run) = start() else { return };

@@ -77,6 +77,8 @@ fn every_refused_request_gets_its_errno() {
          read /elsewhere: 5 forbidden\n\
          read /target/ok: ok hello\n\
          read of a path of 18 bytes in 18 characters: the same\n\
+         read of a path of 18 bytes in 18 characters: the same\n\
+         read of a path of 18 bytes in 18 characters: the same\n\
          read of a path of 313 bytes in 313 characters: the same\n\
          read of a path of 213 bytes in 113 characters: the same\n\
          read of a path of 273 bytes in 143 characters: the same\n\

@@ -46,6 +46,29 @@ function typeOf(ptr: usize, len: i32): string {
   return type
 }
 
+/** The last path a request was delivered with, and its bytes: an object
+ * is asked of the same path several times in a row (a stat, then the read
+ * it announces), and a repeat is that string again, not a new one decoded. */
+let lastPath = ""
+let lastPathBytes = new ArrayBuffer(0)
+
+function pathOf(ptr: usize, len: i32): string {
+  const kept = lastPathBytes
+  if (len > 0 && kept.byteLength == len && memory.compare(ptr, changetype<usize>(kept), <usize>len) == 0) {
+    // Taken either way (a buffer of its own is the module's to keep).
+    if (!inScratch(ptr)) takeBuffer(ptr, len)
+    return lastPath
+  }
+  if (len == 0 || len > 256) return takeString(ptr, len)
+  // The bytes kept first, while a buffer of the runtime's is still pinned.
+  const bytes = new ArrayBuffer(len)
+  memory.copy(changetype<usize>(bytes), ptr, <usize>len)
+  const path = takeString(ptr, len)
+  lastPath = path
+  lastPathBytes = bytes
+  return path
+}
+
 function payloadOf(typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): Payload | null {
   if (typeLen == 0 && dataLen == 0) return null
   return new Payload(typeOf(typePtr, typeLen), takeBuffer(dataPtr, dataLen))
@@ -73,7 +96,7 @@ export function othismo_serve(
   id: i32, verb: i32, flags: i32, pathPtr: usize, pathLen: i32,
   typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32,
 ): void {
-  const path = takeString(pathPtr, pathLen)
+  const path = pathOf(pathPtr, pathLen)
   const req = new Request(id, verb, flags, path, payloadOf(typePtr, typeLen, dataPtr, dataLen))
   const s = theServer()
   if (s == null) {

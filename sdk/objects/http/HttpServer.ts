@@ -189,6 +189,20 @@ function headerOf(r: HttpRequest, name: string): string | null {
   return null
 }
 
+/** The last path made a site path, and what it made: a site's clients
+ * ask for the same few paths over and over. */
+let lastPath = "/"
+let lastFull = SITE
+
+/** `path` (of a request target) as the site's path. */
+function sitePath(path: string): string {
+  if (path == lastPath) return lastFull
+  const full = path == "/" ? SITE : SITE + path
+  lastPath = path
+  lastFull = full
+  return full
+}
+
 /** What the answers of an exchange are turned into. */
 const PLAIN = 0
 const LISTING = 1
@@ -210,7 +224,7 @@ class OnHttpRequest extends OnMessage<HttpRequest> {
     // `/docs/` and `/docs` are the same path of the site.
     let path = decoded
     if (path.length > 1 && path.endsWith("/")) path = path.substring(0, path.length - 1)
-    const full = path == "/" ? SITE : SITE + path
+    const full = sitePath(path)
     let verb = Verb.Read
     let kind = PLAIN
     let payload: Payload | null = null
@@ -284,12 +298,77 @@ function bare(id: string, status: i32, headers: HttpHeader[], text: string): voi
   http.writeExchanges(id, res, null)
 }
 
+/** The last version made an ETag, the ETag and its header: a busy site
+ * serves the same file many times over, and a repeat makes nothing new. */
+let lastVersion: i64 = 0
+let lastEtag: string | null = null
+let lastEtagHeader: HttpHeader | null = null
+
+function etagFor(version: i64): string | null {
+  if (version != lastVersion) {
+    lastVersion = version
+    lastEtag = etagOf(version)
+    lastEtagHeader = null
+  }
+  return lastEtag
+}
+
+/** The ETag header of `etag`. */
+function etagHeader(etag: string): HttpHeader {
+  const kept = lastEtagHeader
+  if (kept != null && kept.value === etag) return kept
+  const h = header("etag", etag)
+  if (etag === lastEtag) lastEtagHeader = h
+  return h
+}
+
+/** The last Content-Type header made: a file's type is the same string
+ * each time it is delivered (the SDK keeps the types it is sent). */
+let lastType: HttpHeader | null = null
+
+function contentType(type: string): HttpHeader {
+  const kept = lastType
+  if (kept != null && kept.value === type) return kept
+  const h = header("content-type", type)
+  lastType = h
+  return h
+}
+
+/** A file's headers: Accept-Ranges, its ETag if it has one, a range's
+ * Content-Range if there is one. */
+function pushFileHeaders(to: HttpHeader[], etag: string | null, contentRange: string | null): void {
+  to.push(ACCEPT_RANGES)
+  if (etag != null) to.push(etagHeader(etag))
+  if (contentRange != null) to.push(header("content-range", contentRange))
+}
+
+function fileHeaders(etag: string | null, contentRange: string | null): HttpHeader[] {
+  const headers: HttpHeader[] = []
+  pushFileHeaders(headers, etag, contentRange)
+  return headers
+}
+
 /** Every file's `Accept-Ranges`, made once (headers are only read once made). */
 const ACCEPT_RANGES = header("accept-ranges", "bytes")
 
-/** The headers of an exchange the stat decided none for: never added to
- * (`range` is called only on an exchange made with headers of its own). */
-const NO_HEADERS: HttpHeader[] = []
+/** The response each exchange's head is written with: refilled for each
+ * (it is encoded by the write that sends it, and kept by nobody), so a
+ * response costs no object, list or list buffer of its own. */
+const RESPONSE = new HttpResponse()
+
+/** `RESPONSE`, emptied, with `status`. */
+function response(status: i32): HttpResponse {
+  const res = RESPONSE
+  res.status = status
+  res.headers.length = 0
+  res.body = NO_BODY
+  res.streamed = null
+  res.length = null
+  return res
+}
+
+/** An empty body: the one a response is refilled with. */
+const NO_BODY = new ArrayBuffer(0)
 
 /** The stat a GET or HEAD takes before it reads: decides a redirect, a
  * 304 or 416, or the read and what its response says of the file. */
@@ -316,15 +395,15 @@ class Looked extends OnStat {
       this.read(new Exchange(this.id, PLAIN, this.r.method))
       return
     }
-    const etag = etagOf(s.version)
-    const headers: HttpHeader[] = [ACCEPT_RANGES]
-    if (etag != null) headers.push(header("etag", etag))
+    const etag = etagFor(s.version)
     const inm = headerOf(this.r, "if-none-match")
     if (etag != null && inm != null && noneMatch(inm, etag)) {
-      bare(this.id, 304, headers, "")
+      bare(this.id, 304, fileHeaders(etag, null), "")
       return
     }
-    const ex = new Exchange(this.id, PLAIN, this.r.method, headers)
+    const ex = new Exchange(this.id, PLAIN, this.r.method)
+    ex.file = true
+    ex.etag = etag
     ex.length = s.length
     const range = headerOf(this.r, "range")
     const ifRange = headerOf(this.r, "if-range")
@@ -332,8 +411,8 @@ class Looked extends OnStat {
     if (range != null && (ifRange == null || (etag != null && ifRange.trim() == etag))) {
       const span = byteRange(range, s.length)
       if (span === UNSATISFIABLE) {
-        headers.push(header("content-range", "bytes */" + s.length.toString()))
-        bare(this.id, 416, headers, "range_not_satisfiable: the file is " + s.length.toString() + " bytes")
+        const range = "bytes */" + s.length.toString()
+        bare(this.id, 416, fileHeaders(etag, range), "range_not_satisfiable: the file is " + s.length.toString() + " bytes")
         return
       }
       if (span != null) ex.range(span, s.length)
@@ -363,12 +442,16 @@ class Exchange extends Answers {
   left: i64 = -1
   status: i32 = 200
 
+  /** What the stat decided: a file's headers (Accept-Ranges, and its
+   *  ETag if it has one), and a range's Content-Range. */
+  file: bool = false
+  etag: string | null = null
+  contentRange: string | null = null
+
   constructor(
     public id: string,
     public kind: i32,
     public method: string,
-    /** Headers the stat decided (ETag, Accept-Ranges, Content-Range). */
-    public headers: HttpHeader[] = NO_HEADERS,
   ) {
     super()
   }
@@ -379,8 +462,7 @@ class Exchange extends Answers {
     this.left = span.length
     this.length = span.length
     this.status = 206
-    this.headers.push(header("content-range",
-      "bytes " + span.first.toString() + "-" + span.last.toString() + "/" + total.toString()))
+    this.contentRange = "bytes " + span.first.toString() + "-" + span.last.toString() + "/" + total.toString()
   }
 
   /** The part of `b` that is in the range. */
@@ -430,15 +512,14 @@ class Exchange extends Answers {
     }
     if (done) this.finished = true
     if (!this.started) {
-      const res = new HttpResponse()
-      res.status = b == null && done && this.status == 200
+      const res = response(b == null && done && this.status == 200
         ? 204
-        : (this.method == "POST" ? 201 : this.status)
+        : (this.method == "POST" ? 201 : this.status))
       const cache = cacheControl
       if (cache != null) res.headers.push(header("cache-control", cache))
-      for (let i = 0; i < this.headers.length; i++) res.headers.push(this.headers[i])
+      if (this.file) pushFileHeaders(res.headers, this.etag, this.contentRange)
       if (b != null) {
-        res.headers.push(header("content-type", b.contentType))
+        res.headers.push(contentType(b.contentType))
         res.body = b.data
       }
       if (!done) {
@@ -451,6 +532,7 @@ class Exchange extends Answers {
       this.started = !done
       // A whole response: nothing is left to cancel if its client has gone.
       http.writeExchanges(this.id, res, done ? null : new Written(this))
+      res.body = NO_BODY
       return
     }
     if (b != null && b.data.byteLength > 0) {
