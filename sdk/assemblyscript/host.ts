@@ -1,7 +1,7 @@
 // The functions behind the module's exports (book: reference/wire.md). `exports.ts`
 // re-exports them from the package, so they share the SDK's state.
 
-import { inScratch, scratch, takeBuffer, takeString } from "./abi"
+import { inScratch, scratch, takeBuffer, takeString, SCRATCH_LEN } from "./abi"
 import { ownType, Payload, Status } from "./payload"
 import { finish, pending, Request, serving } from "./request"
 import { theServer } from "./server"
@@ -59,7 +59,7 @@ function pathOf(ptr: usize, len: i32): string {
     if (!inScratch(ptr)) takeBuffer(ptr, len)
     return lastPath
   }
-  if (len == 0 || len > 256) return takeString(ptr, len)
+  if (len == 0 || len > SCRATCH_LEN) return takeString(ptr, len)
   // The bytes kept first, while a buffer of the runtime's is still pinned.
   const bytes = new ArrayBuffer(len)
   memory.copy(changetype<usize>(bytes), ptr, <usize>len)
