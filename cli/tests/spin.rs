@@ -3,7 +3,8 @@
 //! next request that comes meanwhile is taken without waking a sleeping
 //! thread, and once the look is over the loop sleeps, costing nothing
 //! while idle. The report's `caught` and `slept` count the waits that
-//! ended each way.
+//! ended each way, the loop's on the host line and the listener's on the
+//! Http object's.
 
 mod web;
 
@@ -36,6 +37,9 @@ fn without_a_look_every_wait_sleeps() {
     assert_eq!(tally.ok, REQUESTS, "{tally:?}");
     let r = report(&mut run);
     assert_eq!(number(&r, "host", "caught"), 0, "{:?}", r["host"]);
+    // Nor does the listener's thread look.
+    assert_eq!(number(&r, "web", "caught"), 0, "{:?}", r["web"]);
+    assert_eq!(number(&r, "web", "slept"), 0, "{:?}", r["web"]);
     assert!(
         number(&r, "host", "slept") >= REQUESTS,
         "one sleep a request at least: {:?}",
@@ -60,6 +64,13 @@ fn a_long_look_catches_the_next_request_and_then_sleeps() {
         assert!(
             caught >= REQUESTS - 10,
             "{caught} of {REQUESTS} requests caught looking ({slept} sleeps)"
+        );
+        // The listener's thread too: each request comes while it looks
+        // (after the response before it), and it never stopped looking.
+        let (l_caught, l_slept) = (number(&r, "web", "caught"), number(&r, "web", "slept"));
+        assert!(
+            l_caught >= REQUESTS - 10,
+            "{l_caught} of {REQUESTS} requests caught by the listener looking ({l_slept} sleeps)"
         );
     } else {
         assert_eq!(caught, 0, "looked on one core");

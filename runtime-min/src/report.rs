@@ -1,14 +1,17 @@
 //! What the runtime holds, on demand (SIGUSR1 to a listening image): a line
 //! per instance and one for the host, on stderr, each `report: ` then
-//! `name=value` words. Every number here is one that must not grow with the
-//! requests served: an instance's memory (a high-water mark: a module's
+//! `name=value` words. Most numbers here are ones that must not grow with
+//! the requests served: an instance's memory (a high-water mark: a module's
 //! memory never shrinks), the requests it is serving, the request ids and
 //! tickets the host remembers for it, the bytes of its requests waiting,
 //! the deliveries waiting in its mailbox while it is out on a worker, the
-//! files it is reading a part at a time;
-//! the queue, the dropped tickets still to forget, and each Http
-//! instance's exchanges, waiting requests and watchers. The soak test
-//! reads it before and after a few hundred thousand requests.
+//! files it is reading a part at a time; the queue, the dropped tickets
+//! still to forget, and each Http instance's exchanges, waiting requests
+//! and watchers. The soak test reads them before and after a few hundred
+//! thousand requests. The rest count since the start: the deliveries
+//! taken, calls made on workers, and the waits of the loop (host) and of
+//! each Http instance's listener that ended with work caught while looking
+//! (`caught`) or in a sleep (`slept`).
 
 use crate::{Body, Runtime};
 
@@ -25,7 +28,10 @@ impl Runtime<'_> {
             let http = match &a.body {
                 Body::Http(h) => {
                     let (exchanges, waiting, watchers) = h.tables();
-                    format!(" exchanges={exchanges} waiting={waiting} watchers={watchers}")
+                    let (caught, slept) = h.looks();
+                    format!(
+                        " exchanges={exchanges} waiting={waiting} watchers={watchers} caught={caught} slept={slept}"
+                    )
                 }
                 _ => String::new(),
             };

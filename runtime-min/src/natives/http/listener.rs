@@ -41,6 +41,8 @@ pub(crate) struct Handle {
     stop: watch::Sender<bool>,
     /// Set when the listener reports that it and its connections are done.
     pub closed: bool,
+    /// Its thread's look, for the report's counts.
+    pub look: Arc<Look>,
 }
 
 impl Handle {
@@ -77,6 +79,7 @@ pub(crate) fn start(config: &Config, notify: Notify, span: Duration) -> std::io:
         look: Look::new(span),
     });
     let looking = shared.look.clone();
+    let look_counts = shared.look.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -103,6 +106,7 @@ pub(crate) fn start(config: &Config, notify: Notify, span: Duration) -> std::io:
         batches,
         stop,
         closed: false,
+        look: look_counts,
     })
 }
 

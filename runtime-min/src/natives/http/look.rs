@@ -9,7 +9,7 @@
 //! in the reactor as before.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
@@ -24,6 +24,12 @@ pub(crate) struct Look {
     poke: Notify,
     /// How long to look after the last work, in nanoseconds; 0: never.
     span: u64,
+    /// Whether the looking task is looking now (not waiting to be poked).
+    looking: AtomicBool,
+    /// Work that came while it looked, and looks that ended in a sleep:
+    /// the report's `caught` and `slept` for the listener.
+    caught: AtomicU64,
+    slept: AtomicU64,
 }
 
 impl Look {
@@ -33,13 +39,28 @@ impl Look {
             last: AtomicU64::new(0),
             poke: Notify::new(),
             span: u64::try_from(span.as_nanos()).unwrap_or(u64::MAX),
+            looking: AtomicBool::new(false),
+            caught: AtomicU64::new(0),
+            slept: AtomicU64::new(0),
         })
+    }
+
+    /// Work that came while the thread looked, and looks that ended in a
+    /// sleep, so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.caught.load(Ordering::Relaxed),
+            self.slept.load(Ordering::Relaxed),
+        )
     }
 
     /// The listener has work now (a request, responses to send on).
     pub fn busy(&self) {
         if self.span == 0 {
             return;
+        }
+        if self.looking.load(Ordering::Relaxed) {
+            self.caught.fetch_add(1, Ordering::Relaxed);
         }
         self.last.store(self.now(), Ordering::Relaxed);
         self.poke.notify_one();
@@ -61,11 +82,15 @@ pub(crate) async fn look(l: Arc<Look>) {
     }
     loop {
         if l.recent() {
+            l.looking.store(true, Ordering::Relaxed);
             // A task that yields has tokio poll its sockets without
             // waiting before it runs the task again.
             tokio::task::yield_now().await;
             std::thread::yield_now();
         } else {
+            if l.looking.swap(false, Ordering::Relaxed) {
+                l.slept.fetch_add(1, Ordering::Relaxed);
+            }
             l.poke.notified().await;
         }
     }

@@ -295,6 +295,12 @@ impl Http {
         )
     }
 
+    /// Its listener's work caught while it looked, and looks that ended
+    /// in a sleep (both 0 before it listens).
+    pub fn looks(&self) -> (u64, u64) {
+        self.listening.as_ref().map_or((0, 0), |l| l.look.counts())
+    }
+
     /// Exchanges handed out and not finished, and requests waiting.
     pub fn in_flight(&self) -> usize {
         self.exchanges.len() + self.waiting.len()
