@@ -17,7 +17,7 @@
 // from its version (304 when the client has it), its length as
 // Content-Length, and a single byte range (206, or 416 past its end).
 
-import { Answers, Box, OnDone, OnMessage, OnStat, Payload, Request, Status, StatRecord, Ticket, Verb, run, send } from "othismo"
+import { Answers, Box, Client, OnDone, OnMessage, OnStat, Payload, Request, Status, StatRecord, Ticket, Verb, bson, run, send } from "othismo"
 import { HttpHeader, HttpRequest, HttpResponse, HttpServerConfig, HttpServerServer, http } from "./HttpServer.oth"
 import { Span, UNSATISFIABLE, byteRange, etagOf, noneMatch } from "./conditions"
 
@@ -189,19 +189,9 @@ function headerOf(r: HttpRequest, name: string): string | null {
   return null
 }
 
-/** The last path made a site path, and what it made: a site's clients
- * ask for the same few paths over and over. */
-let lastPath = "/"
-let lastFull = SITE
-
-/** `path` (of a request target) as the site's path. */
-function sitePath(path: string): string {
-  if (path == lastPath) return lastFull
-  const full = path == "/" ? SITE : SITE + path
-  lastPath = path
-  lastFull = full
-  return full
-}
+/** The site's paths are made by a client of it, which keeps the last one
+ * made: a site's clients ask for the same few paths over and over. */
+const site = new Client(SITE)
 
 /** What the answers of an exchange are turned into. */
 const PLAIN = 0
@@ -224,7 +214,7 @@ class OnHttpRequest extends OnMessage<HttpRequest> {
     // `/docs/` and `/docs` are the same path of the site.
     let path = decoded
     if (path.length > 1 && path.endsWith("/")) path = path.substring(0, path.length - 1)
-    const full = sitePath(path)
+    const full = site.at(path)
     let verb = Verb.Read
     let kind = PLAIN
     let payload: Payload | null = null
@@ -298,47 +288,44 @@ function bare(id: string, status: i32, headers: HttpHeader[], text: string): voi
   http.writeExchanges(id, res, null)
 }
 
-/** The last version made an ETag, the ETag and its header: a busy site
- * serves the same file many times over, and a repeat makes nothing new. */
+/** The last version made an ETag, and the ETag: a busy site serves the
+ * same file many times over, and a repeat makes nothing new. */
 let lastVersion: i64 = 0
 let lastEtag: string | null = null
-let lastEtagHeader: HttpHeader | null = null
 
 function etagFor(version: i64): string | null {
   if (version != lastVersion) {
     lastVersion = version
     lastEtag = etagOf(version)
-    lastEtagHeader = null
   }
   return lastEtag
 }
 
-/** The ETag header of `etag`. */
-function etagHeader(etag: string): HttpHeader {
-  const kept = lastEtagHeader
-  if (kept != null && kept.value === etag) return kept
-  const h = header("etag", etag)
-  if (etag === lastEtag) lastEtagHeader = h
-  return h
+/** The last header of one name made, handed out again for the very same
+ * value string (an ETag from `etagFor`, a type the SDK kept), never for
+ * an equal one made apart: so it is right whatever came in between. */
+class LastHeader {
+  private kept: HttpHeader | null = null
+
+  constructor(public name: string) {}
+
+  of(value: string): HttpHeader {
+    const kept = this.kept
+    if (kept != null && kept.value === value) return kept
+    const h = header(this.name, value)
+    this.kept = h
+    return h
+  }
 }
 
-/** The last Content-Type header made: a file's type is the same string
- * each time it is delivered (the SDK keeps the types it is sent). */
-let lastType: HttpHeader | null = null
-
-function contentType(type: string): HttpHeader {
-  const kept = lastType
-  if (kept != null && kept.value === type) return kept
-  const h = header("content-type", type)
-  lastType = h
-  return h
-}
+const ETAG = new LastHeader("etag")
+const CONTENT_TYPE = new LastHeader("content-type")
 
 /** A file's headers: Accept-Ranges, its ETag if it has one, a range's
  * Content-Range if there is one. */
 function pushFileHeaders(to: HttpHeader[], etag: string | null, contentRange: string | null): void {
   to.push(ACCEPT_RANGES)
-  if (etag != null) to.push(etagHeader(etag))
+  if (etag != null) to.push(ETAG.of(etag))
   if (contentRange != null) to.push(header("content-range", contentRange))
 }
 
@@ -361,14 +348,11 @@ function response(status: i32): HttpResponse {
   const res = RESPONSE
   res.status = status
   res.headers.length = 0
-  res.body = NO_BODY
+  res.body = bson.NO_BYTES
   res.streamed = null
   res.length = null
   return res
 }
-
-/** An empty body: the one a response is refilled with. */
-const NO_BODY = new ArrayBuffer(0)
 
 /** The stat a GET or HEAD takes before it reads: decides a redirect, a
  * 304 or 416, or the read and what its response says of the file. */
@@ -519,7 +503,7 @@ class Exchange extends Answers {
       if (cache != null) res.headers.push(header("cache-control", cache))
       if (this.file) pushFileHeaders(res.headers, this.etag, this.contentRange)
       if (b != null) {
-        res.headers.push(contentType(b.contentType))
+        res.headers.push(CONTENT_TYPE.of(b.contentType))
         res.body = b.data
       }
       if (!done) {
@@ -532,7 +516,7 @@ class Exchange extends Answers {
       this.started = !done
       // A whole response: nothing is left to cancel if its client has gone.
       http.writeExchanges(this.id, res, done ? null : new Written(this))
-      res.body = NO_BODY
+      res.body = bson.NO_BYTES
       return
     }
     if (b != null && b.data.byteLength > 0) {
