@@ -25,6 +25,7 @@ pub const SDK_FILES: &[(&str, &str)] = &[
         include_str!("../../sdk/assemblyscript/payload.ts"),
     ),
     ("box.ts", include_str!("../../sdk/assemblyscript/box.ts")),
+    ("utf8.ts", include_str!("../../sdk/assemblyscript/utf8.ts")),
     ("bson.ts", include_str!("../../sdk/assemblyscript/bson.ts")),
     (
         "bson_writer.ts",

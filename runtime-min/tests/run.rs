@@ -84,6 +84,14 @@ fn every_refused_request_gets_its_errno() {
          read of a path of 273 bytes in 143 characters: the same\n\
          read of a path of 256 bytes in 256 characters: the same\n\
          read of a path of 257 bytes in 257 characters: the same\n\
+         read of a path of 20 bytes in 19 characters: the same\n\
+         read of a path of 24 bytes in 21 characters: the same\n\
+         read of a path of 21 bytes in 20 characters: the same\n\
+         read of a path of 25 bytes in 22 characters: the same\n\
+         read of a path of 22 bytes in 21 characters: the same\n\
+         read of a path of 26 bytes in 23 characters: the same\n\
+         read of a path of 23 bytes in 22 characters: the same\n\
+         read of a path of 27 bytes in 24 characters: the same\n\
          a Note read as a Note: a Note saying hi\n\
          an Other read as a Note: 4 invalid (the answer is not the expected message)\n\
          text read as a Note: 4 invalid (the answer is not the expected message)\n\

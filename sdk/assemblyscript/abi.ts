@@ -2,6 +2,8 @@
 // (pointer, length) in this module's memory; a payload is four arguments
 // (type pointer, type length, data pointer, data length), 0,0,0,0 for none.
 
+import { utf8Into, utf8String } from "./utf8"
+
 @external("othismo", "request")
 export declare function hostRequest(verb: i32, pathPtr: usize, pathLen: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): i32
 
@@ -95,7 +97,7 @@ export function sendable(s: string): Sent {
   // At most 3 bytes a UTF-16 unit: only long strings need measuring.
   if (units * 3 <= SCRATCH_LEN || String.UTF8.byteLength(s, false) <= SCRATCH_LEN) {
     sent.ptr = scratch
-    sent.len = <i32>String.UTF8.encodeUnsafe(changetype<usize>(s), units, scratch, false)
+    sent.len = utf8Into(changetype<usize>(s), units, scratch)
     sent.buffer = null
   } else {
     const b = utf8(s)
@@ -127,6 +129,8 @@ export function takeBuffer(ptr: usize, len: i32): ArrayBuffer {
 /** A string the host passed (in the scratch region, or as a filled buffer). */
 export function takeString(ptr: usize, len: i32): string {
   if (ptr == 0 || len == 0) return ""
-  if (inScratch(ptr)) return String.UTF8.decodeUnsafe(ptr, <usize>len, false)
-  return String.UTF8.decode(takeBuffer(ptr, len), false)
+  // Read before a buffer of the runtime's is taken (and unpinned).
+  const s = utf8String(ptr, len)
+  if (!inScratch(ptr)) takeBuffer(ptr, len)
+  return s
 }

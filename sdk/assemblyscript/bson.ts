@@ -24,6 +24,8 @@ export const NULL: u8 = 0x0a
 export const INT32: u8 = 0x10
 export const INT64: u8 = 0x12
 
+import { utf8String } from "./utf8"
+
 export { BsonWriter } from "./bson_writer"
 export { mapSlots, mapEntry, entryKey, entryValue } from "./map_entries"
 export { shape, enumeration, readEnum, readMessage, Helpers, HelperRead, HelperWrite } from "./shape"
@@ -94,7 +96,7 @@ export class BsonReader {
 
   /** The current element's key, as a string (made when asked for). */
   get key(): string {
-    return String.UTF8.decodeUnsafe(this.data.dataStart + <usize>this.keyAt, <usize>this.keyLen, false)
+    return utf8String(this.data.dataStart + <usize>this.keyAt, this.keyLen)
   }
 
   /** Whether the current element's key is `s`, without making a string
@@ -217,7 +219,7 @@ export class BsonReader {
       return ""
     }
     const n = this.i32At(this.valueAt) - 1
-    return String.UTF8.decodeUnsafe(this.data.dataStart + <usize>(this.valueAt + 4), <usize>n, false)
+    return utf8String(this.data.dataStart + <usize>(this.valueAt + 4), n)
   }
 
   bool(): bool {

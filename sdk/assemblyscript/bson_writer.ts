@@ -2,6 +2,7 @@
 // documents and arrays begun and ended, written straight into one buffer.
 
 import { Uuid } from "./box"
+import { utf8Into } from "./utf8"
 import { ARRAY, BINARY, BOOL, DATETIME, DOCUMENT, DOUBLE, INT32, INT64, STRING } from "./bson"
 
 /** The last writer that finished, for the next one to reuse. */
@@ -110,22 +111,10 @@ export class BsonWriter {
     return s.length <= 1024 ? s.length * 3 : <i32>String.UTF8.byteLength(s, false)
   }
 
-  /** `s` as UTF-8 into room already ensured (`room(s)`): ASCII byte by
-   *  byte, the rest through the standard encoder. Returns its length. */
+  /** `s` as UTF-8 into room already ensured (`room(s)`). Returns its
+   *  length. */
   private utf8Into(s: string): i32 {
-    const n = s.length
-    const src = changetype<usize>(s)
-    const dst = this.tail
-    let i = 0
-    for (; i < n; i++) {
-      const c = load<u16>(src + (<usize>i << 1))
-      if (c >= 0x80) break
-      store<u8>(dst + <usize>i, <u8>c)
-    }
-    let written = i
-    if (i < n) {
-      written += <i32>String.UTF8.encodeUnsafe(src + (<usize>i << 1), n - i, dst + <usize>i, false)
-    }
+    const written = utf8Into(changetype<usize>(s), s.length, this.tail)
     this.len += written
     return written
   }

@@ -2,6 +2,7 @@
 // re-exports them from the package, so they share the SDK's state.
 
 import { inScratch, scratch, takeBuffer, takeString, SCRATCH_LEN } from "./abi"
+import { utf8String } from "./utf8"
 import { ownType, Payload, Status } from "./payload"
 import { finish, pending, Request, serving } from "./request"
 import { theServer } from "./server"
@@ -32,7 +33,7 @@ function typeOf(ptr: usize, len: i32): string {
   if (kept >= 0 && inScratch(ptr)) return unchecked(recentTypes[kept])
   const bytes = takeBuffer(ptr, len)
   if (kept >= 0) return unchecked(recentTypes[kept])
-  const decoded = String.UTF8.decode(bytes, false)
+  const decoded = utf8String(changetype<usize>(bytes), len)
   const own = ownType(decoded)
   const type = own != null ? own : decoded
   if (recentTypes.length < TYPES_KEPT) {

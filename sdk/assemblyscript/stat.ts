@@ -2,6 +2,7 @@
 // little-endian, where [s] is a u16 byte length then UTF-8 bytes.
 
 import { Payload, STAT_TYPE } from "./payload"
+import { utf8String } from "./utf8"
 
 export const STAT: string = STAT_TYPE
 
@@ -67,14 +68,14 @@ export class StatRecord {
     const p = changetype<usize>(payload.data)
     const nameLen = <i32>load<u16>(p)
     let at = 2 + nameLen
-    const name = String.UTF8.decodeUnsafe(p + 2, <usize>nameLen, false)
+    const name = utf8String(p + 2, nameLen)
     const kind = load<u8>(p + <usize>at)
     at += 1
     const length = load<i64>(p + <usize>at)
     at += 8
     const typeLen = <i32>load<u16>(p + <usize>at)
     at += 2
-    const type = String.UTF8.decodeUnsafe(p + <usize>at, <usize>typeLen, false)
+    const type = utf8String(p + <usize>at, typeLen)
     at += typeLen
     const version = load<i64>(p + <usize>at)
     return new StatRecord(name, kind, length, type, version)
