@@ -131,7 +131,8 @@ export class BsonReader {
       return false
     }
     // `at < last < end <= data.length` (the constructor checked `end`):
-    // the bytes up to `last` are read without a bounds check each.
+    // the bytes up to `last` are read without a bounds check each (and,
+    // by the sizes checked below, those of the element found).
     const base = this.data.dataStart
     const type = load<u8>(base + <usize>this.at)
     // The key: a NUL-terminated string before the value.
@@ -156,14 +157,14 @@ export class BsonReader {
       case STRING: case 0x0d: case 0x0e: {
         if (room >= 4) {
           const n = this.i32At(v)
-          if (n >= 1 && n <= room - 4 && this.data[v + 4 + n - 1] == 0) size = 4 + n
+          if (n >= 1 && n <= room - 4 && load<u8>(base + <usize>(v + 3 + n)) == 0) size = 4 + n
         }
         break
       }
       case DOCUMENT: case ARRAY: case 0x0f: {
         if (room >= 5) {
           const n = this.i32At(v)
-          if (n >= 5 && n <= room && this.data[v + n - 1] == 0) size = n
+          if (n >= 5 && n <= room && load<u8>(base + <usize>(v + n - 1)) == 0) size = n
         }
         break
       }
@@ -179,7 +180,7 @@ export class BsonReader {
         let q = v
         let strings = 0
         while (q < last && strings < 2) {
-          if (this.data[q] == 0) strings++
+          if (load<u8>(base + <usize>q) == 0) strings++
           q++
         }
         if (strings == 2) size = q - v
@@ -198,7 +199,7 @@ export class BsonReader {
       this.ok = false
       return false
     }
-    if (type == BOOL && this.data[v] > 1) {
+    if (type == BOOL && load<u8>(base + <usize>v) > 1) {
       this.ok = false
       return false
     }
@@ -227,7 +228,8 @@ export class BsonReader {
       this.ok = false
       return false
     }
-    return this.data[this.valueAt] == 1
+    // (`next` found the byte inside the document.)
+    return load<u8>(this.data.dataStart + <usize>this.valueAt) == 1
   }
 
   /** An integer (int32 or int64) in [lo, hi]. */
@@ -295,7 +297,7 @@ export class BsonReader {
 
   /** Binary data of `subtype`. */
   binary(subtype: u8 = 0): ArrayBuffer {
-    if (this.type != BINARY || this.data[this.valueAt + 4] != subtype) {
+    if (this.type != BINARY || load<u8>(this.data.dataStart + <usize>(this.valueAt + 4)) != subtype) {
       this.ok = false
       return new ArrayBuffer(0)
     }
