@@ -93,6 +93,8 @@ fn every_refused_request_gets_its_errno() {
          read of a path of 23 bytes in 22 characters: the same\n\
          read of a path of 27 bytes in 24 characters: the same\n\
          a Note read as a Note: a Note saying hi\n\
+         a Note of a number read as a Note: 4 invalid (the answer is not the expected message)\n\
+         a Note read after it: a Note saying hi\n\
          an Other read as a Note: 4 invalid (the answer is not the expected message)\n\
          text read as a Note: 4 invalid (the answer is not the expected message)\n\
          an Other read as any message: a message of type Other\n"

@@ -55,6 +55,20 @@ function utf8Is(at: usize, len: i32, s: string): bool {
   return false
 }
 
+/** Readers no longer used, for the next to reuse: decoding a message
+ *  reads it and each document embedded in it (each item of a list of
+ *  messages, say) through a reader, and a new one each time was an object
+ *  per item. Lent and given back within one decoding (`lendOf`,
+ *  `lendDocument`, `giveBack`), so they nest as the documents do. */
+const spareReaders = new Array<BsonReader>()
+const NO_DATA = new Uint8Array(0)
+
+/** A lent reader, done with: it lets go of the bytes it read. */
+export function giveBack(r: BsonReader): void {
+  r.data = NO_DATA
+  spareReaders.push(r)
+}
+
 /**
  * Reads the elements of one document in order. Every length is checked
  * before it is used; anything malformed or of the wrong type sets `ok` to
@@ -72,22 +86,71 @@ export class BsonReader {
 
   /** `data[start..end)` is one whole document. */
   constructor(public data: Uint8Array, private start: i32, private end: i32) {
+    this.check()
+  }
+
+  /** From the start of `data[start..end)`, as a new reader of it would. */
+  private reset(data: Uint8Array, start: i32, end: i32): void {
+    this.data = data
+    this.start = start
+    this.end = end
+    this.ok = true
+    this.type = 0
+    this.keyAt = 0
+    this.keyLen = 0
+    this.valueAt = 0
+    this.valueEnd = 0
+    this.check()
+  }
+
+  private check(): void {
+    const data = this.data
+    const start = this.start
+    const end = this.end
     this.at = start + 4
     if (end - start < 5 || end > data.length || start < 0) {
       this.ok = false
     } else {
       const declared = load<i32>(data.dataStart + <usize>start)
-      if (declared != end - start || data[end - 1] != 0) this.ok = false
+      if (declared != end - start || load<u8>(data.dataStart + <usize>(end - 1)) != 0) this.ok = false
     }
   }
 
   /** A reader of a whole buffer, which must be exactly one document. */
   static of(buf: ArrayBuffer): BsonReader {
     const data = Uint8Array.wrap(buf)
-    if (data.length < 5) return new BsonReader(data, 0, 0)
+    const end = BsonReader.wholeEnd(data)
+    return new BsonReader(data, 0, end)
+  }
+
+  /** Where the one document `data` must be ends: 0 (none) unless its
+   *  declared length is all of it. */
+  private static wholeEnd(data: Uint8Array): i32 {
+    if (data.length < 5) return 0
     const declared = load<i32>(data.dataStart)
-    const end = declared == data.length ? declared : -1
-    return new BsonReader(data, 0, end < 0 ? 0 : end)
+    return declared == data.length ? declared : 0
+  }
+
+  /** As `of`, with a reader lent from the spares (`giveBack` it). */
+  static lendOf(buf: ArrayBuffer): BsonReader {
+    const data = Uint8Array.wrap(buf)
+    return BsonReader.lend(data, 0, BsonReader.wholeEnd(data))
+  }
+
+  /** As `document`, with a reader lent from the spares (`giveBack` it). */
+  lendDocument(): BsonReader {
+    if (this.type != DOCUMENT && this.type != ARRAY) {
+      this.ok = false
+      return BsonReader.lend(this.data, 0, 0)
+    }
+    return BsonReader.lend(this.data, this.valueAt, this.valueEnd)
+  }
+
+  private static lend(data: Uint8Array, start: i32, end: i32): BsonReader {
+    if (spareReaders.length == 0) return new BsonReader(data, start, end)
+    const r = spareReaders.pop()
+    r.reset(data, start, end)
+    return r
   }
 
   fail(): void {
@@ -403,11 +466,15 @@ export class Message {
 export function fromPayload<T>(p: Payload): T | null {
   if (p.mediaType() != BSON) return null
   const s = shapeOfClass<T>()
-  const r = BsonReader.of(p.data)
+  const r = BsonReader.lendOf(p.data)
+  let m: Message | null = null
   // `$type` first, compared where it lies.
-  if (!r.next() || !r.keyIs("$type") || !r.stringIs(s.name)) return null
-  const m = readFields(s, r)
-  return r.ok ? changetype<T>(m) : null
+  if (r.next() && r.keyIs("$type") && r.stringIs(s.name)) {
+    const read = readFields(s, r)
+    if (r.ok) m = read
+  }
+  giveBack(r)
+  return changetype<T>(m)
 }
 
 /** A message of a type this module has no class for: its bytes, unchanged. */

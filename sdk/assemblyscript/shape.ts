@@ -18,7 +18,7 @@
 
 import { Box, Uuid } from "./box"
 import {
-  BsonReader, BsonWriter, Message, BOOL, DATETIME, DOCUMENT, DOUBLE, INT32, INT64, STRING,
+  BsonReader, BsonWriter, giveBack, Message, BOOL, DATETIME, DOCUMENT, DOUBLE, INT32, INT64, STRING,
 } from "./bson"
 
 /** Reads the current element of a reader as a list or map (a generated
@@ -337,11 +337,12 @@ export function readFields(s: Shape, r: BsonReader): Message {
 /** The embedded document that is the current element of `r`, as a message
  *  of shape `s`; a malformed one fails `r`. */
 export function readEmbedded(s: Shape, r: BsonReader): Message {
-  // (`document` fails `r` for an element that is no document or array.)
-  const d = r.document()
+  // (`lendDocument` fails `r` for an element that is no document or array.)
+  const d = r.lendDocument()
   if (r.type != DOCUMENT) r.fail()
   const m = readFields(s, d)
   if (!d.ok) r.fail()
+  giveBack(d)
   return m
 }
 

@@ -303,7 +303,7 @@ impl Helpers {
                 };
                 let write = self.write(model, inner, "null", element);
                 format!(
-                    "function __read{n}(r: bson.BsonReader): usize {{\n  const a = r.document()\n  const out = new {ty}()\n  if (r.type != bson.ARRAY) r.fail()\n  else {{\n    while (a.next()) {{\n      const x: {item} = {read}\n      out.push(x)\n    }}\n    if (!a.ok) r.fail()\n  }}\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startArray(key)\n  for (let i = 0; i < v.length; i++) {{\n    {write}\n  }}\n  w.end()\n}}\n"
+                    "function __read{n}(r: bson.BsonReader): usize {{\n  const a = r.lendDocument()\n  const out = new {ty}()\n  if (r.type != bson.ARRAY) r.fail()\n  else {{\n    while (a.next()) {{\n      const x: {item} = {read}\n      out.push(x)\n    }}\n    if (!a.ok) r.fail()\n  }}\n  bson.giveBack(a)\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startArray(key)\n  for (let i = 0; i < v.length; i++) {{\n    {write}\n  }}\n  w.end()\n}}\n"
                 )
             }
             FieldType::Map(inner) => {
@@ -316,7 +316,7 @@ impl Helpers {
                     &format!("bson.entryValue<string, {item}>(e)"),
                 );
                 format!(
-                    "function __read{n}(r: bson.BsonReader): usize {{\n  const d = r.document()\n  const out = new {ty}()\n  if (r.type != bson.DOCUMENT) r.fail()\n  else {{\n    while (d.next()) {{\n      const k = d.key\n      const x: {item} = {read}\n      out.set(k, x)\n    }}\n    if (!d.ok) r.fail()\n  }}\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startDocument(key)\n  const slots = bson.mapSlots(v)\n  for (let i = 0; i < slots; i++) {{\n    const e = bson.mapEntry(v, i)\n    if (e == 0) continue\n    const k = bson.entryKey<string, {item}>(e)\n    {write}\n  }}\n  w.end()\n}}\n"
+                    "function __read{n}(r: bson.BsonReader): usize {{\n  const d = r.lendDocument()\n  const out = new {ty}()\n  if (r.type != bson.DOCUMENT) r.fail()\n  else {{\n    while (d.next()) {{\n      const k = d.key\n      const x: {item} = {read}\n      out.set(k, x)\n    }}\n    if (!d.ok) r.fail()\n  }}\n  bson.giveBack(d)\n  return changetype<usize>(out)\n}}\n\nfunction __write{n}(w: bson.BsonWriter, key: string | null, p: usize): void {{\n  const v = changetype<{ty}>(p)\n  w.startDocument(key)\n  const slots = bson.mapSlots(v)\n  for (let i = 0; i < slots; i++) {{\n    const e = bson.mapEntry(v, i)\n    if (e == 0) continue\n    const k = bson.entryKey<string, {item}>(e)\n    {write}\n  }}\n  w.end()\n}}\n"
                 )
             }
             _ => unreachable!("helpers are for lists and maps"),
