@@ -7,6 +7,7 @@ import { BSON_TYPE, Payload } from "./payload"
 import { Uuid } from "./box"
 import { BsonWriter } from "./bson_writer"
 import { NO_BYTES } from "./abi"
+import { utf8String } from "./utf8"
 /** The one empty buffer, which bindings start a binary field with. */
 export { NO_BYTES }
 
@@ -23,8 +24,6 @@ export const DATETIME: u8 = 0x09
 export const NULL: u8 = 0x0a
 export const INT32: u8 = 0x10
 export const INT64: u8 = 0x12
-
-import { utf8String } from "./utf8"
 
 export { BsonWriter } from "./bson_writer"
 export { mapSlots, mapEntry, entryKey, entryValue } from "./map_entries"
