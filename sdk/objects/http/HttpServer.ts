@@ -19,6 +19,7 @@
 
 import { Answers, Box, Client, OnDone, OnMessage, OnStat, Payload, Request, Status, StatRecord, Ticket, Verb, bson, run, send } from "othismo"
 import { HttpHeader, HttpRequest, HttpResponse, HttpServerConfig, HttpServerServer, http } from "./HttpServer.oth"
+import { Asked, askedOf } from "./asked"
 import { Span, UNSATISFIABLE, byteRange, etagOf, noneMatch } from "./conditions"
 
 const SITE = "/site"
@@ -181,14 +182,6 @@ export function statJson(s: StatRecord): string {
     + ",\"version\":" + s.version.toString() + "}"
 }
 
-/** The value of a request header (names come lower case). */
-function headerOf(r: HttpRequest, name: string): string | null {
-  for (let i = 0; i < r.headers.length; i++) {
-    if (r.headers[i].name == name) return r.headers[i].value
-  }
-  return null
-}
-
 /** The site's paths are made by a client of it, which keeps the last one
  * made: a site's clients ask for the same few paths over and over. */
 const site = new Client(SITE)
@@ -199,9 +192,17 @@ const LISTING = 1
 const STAT_ONE = 2
 const EVENTS = 3
 
-/** Each request from the Http object. */
+/** Each request from the Http object, read as HttpServer uses it
+ *  (`asked`), not decoded whole. */
 class OnHttpRequest extends OnMessage<HttpRequest> {
-  message(r: HttpRequest, done: bool): void {
+  deliver(payload: Payload | null, done: bool): void {
+    if (payload == null) return
+    const r = askedOf(payload)
+    if (r == null) this.error(Status.Invalid, "the answer is not the expected message")
+    else this.asked(r)
+  }
+
+  asked(r: Asked): void {
     const id = r.id.toString()
     const q = unitAt(r.target, 0x3f)
     const rawPath = q < 0 ? r.target : r.target.substring(0, q)
@@ -220,7 +221,7 @@ class OnHttpRequest extends OnMessage<HttpRequest> {
     let payload: Payload | null = null
     const method = r.method
     if (method == "GET" || method == "HEAD") {
-      const accept = headerOf(r, "accept")
+      const accept = r.accept
       if (query == listWord) {
         verb = Verb.List
         kind = LISTING
@@ -233,7 +234,7 @@ class OnHttpRequest extends OnMessage<HttpRequest> {
       }
     } else if (method == "PUT" || method == "POST") {
       verb = method == "PUT" ? Verb.Write : Verb.Create
-      const type = headerOf(r, "content-type")
+      const type = r.contentType
       payload = new Payload(type != null ? type : "application/octet-stream", r.body)
     } else if (method == "DELETE") {
       verb = Verb.Remove
@@ -360,7 +361,7 @@ class Looked extends OnStat {
   constructor(
     public id: string,
     public full: string,
-    public r: HttpRequest,
+    public r: Asked,
     public rawPath: string,
     public query: string,
   ) {
@@ -380,7 +381,7 @@ class Looked extends OnStat {
       return
     }
     const etag = etagFor(s.version)
-    const inm = headerOf(this.r, "if-none-match")
+    const inm = this.r.ifNoneMatch
     if (etag != null && inm != null && noneMatch(inm, etag)) {
       bare(this.id, 304, fileHeaders(etag, null), "")
       return
@@ -389,8 +390,8 @@ class Looked extends OnStat {
     ex.file = true
     ex.etag = etag
     ex.length = s.length
-    const range = headerOf(this.r, "range")
-    const ifRange = headerOf(this.r, "if-range")
+    const range = this.r.range
+    const ifRange = this.r.ifRange
     // If-Range: the range only if the client's copy is this version.
     if (range != null && (ifRange == null || (etag != null && ifRange.trim() == etag))) {
       const span = byteRange(range, s.length)
