@@ -196,7 +196,10 @@ const EVENTS = 3
  *  (`asked`), not decoded whole. */
 class OnHttpRequest extends OnMessage<HttpRequest> {
   deliver(payload: Payload | null, done: bool): void {
-    if (payload == null) return
+    if (payload == null) {
+      if (done) this.finished()
+      return
+    }
     const r = askedOf(payload)
     if (r == null) this.error(Status.Invalid, "the answer is not the expected message")
     else this.asked(r)
