@@ -80,7 +80,10 @@ impl Bench {
                 .arg(&self.asc_cli)
                 .arg(module)
                 .arg(&exports)
-                .args(toolchain::flags(Profile::Release))
+                .args(toolchain::flags(
+                    Profile::Release,
+                    toolchain::Collector::Incremental,
+                ))
                 .arg("--path")
                 .arg(pkgs)
                 .args(["-o", "/dev/null"])

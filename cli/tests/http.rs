@@ -416,11 +416,14 @@ fn events_stream_and_a_client_that_leaves_is_let_go() {
     sse.write_all(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
         .unwrap();
     run.wait_out("events: watched");
-    run.line("first");
-    run.wait_out("events: sent first to 1");
+    // An event of four lines, the last two empty: each its own `data:`
+    // line, and a blank line after the last.
+    run.line("first|of three||");
+    run.wait_out("events: sent first|of three|| to 1");
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains("data: first") {
+    while !String::from_utf8_lossy(&got).contains("data: first\ndata: of three\ndata: \ndata: \n\n")
+    {
         let n = sse.read(&mut buf).expect("the event comes");
         assert!(
             n > 0,

@@ -4,7 +4,8 @@
 //! - each `fixtures/build/err/*/App.oth` (`# expect: CODE`) builds with
 //!   exactly those errors;
 //! - the hello example builds; two builds into two folders give the same
-//!   bytes, and the second compiles nothing; a changed source compiles again;
+//!   bytes, and the second compiles nothing; a changed source compiles again,
+//!   and so does a changed `asconfig.json`;
 //! - the sections read back (by othc, and by node's
 //!   `WebAssembly.Module.customSections`) give the header the source has;
 //! - an image that has its objects only as `.wasm` checks clean;
@@ -158,6 +159,37 @@ fn hello_builds_the_same_bytes_twice_and_the_second_time_from_the_cache() {
         .map(|b| b.name.as_str())
         .collect();
     assert_eq!(recompiled, ["Shouter"]);
+    // An `asconfig.json` beside the implementations (the compiler reads it)
+    // compiles them again, with the collector it asks for: another module.
+    // (Both implementations are in one folder here, so both.)
+    let before: Vec<Vec<u8>> = third
+        .iter()
+        .map(|b| std::fs::read(&b.path).unwrap())
+        .collect();
+    std::fs::write(
+        work.join("hello/asconfig.json"),
+        r#"{ "options": { "runtime": "minimal" } }"#,
+    )
+    .unwrap();
+    let (_, fourth, _) = build(&hello, &work.join("out4"), &cache);
+    for (b, old) in fourth.iter().zip(&before) {
+        assert!(!b.cached, "{}: built again", b.name);
+        assert_ne!(
+            &std::fs::read(&b.path).unwrap(),
+            old,
+            "{}: another module",
+            b.name
+        );
+    }
+    // Any change to the file is another module's input (the compiler reads
+    // all of it).
+    std::fs::write(
+        work.join("hello/asconfig.json"),
+        r#"{ "options": { "runtime": "minimal", "shrinkLevel": 1 } }"#,
+    )
+    .unwrap();
+    let (_, fifth, _) = build(&hello, &work.join("out5"), &cache);
+    assert!(fifth.iter().all(|b| !b.cached), "built again");
 }
 
 #[test]

@@ -84,6 +84,9 @@ pub fn build_objects(c: &mut Compilation, opts: &Options, diags: &mut Diagnostic
                     rust: is_rust(&ts),
                 });
             }
+            toolchain::CompileError::Config(reason) => {
+                diags.report(BuildError::Config { object, at, reason });
+            }
             toolchain::CompileError::Setup(reason) => {
                 diags.report(BuildError::Setup { object, at, reason });
             }
@@ -388,8 +391,15 @@ fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Comp
     if is_rust(ts) {
         return compile_rust_cached(name, ts, bindings, opts);
     }
+    let (collector, asconfig) =
+        toolchain::collector_of(ts).map_err(toolchain::CompileError::Config)?;
     let mut h = Sha256::new();
-    compiler_key(&mut h, opts.profile, &toolchain::flags(opts.profile));
+    compiler_key(
+        &mut h,
+        opts.profile,
+        &toolchain::flags(opts.profile, collector),
+    );
+    h.update(asconfig.unwrap_or_default());
     h.update(bindings);
     for (n, text) in toolchain::SDK_FILES {
         h.update(n);

@@ -23,6 +23,13 @@ pub enum BuildError {
         at: FileSpan,
         reason: String,
     },
+    /// E0706: the object's `asconfig.json` asks for a collector othc does
+    /// not build with, or cannot be read.
+    Config {
+        object: String,
+        at: FileSpan,
+        reason: String,
+    },
     /// E0701: the AssemblyScript compiler failed; `output` is what it said,
     /// `located` its errors that name a place in the sources, at it.
     Compiler {
@@ -78,6 +85,14 @@ impl ToDiagnostic for BuildError {
             )
             .with_help(
                 "nothing is wrong with its sources: check that the output folder (`--out`) and othc's cache can be written, and that npm could install the compiler",
+            ),
+            BuildError::Config { object, at, reason } => Diagnostic::new(
+                Code::E0706,
+                format!("cannot compile `{object}`: {reason}"),
+                Label::at(*at, "this object's implementation is built as its `asconfig.json` says"),
+            )
+            .with_help(
+                "set `options.runtime` in that file to `\"incremental\"` or `\"minimal\"`, or remove the option (or the file) for the default, `incremental`",
             ),
             BuildError::Compiler {
                 object,

@@ -26,6 +26,10 @@ pub const SDK_FILES: &[(&str, &str)] = &[
     ),
     ("box.ts", include_str!("../../sdk/assemblyscript/box.ts")),
     ("utf8.ts", include_str!("../../sdk/assemblyscript/utf8.ts")),
+    (
+        "collector.ts",
+        include_str!("../../sdk/assemblyscript/collector.ts"),
+    ),
     ("bson.ts", include_str!("../../sdk/assemblyscript/bson.ts")),
     (
         "bson_writer.ts",
@@ -279,7 +283,11 @@ fn without_colours(text: &str) -> String {
 /// not writable, a module it did not write), which is no fault of theirs.
 #[derive(Debug)]
 pub enum CompileError {
-    Compiler { output: String },
+    Compiler {
+        output: String,
+    },
+    /// The object's `asconfig.json` asks for what othc cannot build.
+    Config(String),
     Setup(String),
 }
 
@@ -287,17 +295,72 @@ impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CompileError::Compiler { output } => f.write_str(output),
-            CompileError::Setup(why) => f.write_str(why),
+            CompileError::Config(why) | CompileError::Setup(why) => f.write_str(why),
         }
     }
 }
 
-/// The compiler's flags for `profile`, besides the entries, `--path` and
-/// `-o` (book: reference/generated-names.md).
-pub fn flags(profile: Profile) -> Vec<&'static str> {
-    let mut flags = vec![
-        "--runtime",
-        "incremental",
+/// How an AssemblyScript module collects its garbage (book:
+/// reference/collectors.md): chosen per object by the `runtime` of an
+/// `asconfig.json` beside its implementation, AssemblyScript's own place
+/// for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collector {
+    /// `incremental` (the default): collects as the module allocates, also
+    /// during a long delivery; every function keeps its references on a
+    /// shadow stack and every store of one tells the collector.
+    Incremental,
+    /// `minimal`: collects only between deliveries (the SDK runs it at the
+    /// end of one), so the code needs neither; garbage made within one
+    /// delivery stays until it ends.
+    BetweenDeliveries,
+}
+
+impl Collector {
+    fn runtime(self) -> &'static str {
+        match self {
+            Collector::Incremental => "incremental",
+            Collector::BetweenDeliveries => "minimal",
+        }
+    }
+}
+
+/// The file beside an implementation that chooses its collector.
+pub const ASCONFIG: &str = "asconfig.json";
+
+/// The collector `entry`'s `asconfig.json` asks for (`options.runtime`),
+/// and the file's text (the compiler reads the file too, so it is part of
+/// the module's cache key); the default without the file or the option.
+pub fn collector_of(entry: &Path) -> Result<(Collector, Option<String>), String> {
+    let path = entry.parent().unwrap_or(Path::new("")).join(ASCONFIG);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((Collector::Incremental, None));
+        }
+        Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
+    };
+    let config: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("`{}` is not JSON: {e}", path.display()))?;
+    let collector = match config.pointer("/options/runtime") {
+        None => Collector::Incremental,
+        Some(serde_json::Value::String(r)) if r == "incremental" => Collector::Incremental,
+        Some(serde_json::Value::String(r)) if r == "minimal" => Collector::BetweenDeliveries,
+        Some(other) => {
+            return Err(format!(
+                "`{}` asks for the runtime {other}: an object is built with `\"incremental\"` (the default: it collects during a delivery too) or `\"minimal\"` (it collects between deliveries)",
+                path.display()
+            ));
+        }
+    };
+    Ok((collector, Some(text)))
+}
+
+/// The compiler's flags for `profile` and `collector`, besides the entries,
+/// `--path` and `-o` (book: reference/generated-names.md).
+pub fn flags(profile: Profile, collector: Collector) -> Vec<&'static str> {
+    let mut flags = vec!["--runtime", collector.runtime()];
+    if collector == Collector::Incremental {
         // The collector starts a cycle once its objects take twice what
         // survived the last one, plus this much, and runs a step every
         // this many bytes allocated. Its default, 1 KiB, made a module
@@ -305,15 +368,16 @@ pub fn flags(profile: Profile) -> Vec<&'static str> {
         // about every request it served; at 64 KiB the site's modules
         // spent a tenth less time per request (book: dev/performance.md),
         // for at most 64 KiB more garbage per module.
-        "--use",
-        "ASC_GC_GRANULARITY=65536",
+        flags.extend(["--use", "ASC_GC_GRANULARITY=65536"]);
+    }
+    flags.extend([
         "--exportRuntime",
         "--exportStart",
         "_start",
         // Its output is read (for the places of errors) and shown in
         // diagnostics: no colour codes, which it adds when `CI` is set.
         "--noColors",
-    ];
+    ]);
     match profile {
         Profile::Release => flags.extend(["-O3", "--noAssert"]),
         Profile::Debug => flags.push("--debug"),
@@ -326,6 +390,7 @@ pub fn flags(profile: Profile) -> Vec<&'static str> {
 /// runs in a resident process (see `resident`), warm after its first module.
 pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, CompileError> {
     let fail = CompileError::Setup;
+    let (collector, _) = collector_of(entry).map_err(CompileError::Config)?;
     let asc = asc().map_err(fail)?;
     let pkgs = lay_out_sdk(build).map_err(fail)?;
     let out = build.join(format!(
@@ -357,7 +422,7 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
         text(Path::new(entry.file_name().unwrap_or(entry.as_os_str())))?,
         text(&pkgs.join("othismo").join("exports.ts"))?,
     ];
-    args.extend(flags(profile).iter().map(|f| f.to_string()));
+    args.extend(flags(profile, collector).iter().map(|f| f.to_string()));
     args.extend(["--path".into(), text(&pkgs)?, "-o".into(), text(&out)?]);
     let outcome = crate::resident::compile(&asc, &folder, &args).map_err(fail)?;
     if !outcome.ok {
@@ -370,20 +435,32 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
 
 #[cfg(test)]
 mod tests {
-    /// `shapeOf` in the SDK reads a class id at a fixed place of the
-    /// compiler's object header, a layout the pinned compiler was checked
-    /// to have (the BSON conformance tests run it). A new pin needs that
-    /// read checked again, and the version it was checked with written
-    /// beside it.
+    /// The SDK reads the pinned compiler's runtime layouts: `shapeOf` a
+    /// class id at a fixed place of its object header, the collector
+    /// (`collector.ts`) the allocator's free lists to measure the heap. Each
+    /// was checked with that compiler (the BSON conformance tests run the
+    /// first, `fixtures/run/collector` the second). A new pin needs them
+    /// checked again, and the version they were checked with written beside
+    /// them.
     #[test]
-    fn the_class_id_read_was_checked_with_the_pinned_compiler() {
-        let shape = include_str!("../../sdk/assemblyscript/shape.ts");
+    fn the_runtime_layouts_read_were_checked_with_the_pinned_compiler() {
         let mark = format!("Layout checked with assemblyscript {}.", super::ASC_VERSION);
-        assert!(
-            shape.contains(&mark),
-            "sdk/assemblyscript/shape.ts's class-id read was checked with another compiler than the pinned {}: check it, then write `{mark}` beside it",
-            super::ASC_VERSION
-        );
+        for (file, text) in [
+            (
+                "shape.ts",
+                include_str!("../../sdk/assemblyscript/shape.ts"),
+            ),
+            (
+                "collector.ts",
+                include_str!("../../sdk/assemblyscript/collector.ts"),
+            ),
+        ] {
+            assert!(
+                text.contains(&mark),
+                "sdk/assemblyscript/{file} reads a layout checked with another compiler than the pinned {}: check it, then write `{mark}` beside it",
+                super::ASC_VERSION
+            );
+        }
     }
 
     use super::*;

@@ -6,6 +6,7 @@ import { utf8String } from "./utf8"
 import { ownType, Payload, Status } from "./payload"
 import { finish, pending, Request, serving } from "./request"
 import { theServer } from "./server"
+import { delivered } from "./collector"
 
 /** The content types delivered lately, and their bytes: a module is sent
  * the same few types over and over (a web server, say, a request message,
@@ -88,12 +89,12 @@ export function othismo_alloc(len: i32): usize {
   return ptr
 }
 
-export function othismo_start(): void {
+function start(): void {
   const s = theServer()
   if (s != null) s.start()
 }
 
-export function othismo_serve(
+function serve(
   id: i32, verb: i32, flags: i32, pathPtr: usize, pathLen: i32,
   typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32,
 ): void {
@@ -108,7 +109,7 @@ export function othismo_serve(
   s.serve(req)
 }
 
-export function othismo_answer(ticket: i32, done: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): void {
+function answer(ticket: i32, done: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): void {
   const payload = payloadOf(typePtr, typeLen, dataPtr, dataLen)
   const at = pending.find(ticket)
   if (at < 0) return
@@ -117,7 +118,7 @@ export function othismo_answer(ticket: i32, done: i32, typePtr: usize, typeLen: 
   if (answers != null) answers.deliver(payload, done != 0)
 }
 
-export function othismo_error(ticket: i32, errno: i32, codePtr: usize, codeLen: i32, descPtr: usize, descLen: i32): void {
+function error(ticket: i32, errno: i32, codePtr: usize, codeLen: i32, descPtr: usize, descLen: i32): void {
   const code = takeString(codePtr, codeLen)
   const desc = takeString(descPtr, descLen)
   const at = pending.find(ticket)
@@ -127,11 +128,42 @@ export function othismo_error(ticket: i32, errno: i32, codePtr: usize, codeLen: 
   if (answers != null) answers.error(new Status(errno, code), desc)
 }
 
-export function othismo_cancel(id: i32): void {
+function cancel(id: i32): void {
   const at = serving.find(id)
   if (at < 0) return
   const req = serving.at(at)
   finish(req)
   const s = theServer()
   if (s != null) s.cancelled(req)
+}
+
+// The deliveries: each ends by letting the collector run (it may, now
+// that none of the module's code is running).
+
+export function othismo_start(): void {
+  start()
+  delivered()
+}
+
+export function othismo_serve(
+  id: i32, verb: i32, flags: i32, pathPtr: usize, pathLen: i32,
+  typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32,
+): void {
+  serve(id, verb, flags, pathPtr, pathLen, typePtr, typeLen, dataPtr, dataLen)
+  delivered()
+}
+
+export function othismo_answer(ticket: i32, done: i32, typePtr: usize, typeLen: i32, dataPtr: usize, dataLen: i32): void {
+  answer(ticket, done, typePtr, typeLen, dataPtr, dataLen)
+  delivered()
+}
+
+export function othismo_error(ticket: i32, errno: i32, codePtr: usize, codeLen: i32, descPtr: usize, descLen: i32): void {
+  error(ticket, errno, codePtr, codeLen, descPtr, descLen)
+  delivered()
+}
+
+export function othismo_cancel(id: i32): void {
+  cancel(id)
+  delivered()
 }

@@ -16,6 +16,7 @@
 // shape is made, so bindings and SDK that disagreed would stop at start-up,
 // never read or write the wrong bytes.
 
+import { Runtime } from "~lib/shared/runtime"
 import { Box, Uuid } from "./box"
 import {
   BsonReader, BsonWriter, giveBack, Message, BOOL, DATETIME, DOCUMENT, DOUBLE, INT32, INT64, STRING,
@@ -220,6 +221,16 @@ function kindOf(c: i32): u8 {
   }
 }
 
+/** A new object of `size` bytes and class `id`, every byte 0: the
+ *  incremental collector's `__new` zeroes what it hands out, the minimal
+ *  one's does not (book: reference/collectors.md). */
+@inline
+function zeroed(size: usize, id: u32): usize {
+  const ptr = __new(size, id)
+  if (ASC_RUNTIME != Runtime.Incremental) memory.fill(ptr, 0, size)
+  return ptr
+}
+
 const byName = new Map<string, Shape>()
 /** Shapes by class id (what an object's header says it is). */
 let byId = new StaticArray<Shape | null>(0)
@@ -234,7 +245,7 @@ export function shape<T extends Message>(name: string, descriptor: string, helpe
   // out is null, as zeroed memory is; a number or flag not read is 0 or
   // false, its starting value. So a decoded `HttpRequest` costs no empty
   // list and no empty body that its fields' values then replace.
-  const s = new Shape(name, (): Message => changetype<T>(__new(offsetof<T>(), idof<T>())), descriptor, helpers, offsetof<T>())
+  const s = new Shape(name, (): Message => changetype<T>(zeroed(offsetof<T>(), idof<T>())), descriptor, helpers, offsetof<T>())
   byName.set(name, s)
   const id = <i32>idof<T>()
   if (id >= byId.length) {

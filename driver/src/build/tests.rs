@@ -10,7 +10,7 @@ fn key(profile: Profile, flags: &[&str]) -> Vec<u8> {
 
 #[test]
 fn every_flag_is_part_of_a_modules_cache_key() {
-    let flags = toolchain::flags(Profile::Release);
+    let flags = toolchain::flags(Profile::Release, toolchain::Collector::Incremental);
     let base = key(Profile::Release, &flags);
     assert_eq!(base, key(Profile::Release, &flags));
     for (i, flag) in flags.iter().enumerate() {
@@ -24,4 +24,7 @@ fn every_flag_is_part_of_a_modules_cache_key() {
         key(Profile::Debug, &["--useX=1"])
     );
     assert_ne!(key(Profile::Debug, &flags), base);
+    // The collector is a flag: a module built for the other is another.
+    let minimal = toolchain::flags(Profile::Release, toolchain::Collector::BetweenDeliveries);
+    assert_ne!(key(Profile::Release, &minimal), base);
 }

@@ -47,15 +47,25 @@ fn compile(file: &Path, sets: &[String]) -> Result<othc::Compilation, String> {
     Ok(c)
 }
 
+/// Copies the files of `from` to `to`, and its folders but `build`.
+fn copy_sources(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let path = e.path();
+        if path.is_file() {
+            std::fs::copy(&path, to.join(e.file_name())).unwrap();
+        } else if path.is_dir() && e.file_name() != "build" {
+            let inner = to.join(e.file_name());
+            std::fs::create_dir_all(&inner).unwrap();
+            copy_sources(&path, &inner);
+        }
+    }
+}
+
 /// Copies `from` (a folder of the repository) to a scratch folder, builds
 /// `image` there with `sets`, and returns the bundle's bytes.
 pub fn bundle(name: &str, from: &str, image: &str, sets: &[&str]) -> Vec<u8> {
     let work = scratch(name);
-    for e in std::fs::read_dir(root().join(from)).unwrap().flatten() {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), work.join(e.file_name())).unwrap();
-        }
-    }
+    copy_sources(&root().join(from), &work);
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     std::fs::read(build(&work, &work.join(image), &sets)).unwrap()
 }
