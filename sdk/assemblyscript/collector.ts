@@ -38,6 +38,11 @@ let every: usize = 1
 let pagesCollected: i32 = 0
 /** The size class of the largest free block after the last collection. */
 let roomCollected: i32 = -1
+/** The size class of a block of `LEAST_GARBAGE` bytes (the allocator's
+ *  first level: 31 - clz(size) - 7 from 256 bytes up). A heap whose largest
+ *  free block is no bigger is left to grow to hold that much garbage: for
+ *  it, a shrinking largest block is no sign of anything. */
+const ROOM_LEAST: i32 = 31 - <i32>clz(<u32>LEAST_GARBAGE) - 7
 
 /** The size class of the largest free block (the first level of the
  *  allocator's free lists, each twice the one below), -1 if none: one
@@ -83,7 +88,10 @@ function usedBytes(): usize {
 export function delivered(): void {
   if (ASC_RUNTIME != Runtime.Minimal) return
   sinceCollected++
-  if (sinceCollected >= every || memory.size() != pagesCollected || largestRoom() + 2 <= roomCollected) {
+  if (
+    sinceCollected >= every || memory.size() != pagesCollected ||
+    (roomCollected > ROOM_LEAST && largestRoom() + 2 <= roomCollected)
+  ) {
     collect()
   }
 }
