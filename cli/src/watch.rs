@@ -6,8 +6,9 @@
 //! leaves this process half-way through a build or an image; the child
 //! shares this process's standard input, output and error. The inputs are
 //! every `.oth` file the command's files load (imports included), the
-//! implementations beside them (`*.ts`, not the generated `*.oth.ts`), and
-//! the value files given with `--values`. They are polled (a stat call per
+//! implementations beside them (`*.ts`, not the generated `*.oth.ts`) and
+//! the `asconfig.json` there (there or not: it chooses their collector),
+//! and the value files given with `--values`. They are polled (a stat call per
 //! file forty times a second), which needs no platform watcher and sees
 //! edits made through any editor's save strategy (rename or write in place).
 //!
@@ -167,6 +168,9 @@ fn inputs(roots: &[PathBuf], values: &[PathBuf]) -> Vec<PathBuf> {
         })
         .collect();
     for d in dirs {
+        // Watched whether or not it is there: made, changed or removed, it
+        // changes how the objects beside it are built.
+        out.push(d.join(othc_driver::toolchain::ASCONFIG));
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;
         };

@@ -34,7 +34,7 @@ fn run_watch_runs_again_after_each_edit() {
     let mut w = ChildLines::of(&mut child);
     let mut stdin = child.stdin.take().unwrap();
 
-    w.wait_for(false, "watching 5 file(s)");
+    w.wait_for(false, "watching 6 file(s)");
     w.wait_for(false, "running ");
     writeln!(stdin, "Ada").unwrap();
     w.wait_for(true, "HI, ADA.");
@@ -73,6 +73,19 @@ fn run_watch_runs_again_after_each_edit() {
     w.wait_for(false, "running ");
     writeln!(stdin, "Cy").unwrap();
     w.wait_for(true, "HI, CY.!!");
+
+    // An `asconfig.json` made beside the implementations (watched before
+    // it was there) builds both again, to collect between deliveries.
+    std::fs::write(
+        dir.join("asconfig.json"),
+        format!(r#"{{ "options": {{ "runtime": "minimal" }}, "edited": {nanos} }}"#),
+    )
+    .unwrap();
+    w.wait_for(false, "asconfig.json changed; running again");
+    w.wait_for(false, "compiling Greeter");
+    w.wait_for(false, "running ");
+    writeln!(stdin, "Dee").unwrap();
+    w.wait_for(true, "HI, DEE.!!");
 
     // The end of input ends the image; the watcher waits on until stopped.
     drop(stdin);

@@ -39,9 +39,10 @@ let pagesCollected: i32 = 0
 /** The size class of the largest free block after the last collection. */
 let roomCollected: i32 = -1
 /** The size class of a block of `LEAST_GARBAGE` bytes (the allocator's
- *  first level: 31 - clz(size) - 7 from 256 bytes up). A heap whose largest
- *  free block is no bigger is left to grow to hold that much garbage: for
- *  it, a shrinking largest block is no sign of anything. */
+ *  first level: 31 - clz(size) - 7 from 256 bytes up, each class twice the
+ *  one below). A heap whose largest free block after a collection is of
+ *  this class or below is left to grow to hold that much garbage: for it, a
+ *  shrinking largest block is no sign of anything. */
 const ROOM_LEAST: i32 = 31 - <i32>clz(<u32>LEAST_GARBAGE) - 7
 
 /** The size class of the largest free block (the first level of the
