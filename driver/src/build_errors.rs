@@ -92,7 +92,7 @@ impl ToDiagnostic for BuildError {
                 Label::at(*at, "this object's implementation is built as its `asconfig.json` says"),
             )
             .with_help(
-                "set `options.runtime` in that file to `\"incremental\"` or `\"minimal\"`, or remove the option (or the file) for the default, `incremental`",
+                "othc reads `options.runtime` of that file alone: set it there to `\"incremental\"` or `\"minimal\"`, or remove it (or the file) for the default, `incremental`",
             ),
             BuildError::Compiler {
                 object,

@@ -342,6 +342,24 @@ pub fn collector_of(entry: &Path) -> Result<(Collector, Option<String>), String>
     };
     let config: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("`{}` is not JSON: {e}", path.display()))?;
+    // What othc does not read would be a runtime othc did not choose, or
+    // a file the module's cache key leaves out: refused, never ignored.
+    if config.get("extends").is_some() {
+        return Err(format!(
+            "`{}` extends another file: othc builds an object from the `asconfig.json` beside it alone (the file is part of the module's cache key); write the options there",
+            path.display()
+        ));
+    }
+    let target_runtime = config
+        .get("targets")
+        .and_then(|t| t.as_object())
+        .and_then(|targets| targets.iter().find(|(_, t)| t.get("runtime").is_some()));
+    if let Some((name, _)) = target_runtime {
+        return Err(format!(
+            "`{}` sets the runtime for the target `{name}`: othc reads it from `options.runtime` alone, for every profile",
+            path.display()
+        ));
+    }
     let collector = match config.pointer("/options/runtime") {
         None => Collector::Incremental,
         Some(serde_json::Value::String(r)) if r == "incremental" => Collector::Incremental,
