@@ -108,7 +108,6 @@ function readHeader(h: bson.BsonReader, a: Asked): void {
   // -2: no name yet; -1: a name not wanted.
   let which = -2
   let value: string | null = null
-  let named = false
   let valued = false
   while (h.next()) {
     if (h.keyIs("name")) {
@@ -123,7 +122,6 @@ function readHeader(h: bson.BsonReader, a: Asked): void {
           break
         }
       }
-      named = true
     } else if (h.keyIs("value")) {
       // Made only when the name (if it came first) is wanted.
       if (which == -1) {
@@ -134,7 +132,7 @@ function readHeader(h: bson.BsonReader, a: Asked): void {
       valued = true
     }
   }
-  if (!named || !valued) {
+  if (which == -2 || !valued) {
     h.fail()
     return
   }
