@@ -3,7 +3,8 @@
 //! asks for plain-text hovers and shows no related information, unlike
 //! Neovim: the test holds the server to what it said it can show. It
 //! opens the hello example (clean), asks a hover over a mount, breaks the
-//! mount, then sends text where the greeter takes a `Greeting` (whose
+//! mount, renames an instance and back (the error must still show), then
+//! sends text where the greeter takes a `Greeting` (whose
 //! diagnostic's other label is in Greeter.oth). Emacs and eglot are
 //! installed with apt-get if missing; under CI=true a test that cannot
 //! run fails.
@@ -80,6 +81,10 @@ fn emacs_with_eglot_gets_plain_text_and_every_label() {
             .unwrap()
             .contains("has no instance `lod`")
     );
+    // A rename then its undo leaves the diagnostics as they were: the
+    // server publishes them again for the edited document, or flymake,
+    // which dropped them on the edit, would show a broken file as clean.
+    assert_eq!(result["undone"], result["mount"], "{result:#}");
     // The label in another file, which related information would carry,
     // is a line of the message.
     let payload = result["payload"].as_array().unwrap();

@@ -12,6 +12,9 @@ pub struct ClientCaps {
     /// Diagnostics' related information is shown
     /// (`publishDiagnostics.relatedInformation`).
     pub related_information: bool,
+    /// A publish may carry the document's version
+    /// (`publishDiagnostics.versionSupport`).
+    pub diagnostic_versions: bool,
 }
 
 impl Default for ClientCaps {
@@ -20,6 +23,7 @@ impl Default for ClientCaps {
         ClientCaps {
             markdown_hover: true,
             related_information: true,
+            diagnostic_versions: false,
         }
     }
 }
@@ -38,6 +42,10 @@ impl ClientCaps {
             related_information: text
                 .and_then(|t| t.publish_diagnostics.as_ref())
                 .and_then(|p| p.related_information)
+                .unwrap_or(false),
+            diagnostic_versions: text
+                .and_then(|t| t.publish_diagnostics.as_ref())
+                .and_then(|p| p.version_support)
                 .unwrap_or(false),
         }
     }

@@ -7,7 +7,8 @@
 //! analysis, made there if the last check is older than the last edit):
 //! the loop never runs a handler, so a slow answer holds up no edit.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::thread;
@@ -34,9 +35,14 @@ pub struct Server<'c> {
     due: Option<Instant>,
     /// The newest analysis and the generation it saw.
     analysis: Option<(u64, Arc<Analysis>)>,
-    /// What was last published, by file: a check republishes only what
-    /// changed.
+    /// What was last published, by file: a check republishes what
+    /// changed, and every document edited since.
     published: BTreeMap<Url, Vec<lsp_types::Diagnostic>>,
+    /// Documents opened or edited since the last publish. Each gets one
+    /// even when its diagnostics are unchanged: a client may drop what it
+    /// showed for a document on an edit and wait for the next publish
+    /// (eglot's flymake does), so silence would read as "no errors".
+    edited: BTreeSet<PathBuf>,
     done_tx: Sender<Done>,
     done_rx: Receiver<Done>,
 }
@@ -52,6 +58,7 @@ impl<'c> Server<'c> {
             due: None,
             analysis: None,
             published: BTreeMap::new(),
+            edited: BTreeSet::new(),
             done_tx,
             done_rx,
         }
@@ -159,10 +166,13 @@ impl<'c> Server<'c> {
         }
     }
 
-    /// Publishes what `analysis` says of each file, where it changed: a
-    /// file's diagnostics as a whole; an open file with none, that it has
-    /// none (once: the editor clears what it showed, or learns the file is
-    /// clean); a file no longer mentioned, cleared.
+    /// Publishes what `analysis` says of each file, where it changed or
+    /// the document was edited since the last publish: a file's
+    /// diagnostics as a whole; an open file with none, that it has none
+    /// (the editor clears what it showed, or learns the file is clean); a
+    /// file no longer mentioned, cleared. `analysis` is of the documents
+    /// as they are now (the loop publishes only the current generation's),
+    /// so an edited document's publish carries its current version.
     fn publish(&mut self, analysis: &Analysis) {
         let mut files = by_file(analysis, self.config.book.as_ref(), &self.config.client);
         for path in self.docs.roots() {
@@ -170,8 +180,12 @@ impl<'c> Server<'c> {
                 files.entry(url).or_default();
             }
         }
+        let edited: BTreeSet<Url> = std::mem::take(&mut self.edited)
+            .iter()
+            .filter_map(|p| url_of(&p.display().to_string()))
+            .collect();
         for (uri, diagnostics) in &files {
-            if self.published.get(uri) != Some(diagnostics) {
+            if edited.contains(uri) || self.published.get(uri) != Some(diagnostics) {
                 self.send_diagnostics(uri.clone(), diagnostics.clone());
             }
         }
@@ -188,10 +202,15 @@ impl<'c> Server<'c> {
     }
 
     fn send_diagnostics(&self, uri: Url, diagnostics: Vec<lsp_types::Diagnostic>) {
+        let version = if self.config.client.diagnostic_versions {
+            path_of(&uri).and_then(|p| self.docs.version(&p))
+        } else {
+            None
+        };
         self.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
             uri,
             diagnostics,
-            version: None,
+            version,
         });
     }
 
@@ -209,7 +228,8 @@ impl<'c> Server<'c> {
                     && let Some(path) = path_of(&p.text_document.uri)
                 {
                     self.docs
-                        .open(path, p.text_document.version, p.text_document.text);
+                        .open(path.clone(), p.text_document.version, p.text_document.text);
+                    self.edited.insert(path);
                     self.changed();
                 }
             }
@@ -223,6 +243,7 @@ impl<'c> Server<'c> {
                         apply(&mut text, change);
                     }
                     self.docs.set(&path, p.text_document.version, text);
+                    self.edited.insert(path);
                     self.changed();
                 }
             }
@@ -232,6 +253,7 @@ impl<'c> Server<'c> {
                     && let Some(path) = path_of(&p.text_document.uri)
                 {
                     self.docs.close(&path);
+                    self.edited.remove(&path);
                     if self.docs.is_empty() {
                         // Nothing open: nothing to say about any file.
                         self.generation += 1;

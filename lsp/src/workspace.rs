@@ -34,6 +34,11 @@ impl Documents {
         self.docs.insert(path.to_path_buf(), (version, text.into()));
     }
 
+    /// The version the editor gave the open document's text.
+    pub fn version(&self, path: &Path) -> Option<i32> {
+        self.docs.get(path).map(|(v, _)| *v)
+    }
+
     /// The open `.oth` files: the roots every check starts from, so each
     /// open file's diagnostics are fresh whichever file changed.
     pub fn roots(&self) -> Vec<PathBuf> {

@@ -20,7 +20,11 @@
 //!
 //! The client says what Neovim says it can do (Markdown hovers, related
 //! information); a case whose first lines include `# client: plain` is
-//! served as Emacs's eglot is: plain-text hovers, no related information.
+//! served as Emacs's eglot is: plain-text hovers, no related information,
+//! versions on published diagnostics.
+//!
+//! `published` shows each publish since the last `published` (file,
+//! version when the client takes one, how many diagnostics), in order.
 
 mod common;
 
@@ -189,6 +193,19 @@ fn step(client: &mut Client, step: &str) -> String {
         "diagnostics" => {
             client.settle();
             show_diagnostics(client)
+        }
+        "published" => {
+            client.settle();
+            let all = std::mem::take(&mut client.publishes);
+            if all.is_empty() {
+                return "nothing published\n".into();
+            }
+            all.iter()
+                .map(|(uri, version, n)| {
+                    let v = version.map_or("-".into(), |v| v.to_string());
+                    format!("{} version {v}: {n}\n", client.show_url(uri.as_str()))
+                })
+                .collect()
         }
         "hover" => match req(client, "textDocument/hover", doc_pos(client, rest)) {
             Ok(Value::Null) => "nothing\n".into(),
@@ -473,7 +490,7 @@ fn run(rel: PathBuf) -> Result<(), Failed> {
         client.initialize_as(json!({
             "textDocument": {
                 "hover": { "contentFormat": ["plaintext"] },
-                "publishDiagnostics": {},
+                "publishDiagnostics": { "versionSupport": true },
             }
         }));
     } else {

@@ -22,6 +22,9 @@ pub struct Client {
     versions: BTreeMap<PathBuf, i32>,
     /// The last diagnostics published per file.
     pub diagnostics: BTreeMap<Url, Vec<Value>>,
+    /// Every publish in order, as (file, version, how many), until a test
+    /// takes them.
+    pub publishes: Vec<(Url, Option<i64>, usize)>,
     /// Every text the client has open, as it has it.
     pub texts: BTreeMap<PathBuf, String>,
 }
@@ -35,6 +38,7 @@ impl Client {
             next_id: 0,
             versions: BTreeMap::new(),
             diagnostics: BTreeMap::new(),
+            publishes: Vec::new(),
             texts: BTreeMap::new(),
         }
     }
@@ -95,6 +99,8 @@ impl Client {
                 .as_array()
                 .cloned()
                 .unwrap_or_default();
+            let version = n.params["version"].as_i64();
+            self.publishes.push((uri.clone(), version, list.len()));
             self.diagnostics.insert(uri, list);
         }
         m
