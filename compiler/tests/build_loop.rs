@@ -20,8 +20,8 @@ fn stale_bindings_are_regenerated_unless_edited_by_hand() {
     assert!(!diags.has_errors() && built.len() == 2);
     let bindings = work.join("Shouter.oth.ts");
     assert_eq!(
-        othc::backends::assemblyscript::written(&std::fs::read_to_string(&bindings).unwrap()),
-        othc::backends::assemblyscript::Written::AsGenerated
+        othc::backends::stamp::written(&std::fs::read_to_string(&bindings).unwrap()),
+        othc::backends::stamp::Written::AsGenerated
     );
     // A header edit: the build writes the bindings again and goes on.
     let shouter = work.join("Shouter.oth");

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use libtest_mimic::{Arguments, Failed, Trial};
 use othc::backends::assemblyscript;
 use othc::model::FileIx;
+use othc_driver::rust_toolchain;
 use othc_driver::toolchain::{self, Profile};
 
 /// The bindings of a file, and its exerciser.
@@ -120,24 +121,42 @@ fn seed_greeter_compiles() -> Result<(), Failed> {
     Ok(())
 }
 
-/// Every file of `sdk/assemblyscript` is embedded, and embedded as it is.
+/// Every file of each SDK (`sdk/assemblyscript`'s `.ts`, `sdk/rust`'s
+/// `Cargo.toml` and `src/*.rs`) is embedded in othc, which lays it out
+/// for a build.
 fn sdk_is_embedded() -> Result<(), Failed> {
-    let dir = root().join("sdk/assemblyscript");
-    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)?
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".ts"))
-        .collect();
-    on_disk.sort();
-    let mut embedded: Vec<String> = toolchain::SDK_FILES
-        .iter()
-        .map(|(n, _)| n.to_string())
-        .collect();
-    embedded.sort();
-    if on_disk != embedded {
-        return Err(
-            format!("sdk/assemblyscript has {on_disk:?}, the binary embeds {embedded:?}").into(),
-        );
+    let names = |dir: &str, ext: &str| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(root().join(dir))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.ends_with(ext))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let embedded = |files: &[(&str, &str)]| -> Vec<String> {
+        let mut names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
+        names.sort();
+        names
+    };
+    let as_files = names("sdk/assemblyscript", ".ts");
+    let mut rust_files = vec!["Cargo.toml".to_string()];
+    rust_files.extend(
+        names("sdk/rust/src", ".rs")
+            .into_iter()
+            .map(|n| format!("src/{n}")),
+    );
+    rust_files.sort();
+    for (dir, on_disk, embedded) in [
+        ("sdk/assemblyscript", as_files, embedded(toolchain::SDK_FILES)),
+        ("sdk/rust", rust_files, embedded(rust_toolchain::SDK_FILES)),
+    ] {
+        if on_disk != embedded {
+            return Err(format!("{dir} has {on_disk:?}, the binary embeds {embedded:?}").into());
+        }
     }
     Ok(())
 }
@@ -168,6 +187,6 @@ fn main() {
         "the seed's Greeter.ts compiles against its bindings",
         seed_greeter_compiles,
     ));
-    trials.push(Trial::test("the SDK is embedded whole", sdk_is_embedded));
+    trials.push(Trial::test("each SDK is embedded whole", sdk_is_embedded));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use crate::build_errors::BuildError;
 use crate::toolchain::{self, Profile};
 use othc::Compilation;
-use othc::backends::assemblyscript::{self, Written};
+use othc::backends::stamp::{self, Written};
 use othc::bundle::{Built, sha256_hex};
 use othc::check::is_rust;
 use othc::check::{check_implementations, prebuilt_objects};
@@ -174,7 +174,7 @@ fn keep_bindings(c: &Compilation, file: u32, rust: bool) -> Bindings {
     let generated = if rust {
         othc::backends::rust::generate(&c.checked.model, FileIx(file), text)
     } else {
-        assemblyscript::generate(&c.checked.model, FileIx(file), text)
+        othc::backends::assemblyscript::generate(&c.checked.model, FileIx(file), text)
     };
     let dir = module
         .key
@@ -186,8 +186,8 @@ fn keep_bindings(c: &Compilation, file: u32, rust: bool) -> Bindings {
         Ok(old) if old == generated.text => Bindings::Ready(generated.text),
         // Edited by hand, or stale with no way to tell: left alone.
         Ok(old)
-            if assemblyscript::written(&old) == Written::Edited
-                || (assemblyscript::written(&old) == Written::Unknown
+            if stamp::written(&old) == Written::Edited
+                || (stamp::written(&old) == Written::Unknown
                     && bindings_hash(&old) != bindings_hash(&generated.text)) =>
         {
             Bindings::Edited(bindings)

@@ -23,6 +23,10 @@ pub const SDK_FILES: &[(&str, &str)] = &[
     ("src/abi.rs", include_str!("../../sdk/rust/src/abi.rs")),
     ("src/bson.rs", include_str!("../../sdk/rust/src/bson.rs")),
     (
+        "src/exports.rs",
+        include_str!("../../sdk/rust/src/exports.rs"),
+    ),
+    (
         "src/payload.rs",
         include_str!("../../sdk/rust/src/payload.rs"),
     ),

@@ -32,6 +32,7 @@ pub mod abi;
 mod aside;
 pub mod cluster;
 pub mod code;
+mod act;
 mod deliver;
 mod fault;
 mod host;

@@ -14,29 +14,8 @@ use crate::host::{self, Wasm};
 use crate::outside::Inbox;
 use crate::supervise::Supervised;
 use crate::ticker::Ticker;
-use crate::view::Link;
+use crate::view::{Link, parse_link};
 use crate::{Actor, Body, Header, IdMap, IdSet, Io, Limits, LoadError, Runtime};
-
-pub(crate) fn parse_link(
-    l: &othc::bundle::LinkJson,
-    index: &HashMap<&str, usize>,
-) -> Result<Link, LoadError> {
-    let target = *index
-        .get(l.target.as_str())
-        .ok_or_else(|| LoadError(format!("a view names `{}`, which is no instance", l.target)))?;
-    let (Some(at), Some(path)) = (parse_request(&l.at), parse_request(&l.path)) else {
-        return Err(LoadError(format!(
-            "a view links `{}` to `{}`: not a path",
-            l.at, l.path
-        )));
-    };
-    Ok(Link {
-        at,
-        target,
-        path,
-        readonly: l.readonly,
-    })
-}
 
 impl<'a> Runtime<'a> {
     /// Loads a bundle: its modules checked against their hashes, read for

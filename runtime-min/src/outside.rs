@@ -12,6 +12,7 @@
 //! piped input is taken exactly as it would be typed, and a run that never
 //! watches the console never reads standard input.
 
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
@@ -81,6 +82,27 @@ impl Inbox {
     /// Where the runtime's own threads (listeners) send what they take.
     pub fn sender(&self) -> Sender<Outside> {
         self.tx.clone()
+    }
+
+    /// Where the workers tell what they finished: this channel, so the
+    /// loop waits on one thing.
+    pub fn worker_done(&self) -> crate::workers::Done {
+        let tx = self.tx.clone();
+        Arc::new(move |r| {
+            let msg = match r {
+                Ok(f) => Outside::Finished(Box::new(f)),
+                Err(crate::workers::Failed { thread, why }) => Outside::Failed { thread, why },
+            };
+            tx.send(msg).is_ok()
+        })
+    }
+
+    /// Where the cluster's node tells what came from the other nodes.
+    pub fn from_cluster(&self) -> crate::cluster::node::Deliver {
+        let tx = self.tx.clone();
+        Arc::new(move |f| {
+            let _ = tx.send(Outside::Cluster(f));
+        })
     }
 
     /// Asks for the next console line, once: it comes as `Line` or

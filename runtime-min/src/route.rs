@@ -215,7 +215,7 @@ pub fn probe(
         .map(|i| {
             i.view
                 .iter()
-                .map(|l| crate::load::parse_link(l, &index).map_err(|e| refuse(0, e.0)))
+                .map(|l| crate::view::parse_link(l, &index).map_err(|e| refuse(0, e.0)))
                 .collect()
         })
         .collect::<Result<_, _>>()?;

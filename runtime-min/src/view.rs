@@ -3,14 +3,14 @@
 //! binds); the instance rearranges its own with `bind`, `unmount` and
 //! `expose` (book: reference/wire.md), only ever with what it can
 //! already see. Links resolve by the namespace's one rule
-//! (`othc::namespace::view::longest`), as the checker's do.
+//! (`othc::namespace::path::longest`), as the checker's do.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use othc::model::Seg;
 use othc::namespace::path::parse_request;
-use othc::namespace::view::longest;
+use othc::namespace::path::longest;
 
 use crate::abi::{READONLY, errno};
 
@@ -22,6 +22,29 @@ pub struct Link {
     pub target: usize,
     pub path: Vec<Seg>,
     pub readonly: bool,
+}
+
+/// The link a bundle's view line describes, its target by name in
+/// `index`.
+pub(crate) fn parse_link(
+    l: &othc::bundle::LinkJson,
+    index: &HashMap<&str, usize>,
+) -> Result<Link, crate::LoadError> {
+    let target = *index
+        .get(l.target.as_str())
+        .ok_or_else(|| crate::LoadError(format!("a view names `{}`, which is no instance", l.target)))?;
+    let (Some(at), Some(path)) = (parse_request(&l.at), parse_request(&l.path)) else {
+        return Err(crate::LoadError(format!(
+            "a view links `{}` to `{}`: not a path",
+            l.at, l.path
+        )));
+    };
+    Ok(Link {
+        at,
+        target,
+        path,
+        readonly: l.readonly,
+    })
 }
 
 /// Where a path leads: (target, path there, read-only on the way). The

@@ -14,8 +14,9 @@
 //! deterministic, which is why tests that compare traces use one worker
 //! (then every call is made on the loop's thread, as before).
 //!
-//! What the workers finish comes back on the channel everything from
-//! outside comes on (`Outside::Finished`), so the loop waits on one thing.
+//! What the workers finish is told through a `Done` the runtime gives the
+//! pool: the channel everything from outside comes on, so the loop waits
+//! on one thing (`Inbox::worker_done`).
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -26,7 +27,6 @@ use othc::model::{Seg, Verb};
 use crate::host::Wasm;
 use crate::natives::files::{Files, SLOW_DISK, Stream};
 use crate::natives::{self, Reply};
-use crate::outside::Outside;
 use crate::stall::Wait;
 use crate::{Body, Payload, Runtime, Serving};
 
@@ -183,10 +183,20 @@ pub(crate) struct Pool {
     threads: usize,
 }
 
+/// A worker thread's own panic (`fault`): which thread, and why.
+pub(crate) struct Failed {
+    pub thread: String,
+    pub why: String,
+}
+
+/// Where a worker tells what it finished, or that it failed; false once
+/// nobody listens (the worker then stops).
+pub(crate) type Done = Arc<dyn Fn(Result<Finished, Failed>) -> bool + Send + Sync>;
+
 impl Pool {
     /// `n` threads; what they finish goes to `done`. Fewer if the system
     /// has no more threads to give (at least one, or none at all: `None`).
-    pub fn start(n: usize, done: &Sender<Outside>) -> Option<Pool> {
+    pub fn start(n: usize, done: Done) -> Option<Pool> {
         let (jobs, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
         let mut started = 0;
@@ -206,7 +216,7 @@ impl Pool {
     }
 }
 
-fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
+fn work(jobs: &Mutex<Receiver<Job>>, done: &Done) {
     loop {
         // The lock is held only while waiting for the next job.
         let job = match jobs.lock() {
@@ -218,21 +228,17 @@ fn work(jobs: &Mutex<Receiver<Job>>, done: &Sender<Outside>) {
             crate::fault::inject("worker");
             job.run()
         });
-        let msg = match finished {
-            Ok(f) => Outside::Finished(Box::new(f)),
+        match finished {
+            Ok(f) => {
+                if !done(Ok(f)) {
+                    return;
+                }
+            }
             Err(why) => {
-                let _ = done.send(Outside::Failed {
-                    thread: std::thread::current()
-                        .name()
-                        .unwrap_or("worker")
-                        .to_string(),
-                    why,
-                });
+                let thread = std::thread::current().name().unwrap_or("worker").to_string();
+                done(Err(Failed { thread, why }));
                 return;
             }
-        };
-        if done.send(msg).is_err() {
-            return;
         }
     }
 }
@@ -420,7 +426,7 @@ impl Runtime<'_> {
     /// worker at all (they could not be started), it is done here.
     fn send_job(&mut self, job: Job) {
         if self.pool.is_none() && self.has_workers() {
-            self.pool = Pool::start(self.workers, &self.inbox.sender());
+            self.pool = Pool::start(self.workers, self.inbox.worker_done());
             if self.pool.is_none() {
                 self.workers = 1;
             }

@@ -160,7 +160,7 @@ fn the_rust_crates_numbers_and_host_calls_are_the_runtimes() {
             );
         }
     }
-    let main = format!("{abi_rs}{lib_rs}");
+    let main = format!("{}{lib_rs}", crate_file("exports.rs"));
     for (name, _, _) in othc::abi_check::EXPORTS {
         assert!(
             main.contains(&format!("extern \"C\" fn {name}(")),

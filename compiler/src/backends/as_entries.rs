@@ -3,7 +3,7 @@
 //! signature its payload types give it.
 
 use super::as_types::{string_literal, type_name};
-use super::shared::{Request, any_path, every_path, request_kind};
+use super::shared::{Refusal, RefusedAs, Request, any_path, every_path, request_kind};
 use crate::asnames;
 use crate::model::*;
 use serde::Serialize;
@@ -198,6 +198,15 @@ pub(super) fn client_path(path: &PathPattern) -> String {
     parts.join(" + ")
 }
 
+/// A route's line failing the request as `r` says.
+fn refuse(r: &Refusal) -> String {
+    let status = match r.status {
+        RefusedAs::UnsupportedType => "UnsupportedType",
+        RefusedAs::Invalid => "Invalid",
+    };
+    format!("req.fail(Status.{status}, {})", string_literal(&r.text))
+}
+
 pub(super) fn answers_class(model: &Model, e: &EntryDef) -> String {
     match &e.answer {
         None => "OnDone".into(),
@@ -277,48 +286,36 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
             a.extend(body.map(str::to_string));
             format!("this.{name}({})", a.join(", "))
         };
-        let body = match request_kind(model, entry) {
+        let kind = request_kind(model, entry);
+        let wrong = refuse(&kind.wrong_type(model));
+        let invalid = kind.not_a_message(model).map(|r| refuse(&r));
+        let body = match &kind {
             Request::None => vec![
                 "if (req.payload != null) {".into(),
-                "  req.fail(Status.UnsupportedType, \"this request takes no payload\")".into(),
+                format!("  {wrong}"),
                 "  return".into(),
                 "}".into(),
                 call(&names[0], None),
             ],
             Request::Text(ct) => vec![
                 "const p = req.payload".into(),
-                format!("if (p == null || !p.isOf({})) {{", string_literal(&ct)),
-                format!(
-                    "  req.fail(Status.UnsupportedType, {})",
-                    string_literal(&format!("this request takes {ct}"))
-                ),
+                format!("if (p == null || !p.isOf({})) {{", string_literal(ct)),
+                format!("  {wrong}"),
                 "  return".into(),
                 "}".into(),
                 call(&names[0], Some("p.asText()")),
             ],
             Request::Message(id) => {
-                let t = type_name(&model.ty(id).name);
+                let t = type_name(&model.ty(*id).name);
                 vec![
                     "const p = req.payload".into(),
                     "if (p == null || p.mediaType() != bson.BSON) {".into(),
-                    format!(
-                        "  req.fail(Status.UnsupportedType, {})",
-                        string_literal(&format!(
-                            "this request takes a {} message",
-                            model.ty(id).name
-                        ))
-                    ),
+                    format!("  {wrong}"),
                     "  return".into(),
                     "}".into(),
                     format!("const m = {t}.fromPayload(p)"),
                     "if (m == null) {".into(),
-                    format!(
-                        "  req.fail(Status.Invalid, {})",
-                        string_literal(&format!(
-                            "the payload is not a valid {} message",
-                            model.ty(id).name
-                        ))
-                    ),
+                    format!("  {}", invalid.unwrap_or_default()),
                     "  return".into(),
                     "}".into(),
                     call(&names[0], Some("m")),
@@ -328,13 +325,12 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 let mut b = vec![
                     "const p = req.payload".into(),
                     "if (p == null || p.mediaType() != bson.BSON) {".into(),
-                    "  req.fail(Status.UnsupportedType, \"this request takes a BSON message\")"
-                        .into(),
+                    format!("  {wrong}"),
                     "  return".into(),
                     "}".into(),
                     "const m = bson.decode(p)".into(),
                 ];
-                for (name, id) in names.iter().zip(&ids) {
+                for (name, id) in names.iter().zip(ids) {
                     let t = type_name(&model.ty(*id).name);
                     b.push(format!("if (m instanceof {t}) {{"));
                     b.push(format!(
@@ -344,7 +340,7 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
                     b.push("  return".into());
                     b.push("}".into());
                 }
-                b.push("req.fail(Status.Invalid, \"the payload is none of the message types this request takes\")".into());
+                b.push(invalid.unwrap_or_default());
                 b
             }
             Request::Any(types) => {
@@ -356,10 +352,7 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
                 vec![
                     "const p = req.payload".into(),
                     format!("if (p == null || !({test})) {{"),
-                    format!(
-                        "  req.fail(Status.UnsupportedType, {})",
-                        string_literal(&format!("this request takes {}", types.join(" | ")))
-                    ),
+                    format!("  {wrong}"),
                     "  return".into(),
                     "}".into(),
                     call(&names[0], Some("p")),

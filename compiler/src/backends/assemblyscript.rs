@@ -12,6 +12,7 @@ use super::as_entries::{ClientView, ServerView, client, server};
 use super::as_messages::{MESSAGE_HOLES, doc_block, push_doc, render_messages};
 use super::as_types::{Helpers, string_literal, type_name};
 use super::filled::Filled;
+use super::stamp::{Generated, source_hash};
 use crate::asnames;
 use crate::model::*;
 
@@ -25,13 +26,6 @@ const CLIENT: &str = include_str!("../../../templates/as/client.ts.hbs");
 /// template's context would copy it twice more.
 const TYPES_MARK: &str = "\u{0}othc:types\u{0}";
 const EXERCISE: &str = include_str!("../../../templates/as/exercise.ts.hbs");
-
-/// The bindings of one file: what `othc gen --lang as FILE` writes.
-pub struct Generated {
-    /// `Greeter.oth.ts` for `Greeter.oth`.
-    pub file_name: String,
-    pub text: String,
-}
 
 #[derive(Serialize)]
 pub(super) struct FileView {
@@ -117,33 +111,6 @@ pub fn generate(model: &Model, file: FileIx, source_text: &str) -> Generated {
     let body = source_hash(&text[rest_at..]);
     text.replace_range(hash_at..hash_at + HEX_LEN, &body);
     Generated { file_name, text }
-}
-
-/// What a bindings file found on disk is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Written {
-    /// As othc wrote it: the hash its first line gives for the rest is the
-    /// rest's.
-    AsGenerated,
-    /// Changed since othc wrote it.
-    Edited,
-    /// No hash of the rest: written by an othc from before it kept one (or
-    /// not by othc at all).
-    Unknown,
-}
-
-pub fn written(text: &str) -> Written {
-    let Some((first, rest)) = text.split_once('\n') else {
-        return Written::Unknown;
-    };
-    match first
-        .rsplit_once(", body ")
-        .and_then(|(_, h)| h.strip_suffix(")."))
-    {
-        Some(h) if h == source_hash(rest) => Written::AsGenerated,
-        Some(_) => Written::Edited,
-        None => Written::Unknown,
-    }
 }
 
 /// An entry file that uses every class, method and function of the
@@ -293,11 +260,4 @@ fn enum_view(def: &TypeDef, values: &[EnumValueDef]) -> EnumView {
         cases,
         parses,
     }
-}
-
-/// A stable hash of the source, for the header comment (stale bindings, E0703).
-pub fn source_hash(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1,6 +1,7 @@
 //! Backends: what the checked model becomes: the bindings objects are
 //! written against, one backend per language (`assemblyscript`, `rust`)
-//! over what they share (`shared`).
+//! over what they share (`shared`), each file stamped with where it came
+//! from (`stamp`).
 
 mod as_entries;
 mod as_messages;
@@ -10,3 +11,4 @@ mod filled;
 pub mod rust;
 mod rust_types;
 mod shared;
+pub mod stamp;

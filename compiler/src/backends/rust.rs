@@ -10,10 +10,11 @@
 use handlebars::Handlebars;
 use serde::Serialize;
 
-use super::assemblyscript::Generated;
+use super::stamp::{Generated, stamped};
 use super::rust_types::{self, literal, snake, type_name};
 use super::shared::{
-    Request, any_path, every_path, objects_of, request_kind, route_order, shared_needs, stamped,
+    Refusal, RefusedAs, Request, any_path, every_path, objects_of, request_kind, route_order,
+    shared_needs,
 };
 use crate::asnames;
 use crate::model::*;
@@ -217,9 +218,13 @@ fn signature(model: &Model, e: &EntryDef) -> String {
     s
 }
 
-/// Fails `req` with `status` and `desc`, and returns: a route's line.
-fn refuse(status: &str, desc: &str) -> String {
-    format!("req.fail(Status::{status}(), {}); return;", literal(desc))
+/// A route's line failing the request as `r` says, and returning.
+fn refuse(r: &Refusal) -> String {
+    let status = match r.status {
+        RefusedAs::UnsupportedType => "unsupported_type",
+        RefusedAs::Invalid => "invalid",
+    };
+    format!("req.fail(Status::{status}(), {}); return;", literal(&r.text))
 }
 
 fn server(model: &Model, def: &ObjectDef) -> ServerView {
@@ -276,15 +281,15 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
         a.extend(body.map(str::to_string));
         format!("self.0.{name}({});", a.join(", "))
     };
-    match request_kind(model, entry) {
+    let kind = request_kind(model, entry);
+    let wrong = refuse(&kind.wrong_type(model));
+    let invalid = kind.not_a_message(model).map(|r| refuse(&r)).unwrap_or_default();
+    match &kind {
         Request::None => (
             vec![method(&names[0], None)],
             vec![
                 "if req.payload.is_some() {".into(),
-                format!(
-                    "    {}",
-                    refuse("unsupported_type", "this request takes no payload")
-                ),
+                format!("    {wrong}"),
                 "}".into(),
                 call(&names[0], None),
             ],
@@ -293,18 +298,14 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
             vec![method(&names[0], Some("body: String".into()))],
             vec![
                 "let body = match &req.payload {".into(),
-                format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(&ct)),
-                format!(
-                    "    _ => {{ {} }}",
-                    refuse("unsupported_type", &format!("this request takes {ct}"))
-                ),
+                format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(ct)),
+                format!("    _ => {{ {wrong} }}"),
                 "};".into(),
                 call(&names[0], Some("body")),
             ],
         ),
         Request::Message(id) => {
-            let t = type_name(&model.ty(id).name);
-            let n = &model.ty(id).name;
+            let t = type_name(&model.ty(*id).name);
             (
                 vec![method(&names[0], Some(format!("body: {t}")))],
                 vec![
@@ -313,21 +314,9 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
                         "    Some(p) if p.media_type() == \"application/bson\" => match {t}::from_payload(p) {{"
                     ),
                     "        Some(m) => m,".into(),
-                    format!(
-                        "        None => {{ {} }}",
-                        refuse(
-                            "invalid",
-                            &format!("the payload is not a valid {n} message")
-                        )
-                    ),
+                    format!("        None => {{ {invalid} }}"),
                     "    },".into(),
-                    format!(
-                        "    _ => {{ {} }}",
-                        refuse(
-                            "unsupported_type",
-                            &format!("this request takes a {n} message")
-                        )
-                    ),
+                    format!("    _ => {{ {wrong} }}"),
                     "};".into(),
                     call(&names[0], Some("body")),
                 ],
@@ -338,13 +327,10 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
             let mut b = vec![
                 "let p = match &req.payload {".to_string(),
                 "    Some(p) if p.media_type() == \"application/bson\" => p.clone(),".into(),
-                format!(
-                    "    _ => {{ {} }}",
-                    refuse("unsupported_type", "this request takes a BSON message")
-                ),
+                format!("    _ => {{ {wrong} }}"),
                 "};".into(),
             ];
-            for (name, id) in names.iter().zip(&ids) {
+            for (name, id) in names.iter().zip(ids) {
                 let t = type_name(&model.ty(*id).name);
                 methods.push(method(name, Some(format!("body: {t}"))));
                 b.push(format!("if let Some(m) = {t}::from_payload(&p) {{"));
@@ -352,10 +338,7 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
                 b.push("    return;".into());
                 b.push("}".into());
             }
-            b.push(refuse(
-                "invalid",
-                "the payload is none of the message types this request takes",
-            ));
+            b.push(invalid);
             (methods, b)
         }
         Request::Any(types) => {
@@ -369,13 +352,7 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
                 vec![
                     "let body = match &req.payload {".into(),
                     format!("    Some(p) if {test} => p.clone(),"),
-                    format!(
-                        "    _ => {{ {} }}",
-                        refuse(
-                            "unsupported_type",
-                            &format!("this request takes {}", types.join(" | "))
-                        )
-                    ),
+                    format!("    _ => {{ {wrong} }}"),
                     "};".into(),
                     call(&names[0], Some("body")),
                 ],

@@ -149,3 +149,13 @@ mod tests {
         assert!(!request_met(&m, &[], &[ct("text/plain")]));
     }
 }
+
+/// How a payload type reads in messages: its content type, or its
+/// message's name.
+pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
+    match t {
+        PayloadType::Content(c) => c.text.clone(),
+        PayloadType::Message(id) => model.ty(*id).name.clone(),
+        PayloadType::Unknown => "?".into(),
+    }
+}

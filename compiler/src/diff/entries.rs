@@ -6,7 +6,7 @@
 //! checker's own matching rules (`check::matching`), across the two models.
 
 use super::{Change, Class, Version};
-use crate::check::image::describe as payload_text;
+use crate::check::matching::describe as payload_text;
 use crate::check::matching::{covers_across, request_met_across};
 use crate::model::{EntryDef, EntryId, Model, PathPattern};
 

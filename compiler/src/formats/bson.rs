@@ -10,7 +10,10 @@ use oth_syntax::ast::Value;
 use oth_syntax::ast::bson::{Block, Decl, EnumValue, FieldItem, Type, TypeKind as SynType};
 
 use super::schema_errors::SchemaError;
-use super::{DeclaredType, Format, LiteralCx, LoweredType, SchemaBlock, TypeLookup, TypeNames};
+use super::{
+    DeclaredType, Format, LiteralCx, LoweredType, SchemaBlock, TypeLookup, TypeNames,
+    describe_field_type,
+};
 use crate::diagnostics::Diagnostics;
 use crate::model::DeclKind;
 use crate::model::{self, EnumValueDef, FieldDef, FieldType, Model, Scalar, TypeId};
@@ -331,18 +334,6 @@ fn snake(name: &str) -> String {
     out
 }
 
-/// How a field type reads in messages: `[string]`, `Friend`.
-pub fn describe(model: &Model, t: &FieldType) -> String {
-    match t {
-        FieldType::Scalar(s) => s.as_str().to_string(),
-        FieldType::Any => "any".into(),
-        FieldType::Named(id) => model.ty(*id).name.clone(),
-        FieldType::List(i) => format!("[{}]", describe(model, i)),
-        FieldType::Map(i) => format!("{{{}}}", describe(model, i)),
-        FieldType::Unknown => "?".into(),
-    }
-}
-
 /// Field types are equal when they have the same shape and name the same
 /// type names (a name stands for its declaration, compared on its own).
 fn same_type(model: &Model, a: &FieldType, b: &FieldType) -> bool {
@@ -391,8 +382,8 @@ impl Format for Bson {
                                 out.push(format!(
                                     "field `{}` is `{}` in the first, `{}` in the second",
                                     f.name,
-                                    describe(model, &f.ty),
-                                    describe(model, &g.ty)
+                                    describe_field_type(model, &f.ty),
+                                    describe_field_type(model, &g.ty)
                                 ));
                             }
                             if f.optional != g.optional {

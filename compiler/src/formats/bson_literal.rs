@@ -8,7 +8,7 @@ use oth_syntax::Span;
 use oth_syntax::ast::{Key, Value, ValueKind};
 
 use super::LiteralCx;
-use super::bson::describe;
+use super::describe_field_type as describe;
 use super::value_errors::ValueError;
 use crate::model::{FieldType, Scalar, TypeId, TypeKind};
 use crate::source::FileSpan;

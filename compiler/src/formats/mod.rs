@@ -5,7 +5,6 @@
 mod bson;
 mod bson_literal;
 mod schema_errors;
-pub use bson::describe as describe_field_type;
 pub use schema_errors::SchemaError;
 mod value_errors;
 pub use value_errors::ValueError;
@@ -15,7 +14,7 @@ use oth_syntax::ast::{ContentTypeText, Value};
 
 use crate::diagnostics::Diagnostics;
 use crate::model::DeclKind;
-use crate::model::{self, Model, TypeId};
+use crate::model::{self, FieldType, Model, TypeId};
 use crate::source::FileId;
 
 /// A type a block declares.
@@ -177,5 +176,17 @@ impl Formats {
 
     pub fn names(&self) -> Vec<&'static str> {
         self.list.iter().map(|f| f.content_type()).collect()
+    }
+}
+
+/// How a field type reads in messages: `[string]`, `Friend`.
+pub fn describe_field_type(model: &Model, t: &FieldType) -> String {
+    match t {
+        FieldType::Scalar(s) => s.as_str().to_string(),
+        FieldType::Any => "any".into(),
+        FieldType::Named(id) => model.ty(*id).name.clone(),
+        FieldType::List(i) => format!("[{}]", describe_field_type(model, i)),
+        FieldType::Map(i) => format!("{{{}}}", describe_field_type(model, i)),
+        FieldType::Unknown => "?".into(),
     }
 }

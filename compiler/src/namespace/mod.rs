@@ -7,7 +7,7 @@
 //! The checker resolves every link with these functions and records the
 //! result ([`crate::check::Checked::namespace`]); the bundle writer writes
 //! what the checker recorded; the runtime routes every request with
-//! [`route::select`], [`needs::allows`] and [`view::longest`]. So what
+//! [`route::select`], [`needs::allows`] and [`path::longest`]. So what
 //! `othc check` proves is what the runtime enforces.
 //!
 //! Every resolution that can chain (binds through binds, exports of nested

@@ -208,7 +208,7 @@ impl<'m> Tree<'m> {
         let links = exports
             .enumerate()
             .map(|(ei, e)| (e.at.segs.as_slice(), ei));
-        let (ei, rest) = super::view::longest(links, path).ok_or(ExportMiss::NoExport)?;
+        let (ei, rest) = super::path::longest(links, path).ok_or(ExportMiss::NoExport)?;
         let e = &self.model.image(j).exports[ei];
         let (target, mut there) = self
             .resolve(j, &e.from.segs)

@@ -6,7 +6,7 @@
 //! accumulates along the way: a link through a read-only one is read-only.
 
 use super::MAX_DEPTH;
-use super::path::strip_prefix;
+use super::path::longest;
 use super::tree::{Target, Tree, TreeMiss};
 use crate::model::{ImageId, Seg, WireKind};
 
@@ -46,24 +46,6 @@ pub enum LinkError {
     Cycle(Vec<usize>),
     /// More than [`MAX_DEPTH`] binds deep.
     TooDeep,
-}
-
-/// The link among `links` (each an `at` and a value) with the longest `at`
-/// that is a prefix of `path` (of equal ones, the last), and the rest of
-/// the path. The one rule for views, exposures and exports.
-pub fn longest<'p, T>(
-    links: impl IntoIterator<Item = (&'p [Seg], T)>,
-    path: &'p [Seg],
-) -> Option<(T, &'p [Seg])> {
-    let mut best: Option<(usize, T, &[Seg])> = None;
-    for (at, v) in links {
-        if let Some(rest) = strip_prefix(path, at)
-            && best.as_ref().is_none_or(|(len, _, _)| at.len() >= *len)
-        {
-            best = Some((at.len(), v, rest));
-        }
-    }
-    best.map(|(_, v, rest)| (v, rest))
 }
 
 enum State {

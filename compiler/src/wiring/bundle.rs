@@ -11,7 +11,7 @@ use crate::bundle::{ImageJson, tree_path};
 use crate::header::Header;
 use crate::model::Seg;
 use crate::namespace::path::parse_request;
-use crate::namespace::view::longest;
+use crate::namespace::path::longest;
 
 /// The wiring a bundle holds; `Err` for a bundle that cannot be read or a
 /// module whose header does not check.

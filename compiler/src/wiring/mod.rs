@@ -1,7 +1,7 @@
 //! What each instance of an image sees, and through what: the answer of
 //! `othc ns`, as data. Everything here is read from what the checker
 //! recorded ([`crate::namespace::Namespace`]) or decided by the namespace
-//! module's own rule ([`crate::namespace::view::longest`] picks the line a
+//! module's own rule ([`crate::namespace::path::longest`] picks the line a
 //! need goes through); nothing resolves a path a second way.
 //!
 //! `text` prints a report as tables, `dot` as a Graphviz picture; both are
@@ -20,7 +20,8 @@ use crate::bundle::tree_path;
 use crate::check::Compilation;
 use crate::model::{EntryId, ImageId, Model, PathPattern, Shape, WireKind};
 use crate::namespace::tree;
-use crate::namespace::view::{ReadonlyBy, longest};
+use crate::namespace::path::longest;
+use crate::namespace::view::ReadonlyBy;
 use crate::namespace::{NeedOutcome, path};
 use crate::source::FileSpan;
 

@@ -175,7 +175,7 @@ fn argv(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path, how: How<'_>) -> 
         // The saved state is read from descriptor 3 once `incoming` has
         // asked for it; the VM runs once it is in.
         How::Restore(state) => {
-            a.extend(ram(&crate::vm::snapshot::ram_of(state), "off"));
+            a.extend(ram(&ram_of(state), "off"));
             a.extend(qmp);
             a.extend(["-incoming".into(), "defer".into()]);
         }
@@ -439,4 +439,10 @@ impl Vm {
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The RAM file beside a snapshot's state file `vmstate`: a VM restored
+/// from the snapshot maps it as its memory.
+pub fn ram_of(vmstate: &Path) -> PathBuf {
+    vmstate.with_extension("ram")
 }

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::vm::image::Guest;
+pub use crate::vm::qemu::ram_of;
 use crate::vm::qemu::{self, How, Size, VmConfig};
 use crate::vm::qmp::Qmp;
 
@@ -31,11 +32,6 @@ use crate::vm::qmp::Qmp;
 /// beside a RAM file of the guest's memory. Snapshots kept any other way
 /// (older daemons saved the memory inside the state file) are not used.
 const FORMAT: &str = "shared-ram";
-
-/// The RAM file beside the state file `vmstate`.
-pub fn ram_of(vmstate: &Path) -> PathBuf {
-    vmstate.with_extension("ram")
-}
 
 /// Where the snapshot for `size` is kept (its state file).
 pub fn path_for(state: &Path, guest: &Guest, cfg: &VmConfig, size: Size) -> PathBuf {

@@ -264,7 +264,6 @@ impl Runtime<'_> {
         static_views: Vec<Vec<Link>>,
     ) -> Result<(), crate::LoadError> {
         let name = node_name();
-        let tx = self.inbox.sender();
         let joining = node::Joining {
             servers: c.servers.clone(),
             credentials: c.credentials.clone(),
@@ -273,10 +272,7 @@ impl Runtime<'_> {
             hash: prefix.trim_start_matches("oth.").to_string(),
             serves: here.iter().map(|n| node::token(n)).collect(),
         };
-        let deliver: node::Deliver = std::sync::Arc::new(move |f| {
-            let _ = tx.send(crate::outside::Outside::Cluster(f));
-        });
-        let node = node::start(joining, prefix.clone(), deliver)
+        let node = node::start(joining, prefix.clone(), self.inbox.from_cluster())
             .map_err(|e| crate::LoadError(format!("cannot join the cluster: {e}")))?;
         let mut running: Vec<&str> = here.iter().map(String::as_str).collect();
         running.sort();

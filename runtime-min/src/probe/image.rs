@@ -72,7 +72,7 @@ impl<'a> ImageProbe<'a> {
             .json
             .exports
             .iter()
-            .map(|l| crate::load::parse_link(l, &index))
+            .map(|l| crate::view::parse_link(l, &index))
             .collect::<Result<Vec<_>, _>>()?;
         rt.probed = Some(Seen::default());
         Ok(ImageProbe {

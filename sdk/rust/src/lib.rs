@@ -18,6 +18,7 @@
 
 mod abi;
 pub mod bson;
+mod exports;
 mod payload;
 mod request;
 mod server;

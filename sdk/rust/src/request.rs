@@ -32,6 +32,20 @@ type OnAnswer = Box<dyn FnMut(Answer)>;
 thread_local! {
     /// The answers this object waits for, by ticket.
     static PENDING: RefCell<HashMap<i32, Option<OnAnswer>>> = RefCell::new(HashMap::new());
+    /// The requests being served, by id, until each has its last answer
+    /// (or is cancelled).
+    static SERVING: RefCell<HashMap<i32, Request>> = RefCell::new(HashMap::new());
+}
+
+/// `req` is being served from now on.
+pub(crate) fn serving(req: &Request) {
+    SERVING.with(|s| s.borrow_mut().insert(req.id, req.clone()));
+}
+
+/// The request `id` its caller cancelled, if it was still being served:
+/// it is no longer.
+pub(crate) fn cancelled(id: i32) -> Option<Request> {
+    SERVING.with(|s| s.borrow_mut().remove(&id))
 }
 
 /// A request this object is serving. Cheap to clone: a clone kept to
@@ -70,7 +84,7 @@ impl Request {
 
     fn finish(&self) {
         self.finished.set(true);
-        crate::server::finished(self.id);
+        SERVING.with(|s| s.borrow_mut().remove(&self.id));
     }
 
     /// Cancelled by its caller: answering it is pointless now.

@@ -1,10 +1,9 @@
 //! The object: what `main!` runs, and the requests it is serving.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use crate::payload::Status;
-use crate::request::Request;
+use crate::request::{self, Request};
 
 /// An object: the generated `…Object` wrapper of a server trait is one.
 pub trait Server {
@@ -18,8 +17,6 @@ pub trait Server {
 
 thread_local! {
     static SERVER: RefCell<Option<Box<dyn Server>>> = RefCell::new(None);
-    /// The requests being served, by id.
-    static SERVING: RefCell<HashMap<i32, Request>> = RefCell::new(HashMap::new());
 }
 
 /// Makes `server` this module's object (`main!` calls it at start).
@@ -51,21 +48,15 @@ pub(crate) fn start() {
 }
 
 pub(crate) fn serve(req: Request) {
-    SERVING.with(|s| s.borrow_mut().insert(req.id, req.clone()));
+    request::serving(&req);
     let unserved = req.clone();
     if !with_server(|s| s.serve(req)) {
         unserved.fail(Status::not_found(), "this module serves nothing");
     }
 }
 
-/// Request `id` had its last answer.
-pub(crate) fn finished(id: i32) {
-    SERVING.with(|s| s.borrow_mut().remove(&id));
-}
-
 pub(crate) fn cancelled(id: i32) {
-    let req = SERVING.with(|s| s.borrow_mut().remove(&id));
-    if let Some(req) = req {
+    if let Some(req) = request::cancelled(id) {
         req.mark_finished();
         with_server(|s| s.cancelled(&req));
     }

@@ -43,14 +43,6 @@ pub struct ImageChecker<'a> {
     startup_entries: PerImage<Vec<Option<EntryId>>>,
 }
 
-pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
-    match t {
-        PayloadType::Content(c) => c.text.clone(),
-        PayloadType::Message(id) => model.ty(*id).name.clone(),
-        PayloadType::Unknown => "?".into(),
-    }
-}
-
 impl<'a> ImageChecker<'a> {
     pub fn new(lowered: &'a Lowered, diags: &'a mut Diagnostics) -> ImageChecker<'a> {
         ImageChecker {

@@ -3,7 +3,8 @@
 //! W0501 for a mount or bind no need uses.
 
 use super::need_errors::{AddEntry, NeedError, Stray, Way};
-use super::{ImageChecker, describe};
+use super::ImageChecker;
+use crate::check::matching::describe;
 use crate::check::matching::{covers, request_met};
 use crate::model::*;
 use crate::namespace::path::strip_prefix;

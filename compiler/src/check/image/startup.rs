@@ -3,7 +3,8 @@
 //! encoded when the model was finished (`check::payloads`).
 
 use super::startup_errors::{Expected, Request, StartupError};
-use super::{ImageChecker, describe};
+use super::ImageChecker;
+use crate::check::matching::describe;
 use crate::check::matching::request_met;
 use crate::model::*;
 use crate::namespace::serve::{Found, lookup};

@@ -18,6 +18,10 @@ use crate::model::*;
 use crate::resolve::{Declares, DeclaringItem, FrontEnd};
 use crate::source::{FileId, FileSpan};
 
+/// What a startup request sends: `Some(None)` no payload, `Some(Some(t))` a
+/// payload of type `t`, `None` a payload that did not check (reported).
+pub type Sent = Option<Option<PayloadType>>;
+
 /// The model, and what the later checks need to get back to the source.
 pub struct Lowered {
     pub model: Model,
@@ -29,7 +33,7 @@ pub struct Lowered {
     /// Per image, per startup request: the type of what it sends
     /// (`Some(None)`: no payload; `None`: a payload that did not check),
     /// filled in by `check::payloads`.
-    pub startup_types: Vec<Vec<super::payloads::Sent>>,
+    pub startup_types: Vec<Vec<Sent>>,
 }
 
 /// Lowers what `front` loaded. The schema blocks' members are moved into

@@ -10,7 +10,7 @@ mod startup;
 
 use oth_syntax::ast::{self, ImagePart};
 
-use super::lower::Lowered;
+use super::lower::{Lowered, Sent};
 use crate::diagnostics::Diagnostics;
 use crate::formats::Formats;
 use crate::model::*;
@@ -23,10 +23,6 @@ pub struct SlotValue {
     pub slot: ast::Ident,
     pub value: ast::Value,
 }
-
-/// What a startup request sends: `Some(None)` no payload, `Some(Some(t))` a
-/// payload of type `t`, `None` a payload that did not check (reported).
-pub type Sent = Option<Option<PayloadType>>;
 
 struct PayloadChecker<'a> {
     front: &'a FrontEnd,

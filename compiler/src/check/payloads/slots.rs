@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use oth_syntax::ast::{self, ImagePart};
 
 use super::{PayloadChecker, SlotValue};
-use crate::check::image::describe;
+use crate::check::matching::describe;
 use crate::formats::ValueError;
 use crate::model::*;
 use crate::source::{FileId, FileSpan};

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use rustix::fs::{FileType, Stat};
 
-use super::root::Meta;
+use super::meta::Meta;
 
 /// The most files one `Files` object keeps open.
 pub(super) const KEPT: usize = 64;

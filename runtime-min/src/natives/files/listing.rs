@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
-use super::root::{Kind, Meta};
+use super::meta::{Kind, Meta};
 use super::{Reply, stat_of, stat_payload};
 use crate::abi::errno;
 

@@ -20,6 +20,7 @@
 
 mod held;
 mod listing;
+mod meta;
 mod root;
 mod stream;
 
@@ -38,7 +39,8 @@ use super::{Entries, Reply};
 use crate::Payload;
 use crate::abi::{KIND_DIRECTORY, KIND_FILE, STAT_TYPE, Stat, errno};
 use listing::Listing;
-use root::{Found, Kind, Meta, Root};
+use meta::{Kind, Meta};
+use root::{Found, Root};
 use stream::FileParts;
 
 #[derive(Clone, Copy, PartialEq)]

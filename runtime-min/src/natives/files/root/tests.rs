@@ -6,7 +6,8 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
-use super::{Kind, Meta, Root};
+use super::Root;
+use crate::natives::files::meta::{Kind, Meta};
 
 /// What opening `below` to read came to: the kind and length opened, or
 /// the error's kind; `None` when the path was left to the lookup's way.
