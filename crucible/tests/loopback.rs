@@ -455,3 +455,102 @@ async fn a_connection_that_sends_nothing_is_closed() {
         .unwrap_or(0);
     assert_eq!(n, 0, "closed without a word");
 }
+
+/// The closing handshake: after its close frame the daemon keeps the
+/// connection until the client's close comes, and then ends it. Closing
+/// at once left what the client had sent meanwhile (its pings) unread,
+/// and a socket closed with unread data is reset, which lost the client
+/// the frames it had not read yet (the exit frame, the output, the close).
+#[tokio::test]
+async fn the_daemon_waits_for_the_clients_close_before_it_ends_the_connection() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::MaybeTlsStream;
+    use tokio_tungstenite::tungstenite::Message;
+    let (at, _) = daemon("ws_closing", keyed()).await;
+    let mut ws = raw_websocket(at).await;
+    ws.send(Message::Text(
+        serde_json::to_string(&sh("echo hi")).unwrap().into(),
+    ))
+    .await
+    .unwrap();
+    let mut stream = Vec::new();
+    let close = loop {
+        match tokio::time::timeout(LIMIT, ws.next()).await.unwrap() {
+            Some(Ok(Message::Binary(b))) => stream.extend_from_slice(&b),
+            Some(Ok(Message::Close(c))) => break c.unwrap(),
+            other => panic!("before the close: {other:?}"),
+        }
+    };
+    assert_eq!(u16::from(close.code), 1000);
+    let frames =
+        crucible::frame::decode_all(&stream, crucible::frame::Direction::GuestToHost).unwrap();
+    assert_eq!(frames.last().unwrap().exit_result().unwrap(), ExecResult::code(0));
+    // Our close is not sent yet (tungstenite answers on the next read).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let open = |ws: &tokio_tungstenite::WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>| {
+        let MaybeTlsStream::Plain(tcp) = ws.get_ref() else {
+            panic!("a plain connection")
+        };
+        let mut byte = [0u8; 1];
+        match tcp.try_read(&mut byte) {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(()),
+            Ok(0) => Err("ended".to_string()),
+            other => Err(format!("{other:?}")),
+        }
+    };
+    assert_eq!(
+        open(&ws),
+        Ok(()),
+        "the daemon ended the connection before the client's close"
+    );
+    // Our close goes; the daemon ends the connection then.
+    assert!(tokio::time::timeout(LIMIT, ws.next()).await.unwrap().is_none());
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while open(&ws).is_ok() {
+        assert!(tokio::time::Instant::now() < deadline, "the connection stayed open");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// A client that pings while the command runs (Python's `websockets`, as
+/// a user's script would use it) gets every frame, one exit frame last,
+/// and a 1000 close, with and without permessage-deflate: pongs never
+/// displace, reorder or cut off the frame stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinging_client_gets_every_frame_and_one_close() {
+    let ready = test_support::ensure_python_module("websockets.sync.client", "websockets>=13");
+    if !test_support::runnable(ready) {
+        return;
+    }
+    let (at, _) = daemon("ws_pinging", keyed()).await;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/crucible-clients/ws_pinging_client.py");
+    // The command ends as a ping goes out (every 0.25 s, 1 s of sleep).
+    let out = tokio::process::Command::new("python3")
+        .arg(&script)
+        .arg(format!("ws://{at}/sandboxes/box/exec"))
+        .args([KEY, "6", "1", "0.25"])
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(300), out)
+        .await
+        .expect("the client ended within 5 minutes")
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(runs.len(), 12, "{stdout}");
+    let bad: Vec<_> = runs
+        .iter()
+        .filter(|r| {
+            r["frames"] != serde_json::json!([1, 3]) || r["close"] != 1000 || r["left"] != 0
+        })
+        .collect();
+    assert!(bad.is_empty(), "runs that lost frames or the close:\n{bad:#?}");
+}

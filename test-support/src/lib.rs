@@ -3,6 +3,7 @@
 //! input fed to it, and a fresh scratch directory per test.
 
 pub mod lines;
+pub mod rust_source;
 pub mod wrk;
 
 use std::io::Write;
@@ -330,6 +331,47 @@ pub fn ensure_rust_wasm32() -> Result<(), String> {
         Ok(())
     } else {
         Err("no Rust toolchain for wasm32-unknown-unknown after installing Debian's".into())
+    }
+}
+
+/// Makes sure Python's `module` imports, installing PyPI's `package` with
+/// pip when it does not (saying so on stderr).
+pub fn ensure_python_module(module: &str, package: &str) -> Result<(), String> {
+    let found = || {
+        Command::new("python3")
+            .args(["-c", &format!("import {module}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if found() {
+        return Ok(());
+    }
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if found() {
+        return Ok(());
+    }
+    eprintln!(
+        "test set-up: Python's `{module}` is missing; installing PyPI's `{package}` (python3 -m pip install {package})"
+    );
+    let pip = |extra: &[&str]| {
+        Command::new("python3")
+            .args(["-m", "pip", "install", "-q", package])
+            .args(extra)
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run python3 -m pip: {e}"))
+    };
+    // A Python that Debian manages refuses pip without this flag.
+    if !pip(&[])?.success() {
+        pip(&["--break-system-packages"])?;
+    }
+    if found() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`pip install {package}` did not make `{module}` importable; install it by hand to run this test"
+        ))
     }
 }
 

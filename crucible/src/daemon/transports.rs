@@ -4,6 +4,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
@@ -234,6 +235,32 @@ pub(super) async fn hijacked(
     wr.shutdown().await
 }
 
+/// How long an ending session waits for the client's close frame.
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// Ends a session: `frame` (a close) sent, then what the client still
+/// sends read and dropped until its own close frame comes (the closing
+/// handshake) or `CLOSE_WAIT` passes. Dropping the connection at once
+/// would leave frames the client sent meanwhile (its pings) unread in our
+/// socket, and a socket closed with unread data is reset, which throws
+/// away what the client had not read yet: the exit frame, even the close.
+async fn end<S>(ws: &mut WebSocketStream<S>, frame: Message)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    if ws.send(frame).await.is_err() {
+        return;
+    }
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        while let Some(Ok(m)) = ws.next().await {
+            if m.is_close() {
+                break;
+            }
+        }
+    })
+    .await;
+}
+
 pub(super) fn close(code: CloseCode, reason: &str) -> Message {
     // A close reason is at most 123 bytes.
     let mut end = reason.len().min(123);
@@ -295,7 +322,7 @@ pub(super) async fn ws_session<S>(
                 "no ExecRequest within {} s",
                 d.config.first_message_timeout.as_secs()
             );
-            let _ = ws.send(close(CloseCode::Policy, &why)).await;
+            end(&mut ws, close(CloseCode::Policy, &why)).await;
             return;
         }
         Ok(Some(Ok(Message::Text(t)))) => t.as_bytes().to_vec(),
@@ -305,14 +332,14 @@ pub(super) async fn ws_session<S>(
     let exec = match ExecRequest::parse(&body) {
         Ok(e) => e,
         Err(e) => {
-            let _ = ws.send(close(CloseCode::Policy, &e)).await;
+            end(&mut ws, close(CloseCode::Policy, &e)).await;
             return;
         }
     };
     let mut p = match sandbox.exec(&exec, true) {
         Ok(p) => p,
         Err(e) => {
-            let _ = ws.send(close(CloseCode::Error, &e)).await;
+            end(&mut ws, close(CloseCode::Error, &e)).await;
             return;
         }
     };
@@ -328,7 +355,7 @@ pub(super) async fn ws_session<S>(
                     return;
                 }
                 if last {
-                    let _ = ws.send(close(CloseCode::Normal, "")).await;
+                    end(&mut ws, close(CloseCode::Normal, "")).await;
                     return;
                 }
             }
@@ -353,14 +380,14 @@ pub(super) async fn ws_session<S>(
                             }
                             Ok(None) => break,
                             Err(e) => {
-                                let _ = ws.send(close(CloseCode::Policy, &e.to_string())).await;
+                                end(&mut ws, close(CloseCode::Policy, &e.to_string())).await;
                                 return; // `out` dropped: the command is killed
                             }
                         }
                     }
                 }
                 Some(Ok(Message::Text(_))) => {
-                    let _ = ws.send(close(CloseCode::Policy, "after the ExecRequest, only binary frames")).await;
+                    end(&mut ws, close(CloseCode::Policy, "after the ExecRequest, only binary frames")).await;
                     return;
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
