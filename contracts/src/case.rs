@@ -6,10 +6,11 @@
 use std::collections::{HashMap, VecDeque};
 
 use othc::model::{EntryId, Model, ObjectDef, Verb};
-use othismo_runtime::probe::{Asked, Carried, Probe, Stopped};
+use othismo_runtime::probe::{Call, Carried, Probe, Stopped};
 use othismo_runtime::{Payload, probe};
 
 use crate::choices::Choices;
+use crate::explore::Ran;
 use crate::findings::{During, Kind};
 use crate::inputs::{self, Input, Request};
 use crate::judge;
@@ -25,17 +26,6 @@ pub struct Subject<'a> {
     pub module: &'a probe::Module,
     /// Check that a write then a read of its path gives the write back.
     pub round_trip: bool,
-}
-
-/// What one case did.
-pub struct Ran {
-    pub requests: Vec<Request>,
-    /// What went wrong, and the request it went wrong on (an index into
-    /// `requests`), if it went wrong.
-    pub failed: Option<(Kind, Option<usize>)>,
-    pub trace: Vec<String>,
-    /// Requests delivered and checked.
-    pub checked: usize,
 }
 
 /// A request of the case, as it is being answered.
@@ -203,7 +193,7 @@ impl World<'_, '_> {
     fn settle(
         &mut self,
         probe: &mut Probe,
-        mut asked: Vec<Asked>,
+        mut asked: Vec<Call>,
         c: &mut Choices,
         k: Option<usize>,
     ) -> Result<(), Failed> {
@@ -254,14 +244,15 @@ impl World<'_, '_> {
     }
 
     /// One thing the instance asked for.
-    fn act(&mut self, a: Asked, c: &mut Choices, k: Option<usize>) -> Result<(), Failed> {
+    fn act(&mut self, a: Call, c: &mut Choices, k: Option<usize>) -> Result<(), Failed> {
         match a {
-            Asked::Request {
+            Call::Request {
                 ticket,
                 verb,
-                path,
+                aim,
                 payload,
             } => {
+                let path = &aim.path;
                 self.note(format!(
                     "  → it asks {} {path} (ticket {ticket})",
                     verb.as_str()
@@ -271,7 +262,7 @@ impl World<'_, '_> {
                     self.s.object,
                     ticket,
                     verb,
-                    &path,
+                    path,
                     Some(&payload),
                     c,
                 )
@@ -282,16 +273,17 @@ impl World<'_, '_> {
                 self.pending.extend(plan);
                 Ok(())
             }
-            Asked::Cancel { ticket } => {
+            Call::Cancel { ticket } => {
                 self.note(format!("  → it cancels ticket {ticket}"));
                 self.pending.retain(|d| d.ticket() != ticket);
                 Ok(())
             }
-            Asked::Forward { id, path } => {
+            Call::Forward { id, aim } => {
+                let path = &aim.path;
                 self.note(format!("  → it hands #{id} on to {path}"));
                 let verb = self.verb_of(id, k)?;
                 // The request goes on as sent: a stub answers its caller.
-                stubs::answer(self.s.model, self.s.object, 0, verb, &path, None, c).map_err(
+                stubs::answer(self.s.model, self.s.object, 0, verb, path, None, c).map_err(
                     |why| {
                         let request = format!("{} {path}", verb.as_str());
                         (Kind::OutsideNeeds { request, why }, k)
@@ -299,7 +291,7 @@ impl World<'_, '_> {
                 )?;
                 self.end(id, k)
             }
-            Asked::Answer { id, done, payload } => {
+            Call::Answer { id, done, payload } => {
                 self.note(format!(
                     "  ← it answers #{id}{}: {}",
                     if done { " (done)" } else { "" },
@@ -307,7 +299,7 @@ impl World<'_, '_> {
                 ));
                 self.answer(id, done, payload, k)
             }
-            Asked::Fail {
+            Call::Fail {
                 id,
                 errno,
                 code,

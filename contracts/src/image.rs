@@ -11,16 +11,16 @@ use std::collections::HashMap;
 
 use othc::check::Checked;
 use othc::model::{EntryId, ImageId, PathPattern, Shape, Verb};
-use othc::namespace::flatten::FlatLink;
 use othc::namespace::path::{parse_request, strip_prefix};
 use othc::namespace::route::{Route, select};
 use othismo_runtime::probe::image::{Came, ImageProbe, Outcome};
 use othismo_runtime::{Io, Limits};
 
-use crate::choices::{Choices, case_seed, shrink};
+use crate::choices::Choices;
+use crate::explore::{self, Ran};
 use crate::findings::{During, Finding, Kind};
 use crate::inputs::{self, Request};
-use crate::{Failure, Options, Report, judge};
+use crate::{Options, Report, judge};
 
 /// A serves entry as the image exports it.
 #[derive(Clone, Debug)]
@@ -71,17 +71,12 @@ pub fn exported(checked: &Checked, id: ImageId, writes: bool) -> Vec<Exported> {
 }
 
 /// Where the image's exports take `path` for `verb`: the serves entry it
-/// reaches, as the runtime routes it (the longest export first).
+/// reaches, as the runtime routes it (the namespace's export rule).
 fn reached(checked: &Checked, id: ImageId, verb: Verb, path: &str) -> Option<EntryId> {
     let model = &checked.model;
     let flat = checked.namespace.flat(id)?;
     let segs = parse_request(path)?;
-    let mut links: Vec<&FlatLink> = flat.exports.iter().collect();
-    links.sort_by_key(|l| std::cmp::Reverse(l.at.segs.len()));
-    let link = links
-        .into_iter()
-        .find(|l| strip_prefix(&segs, &l.at.segs).is_some())?;
-    let rest = strip_prefix(&segs, &link.at.segs)?;
+    let (link, rest) = flat.export_for(&segs)?;
     let there = link.path.join(rest);
     let inst = flat.instances.iter().find(|i| i.name == link.target)?;
     let (img, i) = inst.decl;
@@ -103,7 +98,9 @@ pub fn compile_code(bundle: &[u8], dir: &std::path::Path) -> Result<(), String> 
     for (_, wasm) in &modules {
         let code = othismo_runtime::code::precompile(wasm)?;
         let path = dir.join(othismo_runtime::code::file_name(wasm));
-        std::fs::write(&path, code)
+        // Whole or not at all: a run killed mid-write leaves no cut-short
+        // code for the next run to load.
+        write_whole::write_whole(&path, code)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     Ok(())
@@ -119,80 +116,34 @@ pub struct Subject<'a> {
     pub entries: Vec<Exported>,
 }
 
-/// What one case did.
-struct Ran {
-    requests: Vec<Request>,
-    /// The failure, the request it happened on, and its exported entry.
-    failed: Option<(Kind, Option<usize>)>,
-    trace: Vec<String>,
-}
-
 /// Tests image `s` as `opts` says.
 pub fn test_image(s: &Subject, opts: &Options) -> Report {
-    let model = &s.checked.model;
-    let name = model.image(s.image).name.clone();
-    let mut report = Report {
-        object: name,
-        entries: s.entries.iter().map(|e| (e.name.clone(), 0)).collect(),
-        requests: 0,
-        cases: 0,
-        failures: Vec::new(),
-        shown: None,
-    };
-    let mut failed = vec![false; s.entries.len().max(1)];
-    for n in 0..opts.cases {
-        let slot = if s.entries.is_empty() {
-            0
-        } else {
-            (n % s.entries.len() as u64) as usize
-        };
-        if failed[slot] {
-            if failed.iter().all(|f| *f) {
-                break;
-            }
-            continue;
-        }
-        let seed = case_seed(opts.seed, n);
-        let mut c = Choices::new(seed);
-        let ran = run(s, slot, &mut c);
-        report.cases += 1;
-        report.requests += ran.requests.len();
-        if let Some(e) = report.entries.get_mut(slot) {
-            e.1 += 1;
-        }
-        if opts.show == Some(n) {
-            report.shown = Some(ran.trace.clone());
-        }
-        let Some(found) = finding(s, &ran) else {
-            continue;
-        };
-        failed[slot] = true;
-        let best = shrink(c.record, opts.shrink_budget, |candidate| {
-            let ran = run(s, slot, &mut Choices::replaying(candidate.to_vec()));
-            finding(s, &ran).is_some_and(|f| f.same_as(&found))
-        });
-        let ran = run(s, slot, &mut Choices::replaying(best));
-        let finding = finding(s, &ran).unwrap_or(found);
-        if report.failures.iter().any(|f| f.finding.same_as(&finding)) {
-            continue;
-        }
-        report.failures.push(Failure {
-            finding,
-            case: n,
-            requests: ran.requests.iter().map(Request::describe).collect(),
-            trace: ran.trace,
-        });
+    explore::explore(s, opts)
+}
+
+impl explore::Subject for Subject<'_> {
+    fn name(&self) -> String {
+        self.checked.model.image(self.image).name.clone()
     }
-    report
+
+    fn entries(&self) -> Vec<String> {
+        self.entries.iter().map(|e| e.name.clone()).collect()
+    }
+
+    fn run(&self, first: Option<usize>, c: &mut Choices) -> Ran {
+        let mut ran = run(self, first.unwrap_or(0), c);
+        ran.checked = ran.requests.len();
+        ran
+    }
+
+    fn finding(&self, ran: &Ran) -> Option<Finding> {
+        finding(self, ran)
+    }
 }
 
 /// A case whose first request goes to exported entry `first`.
 fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
-    let mut ran = Ran {
-        requests: Vec::new(),
-        failed: None,
-        trace: Vec::new(),
-    };
+    let mut ran = Ran::new();
     let (mut out, mut err) = (std::io::sink(), std::io::sink());
     let io = Io {
         input: Box::new(std::iter::empty()),

@@ -12,11 +12,14 @@
 //! shrinking them), `values` (BSON values of schema types), `inputs`
 //! (requests of an entry), `stubs` (the needs), `conform` (is a payload
 //! what a type declares), `case` (one case run), `findings` (what is
-//! found, as diagnostics), `report` (JSON lines, JUnit XML).
+//! found, as diagnostics), `explore` (the loop an object and an image are
+//! both explored by), `image` (an image through its exports), `report`
+//! (JSON lines, JUnit XML).
 
 pub mod case;
 pub mod choices;
 pub mod conform;
+pub mod explore;
 pub mod findings;
 pub mod image;
 pub mod inputs;
@@ -30,7 +33,8 @@ use othc::check::Checked;
 use othc::model::{EntryId, ObjectId};
 use othismo_runtime::probe;
 
-use choices::{Choices, case_seed, shrink};
+use choices::Choices;
+use explore::Ran;
 use findings::{Finding, Kind};
 
 /// How a run goes.
@@ -86,92 +90,55 @@ pub fn test_object(
     module: &probe::Module,
     opts: &Options,
 ) -> Report {
-    let model = &checked.model;
-    let object = model.object(o);
-    let subject = case::Subject {
-        model,
-        object,
-        module,
-        round_trip: opts.round_trip,
+    let object = checked.model.object(o);
+    let subject = ObjectSubject {
+        checked,
+        o,
+        case: case::Subject {
+            model: &checked.model,
+            object,
+            module,
+            round_trip: opts.round_trip,
+        },
     };
-    let serves = &object.serves;
-    let mut report = Report {
-        object: object.name.clone(),
-        entries: serves
-            .iter()
-            .map(|&e| (entry_text(checked, e), 0))
-            .collect(),
-        requests: 0,
-        cases: 0,
-        failures: Vec::new(),
-        shown: None,
-    };
-    // An entry that failed is not tested further: its finding is enough.
-    let mut failed = vec![false; serves.len().max(1)];
-    for n in 0..opts.cases {
-        let slot = if serves.is_empty() {
-            0
-        } else {
-            (n % serves.len() as u64) as usize
-        };
-        if failed[slot] {
-            if failed.iter().all(|f| *f) {
-                break;
-            }
-            continue;
-        }
-        let first = serves.get(slot).copied();
-        let seed = case_seed(opts.seed, n);
-        let mut c = Choices::new(seed);
-        let ran = run_one(&subject, first, &mut c);
-        report.cases += 1;
-        report.requests += ran.checked;
-        if opts.show == Some(n) {
-            report.shown = Some(ran.trace.clone());
-        }
-        if let Some(e) = report.entries.get_mut(slot) {
-            e.1 += 1;
-        }
-        let Some(found) = finding(checked, o, &ran) else {
-            continue;
-        };
-        failed[slot] = true;
-        // The smallest choices that fail the same way.
-        let best = shrink(c.record, opts.shrink_budget, |candidate| {
-            let mut c = Choices::replaying(candidate.to_vec());
-            let ran = run_one(&subject, first, &mut c);
-            finding(checked, o, &ran).is_some_and(|f| f.same_as(&found))
-        });
-        let mut c = Choices::replaying(best);
-        let ran = run_one(&subject, first, &mut c);
-        let finding = finding(checked, o, &ran).unwrap_or(found);
-        // The entry it broke is tested no further either.
-        if let Some(k) = ran.failed.as_ref().and_then(|f| f.1)
-            && let Some(at) = serves.iter().position(|e| *e == ran.requests[k].entry)
-        {
-            failed[at] = true;
-        }
-        if report.failures.iter().any(|f| f.finding.same_as(&finding)) {
-            continue;
-        }
-        report.failures.push(Failure {
-            finding,
-            case: n,
-            requests: ran.requests.iter().map(inputs::Request::describe).collect(),
-            trace: ran.trace,
-        });
-    }
-    report
+    explore::explore(&subject, opts)
 }
 
-/// A case whose first request goes to `first` (none: the object serves
-/// nothing, and is only started and its needs answered).
-fn run_one(s: &case::Subject, first: Option<EntryId>, c: &mut Choices) -> case::Ran {
-    case::run(s, first, c)
+/// An object explored: its serves entries, each case a fresh instance.
+struct ObjectSubject<'a> {
+    checked: &'a Checked,
+    o: ObjectId,
+    case: case::Subject<'a>,
+}
+
+impl explore::Subject for ObjectSubject<'_> {
+    fn name(&self) -> String {
+        self.case.object.name.clone()
+    }
+
+    fn entries(&self) -> Vec<String> {
+        let serves = &self.case.object.serves;
+        serves.iter().map(|&e| entry_text(self.checked, e)).collect()
+    }
+
+    fn run(&self, first: Option<usize>, c: &mut Choices) -> Ran {
+        let first = first.and_then(|slot| self.case.object.serves.get(slot).copied());
+        case::run(&self.case, first, c)
+    }
+
+    fn finding(&self, ran: &Ran) -> Option<Finding> {
+        finding(self.checked, self.o, ran)
+    }
+
+    /// The entry a failing request went to is tested no further either.
+    fn broken_entry(&self, ran: &Ran, k: usize) -> Option<usize> {
+        let entry = ran.requests.get(k)?.entry;
+        self.case.object.serves.iter().position(|e| *e == entry)
+    }
 }
 
 /// The finding a case made, placed in the header.
-fn finding(checked: &Checked, o: ObjectId, ran: &case::Ran) -> Option<Finding> {
+fn finding(checked: &Checked, o: ObjectId, ran: &Ran) -> Option<Finding> {
     let (kind, k) = ran.failed.clone()?;
     let object = checked.model.object(o);
     let object_at = checked.spans.objects[o.index()].name;

@@ -25,7 +25,9 @@ pub enum Carried {
     TooLarge(usize),
 }
 
-/// What an instance asked of the host during one call into it.
+/// What an instance asked of the host during one call into it: what the
+/// event loop acts on (`act`), and what a probe hands its caller.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Call {
     Request {
         ticket: i32,

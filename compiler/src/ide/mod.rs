@@ -244,6 +244,9 @@ impl Analysis {
         for (i, s) in c.spans.entries.iter().enumerate() {
             out.push((Target::Entry(EntryId(i as u32)), s.path));
         }
+        // Which instance a path's first segment names is the namespace's
+        // to say (an image's tree).
+        let tree = crate::namespace::tree::Tree::new(&c.model, vec![false; c.model.images.len()]);
         for (i, s) in c.spans.images.iter().enumerate() {
             let img = ImageId(i as u32);
             let def = c.model.image(img);
@@ -258,14 +261,14 @@ impl Analysis {
                     if let Some(wire) = def.instances.get(ii).and_then(|x| x.wiring.get(w))
                         && wire.kind == crate::model::WireKind::Mount
                     {
-                        self.instance_in_path(img, &wire.link.from.segs, link.from, &mut out);
+                        self.instance_in_path(&tree, img, &wire.link.from.segs, link.from, &mut out);
                     }
                 }
             }
             for (x, link) in s.exports.iter().enumerate() {
                 out.push((Target::Export(img, x), link.from));
                 if let Some(e) = def.exports.get(x) {
-                    self.instance_in_path(img, &e.from.segs, link.from, &mut out);
+                    self.instance_in_path(&tree, img, &e.from.segs, link.from, &mut out);
                 }
             }
             for (k, st) in s.startup.iter().enumerate() {
@@ -273,7 +276,7 @@ impl Analysis {
                     continue;
                 };
                 out.push((Target::Startup(img, k), st.path));
-                self.instance_in_path(img, &def.path.segs, st.path, &mut out);
+                self.instance_in_path(&tree, img, &def.path.segs, st.path, &mut out);
                 if let (Some(crate::model::StartupPayload::Slot(si)), Some(at)) =
                     (&def.payload, st.payload)
                 {
@@ -289,16 +292,16 @@ impl Analysis {
     /// segment is a place naming the instance.
     fn instance_in_path(
         &self,
+        tree: &crate::namespace::tree::Tree,
         img: ImageId,
         segs: &[Seg],
         at: FileSpan,
         out: &mut Vec<(Target, FileSpan)>,
     ) {
-        let Some(Seg::Literal(first)) = segs.first() else {
-            return;
-        };
-        let def = self.compiled.checked.model.image(img);
-        let Some(ii) = def.instances.iter().position(|x| &x.name == first) else {
+        use crate::namespace::tree::Target as Leads;
+        let (Some(Seg::Literal(first)), Ok((Leads::Instance(_, ii), _))) =
+            (segs.first(), tree.resolve(img, segs))
+        else {
             return;
         };
         // The path is written `/first/...`: the name starts after the slash.

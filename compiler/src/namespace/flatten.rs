@@ -47,6 +47,15 @@ pub struct Flat {
     pub startup: Vec<FlatStartup>,
 }
 
+impl Flat {
+    /// Where a request from outside to `path` enters the image: the export
+    /// whose `at` is the longest prefix of it (the one rule of every view,
+    /// `path::longest`), and the rest of the path.
+    pub fn export_for<'a>(&'a self, path: &'a [Seg]) -> Option<(&'a FlatLink, &'a [Seg])> {
+        super::path::longest(self.exports.iter().map(|l| (l.at.segs.as_slice(), l)), path)
+    }
+}
+
 /// Why an image cannot be flattened.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlatError {

@@ -8,46 +8,14 @@
 
 pub mod image;
 
-use std::sync::Arc;
 
 use crate::Payload;
-use crate::host::{Call, Wasm};
+use crate::host::Wasm;
 use crate::limits::Limits;
 use crate::ticker::Ticker;
 
-pub use crate::host::Carried;
+pub use crate::host::{Call, Carried};
 pub use othc::model::Verb;
-
-/// What the instance asked of the host in one delivery, in order.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Asked {
-    /// A request to `path` of its view.
-    Request {
-        ticket: i32,
-        verb: Verb,
-        path: String,
-        payload: Carried,
-    },
-    Cancel {
-        ticket: i32,
-    },
-    Answer {
-        id: i32,
-        done: bool,
-        payload: Carried,
-    },
-    Fail {
-        id: i32,
-        errno: i32,
-        code: String,
-        desc: String,
-    },
-    /// Request `id` handed on to `path` of its view.
-    Forward {
-        id: i32,
-        path: String,
-    },
-}
 
 /// The instance stopped: a trap or a limit, worded as a run says it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,7 +67,7 @@ pub struct Probe {
 
 impl Probe {
     /// Runs its start functions.
-    pub fn start(&mut self) -> Result<Vec<Asked>, Stopped> {
+    pub fn start(&mut self) -> Result<Vec<Call>, Stopped> {
         let r = self.wasm.start();
         self.asked(r)
     }
@@ -112,7 +80,7 @@ impl Probe {
         flags: i32,
         path: &str,
         payload: &Option<Payload>,
-    ) -> Result<Vec<Asked>, Stopped> {
+    ) -> Result<Vec<Call>, Stopped> {
         let r = self.wasm.serve(id, verb.wire(), flags, path, payload);
         self.asked(r)
     }
@@ -123,7 +91,7 @@ impl Probe {
         ticket: i32,
         done: bool,
         payload: &Option<Payload>,
-    ) -> Result<Vec<Asked>, Stopped> {
+    ) -> Result<Vec<Call>, Stopped> {
         let r = self.wasm.answer(ticket, done, payload);
         self.asked(r)
     }
@@ -135,13 +103,13 @@ impl Probe {
         errno: i32,
         code: &str,
         desc: &str,
-    ) -> Result<Vec<Asked>, Stopped> {
+    ) -> Result<Vec<Call>, Stopped> {
         let r = self.wasm.error(ticket, errno, code, desc);
         self.asked(r)
     }
 
     /// Tells it its caller gave up on request `id`.
-    pub fn cancel(&mut self, id: i32) -> Result<Vec<Asked>, Stopped> {
+    pub fn cancel(&mut self, id: i32) -> Result<Vec<Call>, Stopped> {
         let r = self.wasm.cancel(id);
         self.asked(r)
     }
@@ -151,45 +119,11 @@ impl Probe {
         self.wasm.host().memory_used()
     }
 
-    fn asked(&mut self, r: wasmtime::Result<()>) -> Result<Vec<Asked>, Stopped> {
+    fn asked(&mut self, r: wasmtime::Result<()>) -> Result<Vec<Call>, Stopped> {
         if let Err(e) = r {
             return Err(Stopped(crate::supervise::why_stopped(&e, &self.limits)));
         }
         self.wasm.swap_calls(&mut self.calls);
-        let text = |p: &Arc<str>| p.to_string();
-        Ok(self
-            .calls
-            .drain(..)
-            .map(|c| match c {
-                Call::Request {
-                    ticket,
-                    verb,
-                    aim,
-                    payload,
-                } => Asked::Request {
-                    ticket,
-                    verb,
-                    path: text(&aim.path),
-                    payload,
-                },
-                Call::Cancel { ticket } => Asked::Cancel { ticket },
-                Call::Answer { id, done, payload } => Asked::Answer { id, done, payload },
-                Call::Fail {
-                    id,
-                    errno,
-                    code,
-                    desc,
-                } => Asked::Fail {
-                    id,
-                    errno,
-                    code,
-                    desc,
-                },
-                Call::Forward { id, aim } => Asked::Forward {
-                    id,
-                    path: text(&aim.path),
-                },
-            })
-            .collect())
+        Ok(std::mem::take(&mut self.calls))
     }
 }
