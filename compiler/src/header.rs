@@ -35,7 +35,7 @@ pub fn read(wasm: &[u8]) -> Result<Header, String> {
 
 /// The headers of the runtime's native objects (`othismo:env`).
 pub fn natives() -> Result<Vec<Header>, String> {
-    let import = b"import { Console, Files, Clock, Http } from \"othismo:env\"\n".to_vec();
+    let import = crate::natives::Native::import_all().into_bytes();
     let (_, model) = model_of("natives.oth", import)
         .map_err(|e| format!("the runtime's own header does not check: {e}"))?;
     Ok(model

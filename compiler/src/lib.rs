@@ -16,6 +16,7 @@ pub mod loader;
 pub mod model;
 pub mod name_errors;
 pub mod namespace;
+pub mod natives;
 pub mod placement;
 pub mod printer;
 pub mod resolve;

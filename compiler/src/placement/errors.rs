@@ -4,6 +4,7 @@
 use crate::diagnostics::suggest::closest;
 use crate::diagnostics::wording::quote_list;
 use crate::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
+use crate::natives::Native;
 use crate::source::FileSpan;
 
 /// What a line was expected to hold where it held something else.
@@ -90,7 +91,7 @@ pub enum PlacementError {
     /// E0805: an instance that only one node may run, on several.
     OneNodeOnly {
         instance: String,
-        native: String,
+        native: Native,
         listen: Option<String>,
         /// Each node it is placed on, and where it is named there.
         places: Vec<(String, FileSpan)>,
@@ -248,8 +249,8 @@ impl ToDiagnostic for PlacementError {
                 declared,
             } => {
                 let nodes: Vec<&str> = places.iter().map(|(n, _)| n.as_str()).collect();
-                let (why, help) = match (native.as_str(), listen) {
-                    ("Console", _) => (
+                let (why, help) = match (native, listen) {
+                    (Native::Console, _) => (
                         "there is one console, the terminal of the node that runs it".to_string(),
                         format!("place `{instance}` on one node: the one whose input it reads"),
                     ),

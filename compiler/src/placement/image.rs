@@ -6,6 +6,7 @@
 use crate::bundle::ImageJson;
 use crate::check::Checked;
 use crate::model::{Encoded, ImageId, Shape, StartupPayload, Verb};
+use crate::natives::Native;
 use crate::source::FileSpan;
 
 /// One instance of a flattened image.
@@ -105,22 +106,16 @@ impl PlacedImage {
     }
 }
 
-/// Records the address of a startup `write /` to an `Http` instance: its
-/// configuration's `listen` field.
+/// Records the address a startup request tells a native instance to
+/// listen on (Http's `listen`, as the native's description reads it).
 fn note_listen(instances: &mut [Placeable], verb: Verb, target: &str, path: &str, bytes: &[u8]) {
-    if verb != Verb::Write || path != "/" {
-        return;
-    }
     let Some(inst) = instances.iter_mut().find(|i| i.name == target) else {
         return;
     };
-    if inst.native.as_deref() != Some("Http") {
-        return;
-    }
-    if let Ok(doc) = bson::Document::from_reader(bytes)
-        && let Ok(listen) = doc.get_str("listen")
+    if let Some(native) = inst.native.as_deref().and_then(Native::named)
+        && let Some(listen) = native.listen_address(verb, path, bytes)
     {
-        inst.listen = Some(listen.to_string());
+        inst.listen = Some(listen);
     }
 }
 

@@ -3,10 +3,7 @@
 //! node can run (the console, a listener's address) runs on one.
 
 use super::{PlacedImage, Placement, PlacementError};
-
-/// Natives of which two nodes cannot each run one: each reads the one
-/// terminal, or takes one address.
-const ONE_NODE_ONLY: &[&str] = &["Console", "Http"];
+use crate::natives::Native;
 
 /// Every way `placement` cannot run `image`.
 pub fn check(placement: &Placement, image: &PlacedImage) -> Vec<PlacementError> {
@@ -74,13 +71,13 @@ pub fn check(placement: &Placement, image: &PlacedImage) -> Vec<PlacementError> 
             });
             continue;
         }
-        if let Some(native) = &inst.native
-            && ONE_NODE_ONLY.contains(&native.as_str())
+        if let Some(native) = inst.native.as_deref().and_then(Native::named)
+            && native.one_node_only()
             && places.len() > 1
         {
             errors.push(PlacementError::OneNodeOnly {
                 instance: inst.name.clone(),
-                native: native.clone(),
+                native,
                 listen: inst.listen.clone(),
                 places,
                 declared: inst.declared,

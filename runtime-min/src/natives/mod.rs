@@ -21,6 +21,7 @@ pub fn http_response_readings_agree(data: &[u8]) -> bool {
 }
 
 use othc::model::{Seg, Verb};
+use othc::natives::Native;
 
 use crate::abi::errno;
 use crate::{Body, Payload, Sender};
@@ -28,12 +29,11 @@ use crate::{Body, Payload, Sender};
 /// A fresh instance of the native object named `name` in the runtime's
 /// header, if the runtime has one of that name.
 pub(crate) fn body(name: &str) -> Option<Body> {
-    Some(match name {
-        "Console" => Body::Console(console::Console::default()),
-        "Files" => Body::Files(files::Files::default()),
-        "Clock" => Body::Clock,
-        "Http" => Body::Http(Box::default()),
-        _ => return None,
+    Some(match Native::named(name)? {
+        Native::Console => Body::Console(console::Console::default()),
+        Native::Files => Body::Files(files::Files::default()),
+        Native::Clock => Body::Clock,
+        Native::Http => Body::Http(Box::default()),
     })
 }
 
@@ -158,12 +158,15 @@ mod tests {
                 .map(|(_, v, p)| (*v, p.to_string()))
                 .collect()
         }
-        let listed = [
-            ("Console", shown(console::ENTRIES)),
-            ("Files", shown(files::ENTRIES)),
-            ("Clock", shown(clock::ENTRIES)),
-            ("Http", shown(http::ENTRIES)),
-        ];
+        let listed = Native::ALL.map(|n| {
+            let entries = match n {
+                Native::Console => shown(console::ENTRIES),
+                Native::Files => shown(files::ENTRIES),
+                Native::Clock => shown(clock::ENTRIES),
+                Native::Http => shown(http::ENTRIES),
+            };
+            (n.name(), entries)
+        });
         let headers = othc::header::natives().unwrap();
         assert_eq!(headers.len(), listed.len(), "every native is listed here");
         for (name, entries) in listed {
