@@ -151,7 +151,11 @@ fn sdk_is_embedded() -> Result<(), Failed> {
     );
     rust_files.sort();
     for (dir, on_disk, embedded) in [
-        ("sdk/assemblyscript", as_files, embedded(toolchain::SDK_FILES)),
+        (
+            "sdk/assemblyscript",
+            as_files,
+            embedded(toolchain::SDK_FILES),
+        ),
         ("sdk/rust", rust_files, embedded(rust_toolchain::SDK_FILES)),
     ] {
         if on_disk != embedded {

@@ -1,8 +1,10 @@
 //! `othc build`: compiled modules that describe themselves (book: reference/bundles.md).
 //!
 //! For each object a build compiles: its bindings are generated (or found
-//! stale, E0703), its AssemblyScript is compiled with the pinned compiler
-//! (E0701 with the compiler's output), the result is held against the host
+//! stale, E0703), its implementation compiled by the toolchain of the
+//! language the checker found it in (`toolchains`: the pinned
+//! AssemblyScript compiler, E0701, or cargo, E0705, with the compiler's
+//! output), the result is held against the host
 //! ABI (E0702), and its header and schemas are appended as custom sections.
 //! A module whose inputs are unchanged is taken from the cache; the others
 //! compile in resident compiler processes, side by side when
@@ -14,11 +16,11 @@ use sha2::{Digest, Sha256};
 
 use crate::build_errors::BuildError;
 use crate::toolchain::{self, Profile};
+use crate::toolchains;
 use othc::Compilation;
 use othc::backends::stamp::{self, Written};
 use othc::bundle::{Built, sha256_hex};
-use othc::check::is_rust;
-use othc::check::{check_implementations, prebuilt_objects};
+use othc::check::{Implementation, Language, check_implementations, prebuilt_objects};
 use othc::diagnostics::Diagnostics;
 use othc::loader::Loader;
 use othc::model::{FileIx, ObjectId};
@@ -65,23 +67,24 @@ fn bindings_hash(text: &str) -> Option<&str> {
 
 /// Compiles every object the root files declare or instantiate.
 pub fn build_objects(c: &mut Compilation, opts: &Options, diags: &mut Diagnostics) -> Vec<Built> {
-    let mut failed: Vec<(ObjectId, PathBuf, toolchain::CompileError)> = Vec::new();
+    let mut failed: Vec<(Implementation, toolchain::CompileError)> = Vec::new();
     let built = build_modules(c, opts, diags, &mut failed);
     // The compiler's errors point into the implementations: those files
     // join the source map, so each error is shown (and given as JSON) at
     // its place in the `.ts` file.
-    for (o, ts, error) in failed {
+    for (imp, error) in failed {
+        let o = imp.object;
         let object = c.checked.model.object(o).name.clone();
         let at = c.checked.spans.objects[o.index()].name;
         match error {
             toolchain::CompileError::Compiler { output } => {
-                let located = locate_errors(&mut c.front.sources, &ts, &output);
+                let located = locate_errors(&mut c.front.sources, &imp, &output);
                 diags.report(BuildError::Compiler {
                     object,
                     at,
                     output,
                     located,
-                    rust: is_rust(&ts),
+                    language: imp.language,
                 });
             }
             toolchain::CompileError::Config(reason) => {
@@ -99,17 +102,13 @@ pub fn build_objects(c: &mut Compilation, opts: &Options, diags: &mut Diagnostic
 /// file it imports by relative path), at that place.
 fn locate_errors(
     sources: &mut othc::source::SourceMap,
-    ts: &Path,
+    imp: &Implementation,
     output: &str,
 ) -> Vec<(othc::source::FileSpan, String)> {
-    let dir = ts.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = imp.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut files: Vec<(PathBuf, othc::source::FileId)> = Vec::new();
     let mut out = Vec::new();
-    let errors = if is_rust(ts) {
-        crate::rust_toolchain::compile_errors(output)
-    } else {
-        toolchain::compile_errors(output)
-    };
+    let errors = toolchains::of(imp.language).compile_errors(output);
     for e in errors.into_iter().take(10) {
         let Some(place) = e.place else { continue };
         let path = dir.join(&place.file);
@@ -168,14 +167,10 @@ enum Bindings {
 
 /// The bindings beside `.oth` file `file`: written when missing, rewritten
 /// when stale and as othc left them, left alone when edited by hand.
-fn keep_bindings(c: &Compilation, file: u32, rust: bool) -> Bindings {
+fn keep_bindings(c: &Compilation, file: u32, language: Language) -> Bindings {
     let module = &c.front.program.modules[file as usize];
     let text = &c.front.sources.get(module.file).text;
-    let generated = if rust {
-        othc::backends::rust::generate(&c.checked.model, FileIx(file), text)
-    } else {
-        othc::backends::assemblyscript::generate(&c.checked.model, FileIx(file), text)
-    };
+    let generated = toolchains::of(language).bindings(&c.checked.model, FileIx(file), text);
     let dir = module
         .key
         .parent()
@@ -213,25 +208,24 @@ fn build_modules(
     c: &Compilation,
     opts: &Options,
     diags: &mut Diagnostics,
-    failed: &mut Vec<(ObjectId, PathBuf, toolchain::CompileError)>,
+    failed: &mut Vec<(Implementation, toolchain::CompileError)>,
 ) -> Vec<Built> {
     let model = &c.checked.model;
-    let mut jobs: Vec<(ObjectId, PathBuf, String)> = Vec::new();
+    let mut jobs: Vec<(Implementation, String)> = Vec::new();
     // One bindings file per .oth file, however many of its objects are
     // built: generated, compared and written once.
     // (A file's objects may be written in both languages: a file of each.)
-    let mut bindings_of: std::collections::HashMap<(u32, bool), Bindings> =
+    let mut bindings_of: std::collections::HashMap<(u32, Language), Bindings> =
         std::collections::HashMap::new();
-    for (o, ts) in check_implementations(&c.front, &c.checked, &Disk, diags) {
-        let def = model.object(o);
+    for imp in check_implementations(&c.front, &c.checked, &Disk, diags) {
+        let def = model.object(imp.object);
         let module = &c.front.program.modules[def.file.index()];
-        let at = c.checked.spans.objects[o.index()].name;
-        let rust = is_rust(&ts);
+        let at = c.checked.spans.objects[imp.object.index()].name;
         let kept = bindings_of
-            .entry((def.file.0, rust))
-            .or_insert_with(|| keep_bindings(c, def.file.0, rust));
+            .entry((def.file.0, imp.language))
+            .or_insert_with(|| keep_bindings(c, def.file.0, imp.language));
         match kept {
-            Bindings::Ready(text) => jobs.push((o, ts, text.clone())),
+            Bindings::Ready(text) => jobs.push((imp, text.clone())),
             Bindings::Edited(bindings) => diags.report(BuildError::StaleBindings {
                 object: def.name.clone(),
                 at,
@@ -249,21 +243,22 @@ fn build_modules(
     }
     // As many at once as the compiler processes allow (one after another
     // when they tier up: see `resident::at_once`), the results in order.
-    let results: Vec<(ObjectId, PathBuf, Compiled)> =
-        crate::in_turns::in_turns(&jobs, crate::resident::at_once(), |(o, ts, bindings)| {
-            let name = &model.object(*o).name;
-            (*o, ts.clone(), compile_cached(name, ts, bindings, opts))
+    let results: Vec<(Implementation, Compiled)> =
+        crate::in_turns::in_turns(&jobs, crate::resident::at_once(), |(imp, bindings)| {
+            let name = &model.object(imp.object).name;
+            (imp.clone(), compile_cached(name, imp, bindings, opts))
         });
     // What follows a build (bundling, running an image) does not compile.
     crate::resident::release_idle();
     let mut built = Vec::new();
-    for (o, ts, result) in results {
+    for (imp, result) in results {
+        let o = imp.object;
         let def = model.object(o);
         let at = c.checked.spans.objects[o.index()].name;
         let (wasm, cached) = match result {
             Ok(r) => r,
             Err(error) => {
-                failed.push((o, ts, error));
+                failed.push((imp, error));
                 continue;
             }
         };
@@ -384,51 +379,25 @@ fn copy_prebuilt(
 }
 
 /// The compiler's output for an implementation, from the cache when every
-/// input is unchanged: the files it imports by relative path (transitively,
-/// its bindings among them), the SDK, the compiler's version, othc's version
-/// and the flags.
-fn compile_cached(name: &str, ts: &Path, bindings: &str, opts: &Options) -> Compiled {
-    if is_rust(ts) {
-        return compile_rust_cached(name, ts, bindings, opts);
-    }
-    let (collector, asconfig) =
-        toolchain::collector_of(ts).map_err(toolchain::CompileError::Config)?;
+/// input is unchanged: what its toolchain says the module is made from
+/// (the compiler's version and flags, the sources), othc's version, the
+/// bindings and the SDK.
+fn compile_cached(name: &str, imp: &Implementation, bindings: &str, opts: &Options) -> Compiled {
+    let tc = toolchains::of(imp.language);
     let mut h = Sha256::new();
-    compiler_key(
-        &mut h,
-        opts.profile,
-        &toolchain::flags(opts.profile, collector),
-    );
-    h.update(asconfig.unwrap_or_default());
+    h.update(format!("{:?}", imp.language));
+    h.update(env!("CARGO_PKG_VERSION"));
+    tc.key(&mut h, &imp.path, opts.profile)?;
     h.update(bindings);
-    for (n, text) in toolchain::SDK_FILES {
+    for (n, text) in tc.sdk_files() {
         h.update(n);
         h.update(text);
     }
-    // By content and place relative to the entry, not by where the folder
-    // is: the same sources elsewhere are the same module.
-    for (path, text) in local_sources(ts).map_err(toolchain::CompileError::Setup)? {
-        h.update(path.to_string_lossy().as_bytes());
-        h.update(text);
-    }
     in_cache(h, opts, || {
-        eprintln!("  compiling {name} ({})", ts.display());
+        eprintln!("  compiling {name} ({}{})", imp.path.display(), tc.how());
         let scratch = opts.out.join(".build").join(name);
-        toolchain::compile(ts, &scratch, opts.profile)
+        tc.compile(&imp.path, &scratch, opts.profile)
     })
-}
-
-/// What the cache key of an AssemblyScript module takes from how the
-/// compiler is run: its version, othc's, the profile and every flag (a
-/// changed flag once reused modules built without it).
-fn compiler_key(h: &mut Sha256, profile: Profile, flags: &[&str]) {
-    h.update(toolchain::ASC_VERSION);
-    h.update(env!("CARGO_PKG_VERSION"));
-    h.update(format!("{profile:?}"));
-    for flag in flags {
-        h.update(flag);
-        h.update([0]);
-    }
 }
 
 /// The module cached under the hash `h` of its inputs, or else compiled by
@@ -454,91 +423,6 @@ fn in_cache(
         let _ = write_whole(&cached, &wasm);
     }
     Ok((wasm, false))
-}
-
-/// [`compile_cached`] for an object written in Rust: keyed by the
-/// toolchain, the profile, the bindings, the crate and every file of the
-/// package.
-fn compile_rust_cached(name: &str, manifest: &Path, bindings: &str, opts: &Options) -> Compiled {
-    use crate::rust_toolchain;
-    let cargo = rust_toolchain::find().map_err(toolchain::CompileError::Setup)?;
-    let mut h = Sha256::new();
-    h.update("rust");
-    h.update(cargo.version());
-    h.update(env!("CARGO_PKG_VERSION"));
-    h.update(format!("{:?}", opts.profile));
-    h.update(bindings);
-    for (n, text) in rust_toolchain::SDK_FILES {
-        h.update(n);
-        h.update(text);
-    }
-    for (path, bytes) in
-        rust_toolchain::package_files(manifest).map_err(toolchain::CompileError::Setup)?
-    {
-        h.update(path.to_string_lossy().as_bytes());
-        h.update(bytes);
-    }
-    in_cache(h, opts, || {
-        eprintln!("  compiling {name} ({}, with cargo)", manifest.display());
-        let scratch = opts.out.join(".build").join(name);
-        rust_toolchain::compile(manifest, &scratch, opts.profile)
-    })
-}
-
-/// `entry` and every file it imports by a relative path (`./x`, `../y`),
-/// transitively: (path, contents), in a stable order.
-/// The files `entry` imports by relative path, transitively, with itself:
-/// each named relative to the entry's folder (as its imports reach it).
-fn local_sources(entry: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
-    let mut out = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    let root = entry.parent().map(Path::to_path_buf).unwrap_or_default();
-    let first = PathBuf::from(entry.file_name().unwrap_or_default());
-    let mut todo = vec![first];
-    while let Some(rel) = todo.pop() {
-        if !seen.insert(rel.clone()) {
-            continue;
-        }
-        let path = root.join(&rel);
-        let text =
-            std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        let dir = rel.parent().map(Path::to_path_buf).unwrap_or_default();
-        for spec in relative_imports(&String::from_utf8_lossy(&text)) {
-            let base = dir.join(&spec);
-            // `./Greeter.oth` is `Greeter.oth.ts`; `./util`, `util.ts` or `util/index.ts`.
-            let candidates = [
-                PathBuf::from(format!("{}.ts", base.display())),
-                base.join("index.ts"),
-            ];
-            if let Some(found) = candidates.into_iter().find(|c| root.join(c).is_file()) {
-                todo.push(found);
-            }
-        }
-        out.push((rel, text));
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// The module specifiers of `from "./..."` and `from "../..."` in a source.
-fn relative_imports(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("from") {
-        rest = &rest[i + 4..];
-        let trimmed = rest.trim_start();
-        let Some(quote) = trimmed.chars().next().filter(|c| *c == '"' || *c == '\'') else {
-            continue;
-        };
-        let body = &trimmed[1..];
-        if let Some(end) = body.find(quote) {
-            let spec = &body[..end];
-            if spec.starts_with("./") || spec.starts_with("../") {
-                out.push(spec.to_string());
-            }
-        }
-    }
-    out
 }
 
 /// Writes `NAME.othimg` for each image of the root files, from the modules

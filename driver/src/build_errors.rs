@@ -2,6 +2,7 @@
 //! which object, which file, what the tool or the file system said. The
 //! wording is in `to_diagnostic`.
 
+use othc::check::Language;
 use othc::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use othc::source::FileSpan;
 
@@ -37,8 +38,9 @@ pub enum BuildError {
         at: FileSpan,
         output: String,
         located: Vec<(FileSpan, String)>,
-        /// The object is written in Rust (E0705: cargo and rustc failed).
-        rust: bool,
+        /// The language it is written in (E0705 for Rust: cargo and rustc
+        /// failed).
+        language: Language,
     },
     /// E0702: a module (compiled here, or `prebuilt` from a `.wasm`) that
     /// breaks the host ABI.
@@ -99,12 +101,11 @@ impl ToDiagnostic for BuildError {
                 at,
                 output,
                 located,
-                rust,
+                language,
             } => {
-                let (code, compiler) = if *rust {
-                    (Code::E0705, "the Rust compiler")
-                } else {
-                    (Code::E0701, "the AssemblyScript compiler")
+                let (code, compiler) = match language {
+                    Language::Rust => (Code::E0705, "the Rust compiler"),
+                    Language::AssemblyScript => (Code::E0701, "the AssemblyScript compiler"),
                 };
                 match located.split_first() {
                 // At the first error's place in the implementation, the

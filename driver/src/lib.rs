@@ -8,6 +8,8 @@
 pub mod build;
 pub mod build_errors;
 mod in_turns;
+mod layout;
 pub mod resident;
 pub mod rust_toolchain;
 pub mod toolchain;
+pub mod toolchains;

@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::toolchain::{CompileError, CompilerError, Place, Profile};
-use write_whole::write_whole;
 
 /// The `othismo` crate, as othc lays it out for a build.
 pub const SDK_FILES: &[(&str, &str)] = &[
@@ -94,17 +93,7 @@ impl Cargo {
 /// Writes the crate under `build/sdk-rust/othismo`; its folder.
 pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
     let dir = build.join("sdk-rust").join("othismo");
-    for (name, text) in SDK_FILES {
-        let path = dir.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
-        }
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
-            write_whole(&path, text)
-                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-        }
-    }
+    crate::layout::lay_out(SDK_FILES, &dir)?;
     Ok(dir)
 }
 

@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use write_whole::write_whole;
 
 /// The pinned compiler (book: reference/generated-names.md). The SDK reads
 /// an object's class id from this compiler's runtime layout
@@ -175,16 +174,7 @@ pub fn asc() -> Result<PathBuf, String> {
 /// resolves `import ... from "othismo"` to. Returns `<pkgs>`.
 pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
     let pkgs = build.join("pkgs");
-    let dir = pkgs.join("othismo");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    for (name, text) in SDK_FILES {
-        let path = dir.join(name);
-        // Unchanged files are left alone, so their times do not change.
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
-            write_whole(&path, text)
-                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-        }
-    }
+    crate::layout::lay_out(SDK_FILES, &pkgs.join("othismo"))?;
     Ok(pkgs)
 }
 

@@ -27,12 +27,25 @@ pub fn rust_package_path(key: &std::path::Path, object: &str) -> PathBuf {
     key.with_file_name(object).join("Cargo.toml")
 }
 
-/// Whether `implementation` (as `check_implementations` gives it) is a
-/// Cargo package's manifest: an object written in Rust.
-pub fn is_rust(implementation: &std::path::Path) -> bool {
-    implementation
-        .file_name()
-        .is_some_and(|n| n == "Cargo.toml")
+/// The language an object's implementation is written in, as
+/// `check_implementations` found it: what the build driver chooses the
+/// toolchain by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// `<object>.ts` beside the `.oth` file.
+    AssemblyScript,
+    /// The Cargo package `<object>/Cargo.toml` beside it.
+    Rust,
+}
+
+/// An object to build, and its implementation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Implementation {
+    pub object: ObjectId,
+    /// The entry file (`Greeter.ts`) or the package's manifest
+    /// (`Shouter/Cargo.toml`).
+    pub path: PathBuf,
+    pub language: Language,
 }
 
 /// The objects a build of the root files compiles: those the root files
@@ -99,7 +112,7 @@ pub fn check_implementations(
     checked: &Checked,
     loader: &dyn Loader,
     diags: &mut Diagnostics,
-) -> Vec<(ObjectId, PathBuf)> {
+) -> Vec<Implementation> {
     let mut by_file: HashMap<PathBuf, ObjectId> = HashMap::new();
     let mut out = Vec::new();
     for o in objects_to_build(front, checked) {
@@ -114,17 +127,25 @@ pub fn check_implementations(
                 other: checked.spans.objects[first.index()].name,
                 file: ts.display().to_string(),
             });
-            out.retain(|(p, _): &(ObjectId, PathBuf)| p.0 != first.0);
+            out.retain(|i: &Implementation| i.object != first);
             continue;
         }
         by_file.insert(ts.clone(), o);
         if loader.load(&ts).is_ok() {
-            out.push((o, ts));
+            out.push(Implementation {
+                object: o,
+                path: ts,
+                language: Language::AssemblyScript,
+            });
             continue;
         }
         let cargo = rust_package_path(&module.key, &def.name);
         if loader.load(&cargo).is_ok() {
-            out.push((o, cargo));
+            out.push(Implementation {
+                object: o,
+                path: cargo,
+                language: Language::Rust,
+            });
             continue;
         }
         let beside = module.key.with_extension("ts");

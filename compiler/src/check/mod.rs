@@ -26,8 +26,8 @@ use crate::resolve::{FrontEnd, Origin};
 
 pub use header::HeaderError;
 pub use implementations::{
-    check_implementations, implementation_path, is_rust, objects_to_build, prebuilt_objects,
-    rust_package_path,
+    Implementation, Language, check_implementations, implementation_path, objects_to_build,
+    prebuilt_objects, rust_package_path,
 };
 pub use matching::covers;
 pub use payloads::SlotValue;

@@ -4,7 +4,7 @@ use super::*;
 
 fn key(profile: Profile, flags: &[&str]) -> Vec<u8> {
     let mut h = Sha256::new();
-    compiler_key(&mut h, profile, flags);
+    crate::toolchains::flags_key(&mut h, profile, flags);
     h.finalize().to_vec()
 }
 
