@@ -118,7 +118,10 @@ impl explore::Subject for ObjectSubject<'_> {
 
     fn entries(&self) -> Vec<String> {
         let serves = &self.case.object.serves;
-        serves.iter().map(|&e| entry_text(self.checked, e)).collect()
+        serves
+            .iter()
+            .map(|&e| entry_text(self.checked, e))
+            .collect()
     }
 
     fn run(&self, first: Option<usize>, c: &mut Choices) -> Ran {

@@ -484,7 +484,10 @@ async fn the_daemon_waits_for_the_clients_close_before_it_ends_the_connection() 
     assert_eq!(u16::from(close.code), 1000);
     let frames =
         crucible::frame::decode_all(&stream, crucible::frame::Direction::GuestToHost).unwrap();
-    assert_eq!(frames.last().unwrap().exit_result().unwrap(), ExecResult::code(0));
+    assert_eq!(
+        frames.last().unwrap().exit_result().unwrap(),
+        ExecResult::code(0)
+    );
     // Our close is not sent yet (tungstenite answers on the next read).
     tokio::time::sleep(Duration::from_millis(300)).await;
     let open = |ws: &tokio_tungstenite::WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>| {
@@ -504,10 +507,18 @@ async fn the_daemon_waits_for_the_clients_close_before_it_ends_the_connection() 
         "the daemon ended the connection before the client's close"
     );
     // Our close goes; the daemon ends the connection then.
-    assert!(tokio::time::timeout(LIMIT, ws.next()).await.unwrap().is_none());
+    assert!(
+        tokio::time::timeout(LIMIT, ws.next())
+            .await
+            .unwrap()
+            .is_none()
+    );
     let deadline = tokio::time::Instant::now() + LIMIT;
     while open(&ws).is_ok() {
-        assert!(tokio::time::Instant::now() < deadline, "the connection stayed open");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the connection stayed open"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -552,5 +563,8 @@ async fn a_pinging_client_gets_every_frame_and_one_close() {
             r["frames"] != serde_json::json!([1, 3]) || r["close"] != 1000 || r["left"] != 0
         })
         .collect();
-    assert!(bad.is_empty(), "runs that lost frames or the close:\n{bad:#?}");
+    assert!(
+        bad.is_empty(),
+        "runs that lost frames or the close:\n{bad:#?}"
+    );
 }

@@ -8,8 +8,8 @@
 //! the loop never runs a handler, so a slow answer holds up no edit.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread;
 use std::time::Instant;

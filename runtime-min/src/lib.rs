@@ -29,10 +29,10 @@
 //! `natives/`.
 
 pub mod abi;
+mod act;
 mod aside;
 pub mod cluster;
 pub mod code;
-mod act;
 mod deliver;
 mod fault;
 mod host;

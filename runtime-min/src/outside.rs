@@ -98,7 +98,7 @@ impl Inbox {
     }
 
     /// Where the cluster's node tells what came from the other nodes.
-    pub fn from_cluster(&self) -> crate::cluster::node::Deliver {
+    pub fn cluster_delivery(&self) -> crate::cluster::node::Deliver {
         let tx = self.tx.clone();
         Arc::new(move |f| {
             let _ = tx.send(Outside::Cluster(f));

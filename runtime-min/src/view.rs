@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use othc::model::Seg;
-use othc::namespace::path::parse_request;
 use othc::namespace::path::longest;
+use othc::namespace::path::parse_request;
 
 use crate::abi::{READONLY, errno};
 
@@ -30,9 +30,9 @@ pub(crate) fn parse_link(
     l: &othc::bundle::LinkJson,
     index: &HashMap<&str, usize>,
 ) -> Result<Link, crate::LoadError> {
-    let target = *index
-        .get(l.target.as_str())
-        .ok_or_else(|| crate::LoadError(format!("a view names `{}`, which is no instance", l.target)))?;
+    let target = *index.get(l.target.as_str()).ok_or_else(|| {
+        crate::LoadError(format!("a view names `{}`, which is no instance", l.target))
+    })?;
     let (Some(at), Some(path)) = (parse_request(&l.at), parse_request(&l.path)) else {
         return Err(crate::LoadError(format!(
             "a view links `{}` to `{}`: not a path",

@@ -235,7 +235,10 @@ fn work(jobs: &Mutex<Receiver<Job>>, done: &Done) {
                 }
             }
             Err(why) => {
-                let thread = std::thread::current().name().unwrap_or("worker").to_string();
+                let thread = std::thread::current()
+                    .name()
+                    .unwrap_or("worker")
+                    .to_string();
                 done(Err(Failed { thread, why }));
                 return;
             }

@@ -42,9 +42,17 @@ fn no_source_file_is_over_600_lines() {
     let mut long = Vec::new();
     let mut files = Vec::new();
     for krate in CRATES {
-        files.extend(test_support::files_with_extension(&root().join(krate), "rs"));
+        files.extend(test_support::files_with_extension(
+            &root().join(krate),
+            "rs",
+        ));
     }
-    for (dir, ext) in [("sdk", "ts"), ("editors", "el"), ("editors", "lua"), ("editors", "js")] {
+    for (dir, ext) in [
+        ("sdk", "ts"),
+        ("editors", "el"),
+        ("editors", "lua"),
+        ("editors", "js"),
+    ] {
         files.extend(test_support::files_with_extension(&root().join(dir), ext));
     }
     for file in files {
@@ -132,4 +140,3 @@ fn no_module_cycles_but_the_known_ones() {
 fn lines(list: &[&String]) -> String {
     list.iter().map(|s| format!("  {s}\n")).collect()
 }
-

@@ -10,12 +10,12 @@
 use handlebars::Handlebars;
 use serde::Serialize;
 
-use super::stamp::{Generated, stamped};
 use super::rust_types::{self, literal, snake, type_name};
 use super::shared::{
     Refusal, RefusedAs, Request, any_path, every_path, objects_of, request_kind, route_order,
     shared_needs,
 };
+use super::stamp::{Generated, stamped};
 use crate::asnames;
 use crate::model::*;
 
@@ -224,7 +224,10 @@ fn refuse(r: &Refusal) -> String {
         RefusedAs::UnsupportedType => "unsupported_type",
         RefusedAs::Invalid => "invalid",
     };
-    format!("req.fail(Status::{status}(), {}); return;", literal(&r.text))
+    format!(
+        "req.fail(Status::{status}(), {}); return;",
+        literal(&r.text)
+    )
 }
 
 fn server(model: &Model, def: &ObjectDef) -> ServerView {
@@ -283,7 +286,10 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
     };
     let kind = request_kind(model, entry);
     let wrong = refuse(&kind.wrong_type(model));
-    let invalid = kind.not_a_message(model).map(|r| refuse(&r)).unwrap_or_default();
+    let invalid = kind
+        .not_a_message(model)
+        .map(|r| refuse(&r))
+        .unwrap_or_default();
     match &kind {
         Request::None => (
             vec![method(&names[0], None)],

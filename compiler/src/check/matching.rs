@@ -72,6 +72,16 @@ pub fn content_covers(a: &ContentType, b: &ContentType) -> bool {
         })
 }
 
+/// How a payload type reads in messages: its content type, or its
+/// message's name.
+pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
+    match t {
+        PayloadType::Content(c) => c.text.clone(),
+        PayloadType::Message(id) => model.ty(*id).name.clone(),
+        PayloadType::Unknown => "?".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,15 +157,5 @@ mod tests {
         assert!(request_met(&m, &[], &[]));
         assert!(!request_met(&m, &[ct("text/plain")], &[]));
         assert!(!request_met(&m, &[], &[ct("text/plain")]));
-    }
-}
-
-/// How a payload type reads in messages: its content type, or its
-/// message's name.
-pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
-    match t {
-        PayloadType::Content(c) => c.text.clone(),
-        PayloadType::Message(id) => model.ty(*id).name.clone(),
-        PayloadType::Unknown => "?".into(),
     }
 }

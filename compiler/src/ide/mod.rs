@@ -261,7 +261,13 @@ impl Analysis {
                     if let Some(wire) = def.instances.get(ii).and_then(|x| x.wiring.get(w))
                         && wire.kind == crate::model::WireKind::Mount
                     {
-                        self.instance_in_path(&tree, img, &wire.link.from.segs, link.from, &mut out);
+                        self.instance_in_path(
+                            &tree,
+                            img,
+                            &wire.link.from.segs,
+                            link.from,
+                            &mut out,
+                        );
                     }
                 }
             }

@@ -121,6 +121,24 @@ pub fn push_text(out: &mut String, segs: &[Seg]) {
     }
 }
 
+/// The link among `links` (each an `at` and a value) with the longest `at`
+/// that is a prefix of `path` (of equal ones, the last), and the rest of
+/// the path. The one rule for views, exposures and exports.
+pub fn longest<'p, T>(
+    links: impl IntoIterator<Item = (&'p [Seg], T)>,
+    path: &'p [Seg],
+) -> Option<(T, &'p [Seg])> {
+    let mut best: Option<(usize, T, &[Seg])> = None;
+    for (at, v) in links {
+        if let Some(rest) = strip_prefix(path, at)
+            && best.as_ref().is_none_or(|(len, _, _)| at.len() >= *len)
+        {
+            best = Some((at.len(), v, rest));
+        }
+    }
+    best.map(|(_, v, rest)| (v, rest))
+}
+
 #[cfg(test)]
 pub(crate) fn segs(p: &str) -> Vec<Seg> {
     p.split('/')
@@ -178,22 +196,4 @@ mod tests {
         }
         assert_eq!(out, ">//a/b/a/{x}/**");
     }
-}
-
-/// The link among `links` (each an `at` and a value) with the longest `at`
-/// that is a prefix of `path` (of equal ones, the last), and the rest of
-/// the path. The one rule for views, exposures and exports.
-pub fn longest<'p, T>(
-    links: impl IntoIterator<Item = (&'p [Seg], T)>,
-    path: &'p [Seg],
-) -> Option<(T, &'p [Seg])> {
-    let mut best: Option<(usize, T, &[Seg])> = None;
-    for (at, v) in links {
-        if let Some(rest) = strip_prefix(path, at)
-            && best.as_ref().is_none_or(|(len, _, _)| at.len() >= *len)
-        {
-            best = Some((at.len(), v, rest));
-        }
-    }
-    best.map(|(_, v, rest)| (v, rest))
 }

@@ -10,8 +10,8 @@ use super::{
 use crate::bundle::{ImageJson, tree_path};
 use crate::header::Header;
 use crate::model::Seg;
-use crate::namespace::path::parse_request;
 use crate::namespace::path::longest;
+use crate::namespace::path::parse_request;
 
 /// The wiring a bundle holds; `Err` for a bundle that cannot be read or a
 /// module whose header does not check.

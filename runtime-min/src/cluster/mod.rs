@@ -272,7 +272,7 @@ impl Runtime<'_> {
             hash: prefix.trim_start_matches("oth.").to_string(),
             serves: here.iter().map(|n| node::token(n)).collect(),
         };
-        let node = node::start(joining, prefix.clone(), self.inbox.from_cluster())
+        let node = node::start(joining, prefix.clone(), self.inbox.cluster_delivery())
             .map_err(|e| crate::LoadError(format!("cannot join the cluster: {e}")))?;
         let mut running: Vec<&str> = here.iter().map(String::as_str).collect();
         running.sort();

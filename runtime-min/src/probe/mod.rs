@@ -8,7 +8,6 @@
 
 pub mod image;
 
-
 use crate::Payload;
 use crate::host::Wasm;
 use crate::limits::Limits;

@@ -67,7 +67,9 @@ pub fn functions(code: &str) -> Vec<Function> {
 fn is_self(param: &str) -> bool {
     let mut p = param.trim().trim_start_matches('&').trim_start();
     if p.starts_with('\'') {
-        p = p.split_once(char::is_whitespace).map_or("", |(_, rest)| rest.trim_start());
+        p = p
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, rest)| rest.trim_start());
     }
     let p = p.strip_prefix("mut ").unwrap_or(p).trim_start();
     p == "self" || p.starts_with("self:") || p.starts_with("self ")
@@ -107,4 +109,3 @@ fn split_top_level(list: &str) -> Vec<&str> {
     parts.push(&list[from..]);
     parts
 }
-

@@ -101,4 +101,3 @@ pub fn blank_comments_and_strings(text: &str) -> String {
     }
     out
 }
-

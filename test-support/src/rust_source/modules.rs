@@ -176,7 +176,9 @@ fn use_tree(tokens: &[String], mut i: usize, mut prefix: Vec<String>) -> (Vec<Ve
 }
 
 fn is_ident(t: &str) -> bool {
-    t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+    t.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
 }
 
 /// Identifiers, `::`, and every other character alone (of code whose

@@ -2,8 +2,8 @@
 //! that will answer it, and held against that serve: E0502–E0508, and
 //! W0501 for a mount or bind no need uses.
 
-use super::need_errors::{AddEntry, NeedError, Stray, Way};
 use super::ImageChecker;
+use super::need_errors::{AddEntry, NeedError, Stray, Way};
 use crate::check::matching::describe;
 use crate::check::matching::{covers, request_met};
 use crate::model::*;

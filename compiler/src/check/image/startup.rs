@@ -2,8 +2,8 @@
 //! operator's (E0512, E0507, E0513). Their payloads were checked and
 //! encoded when the model was finished (`check::payloads`).
 
-use super::startup_errors::{Expected, Request, StartupError};
 use super::ImageChecker;
+use super::startup_errors::{Expected, Request, StartupError};
 use crate::check::matching::describe;
 use crate::check::matching::request_met;
 use crate::model::*;
