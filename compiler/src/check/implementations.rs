@@ -131,20 +131,19 @@ pub fn check_implementations(
             continue;
         }
         by_file.insert(ts.clone(), o);
-        if loader.load(&ts).is_ok() {
+        // The AssemblyScript file first, then the Cargo package.
+        let candidates = [
+            (ts.clone(), Language::AssemblyScript),
+            (rust_package_path(&module.key, &def.name), Language::Rust),
+        ];
+        if let Some((path, language)) = candidates
+            .into_iter()
+            .find(|(path, _)| loader.load(path).is_ok())
+        {
             out.push(Implementation {
                 object: o,
-                path: ts,
-                language: Language::AssemblyScript,
-            });
-            continue;
-        }
-        let cargo = rust_package_path(&module.key, &def.name);
-        if loader.load(&cargo).is_ok() {
-            out.push(Implementation {
-                object: o,
-                path: cargo,
-                language: Language::Rust,
+                path,
+                language,
             });
             continue;
         }
