@@ -46,11 +46,12 @@ pub fn answer(
 /// What is wrong with failing with `errno` as `code`, given the code each
 /// errno was failed with so far (`codes`, updated).
 pub fn error(codes: &mut HashMap<i32, String>, no: i32, code: &str) -> Option<Kind> {
-    let known = errno::code(no);
-    let other = if known != "error" && known != code {
-        Some(known.to_string())
-    } else {
-        codes.get(&no).filter(|c| *c != code).cloned()
+    // The runtime's own errnos have their codes; a server's own keeps the
+    // first code it was failed with.
+    let other = match errno::known(no) {
+        Some(known) if known != code => Some(known.to_string()),
+        Some(_) => None,
+        None => codes.get(&no).filter(|c| *c != code).cloned(),
     };
     if let Some(other) = other {
         return Some(Kind::ErrnoCodes {
@@ -61,4 +62,29 @@ pub fn error(codes: &mut HashMap<i32, String>, no: i32, code: &str) -> Option<Ki
     }
     codes.insert(no, code.to_string());
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runtimes_errnos_keep_their_codes_and_a_servers_own_keep_their_first() {
+        let mut codes = HashMap::new();
+        // The runtime's own: its code, whatever came before.
+        assert!(error(&mut codes, errno::NOT_FOUND, "not_found").is_none());
+        assert!(matches!(
+            error(&mut codes, errno::NOT_FOUND, "missing"),
+            Some(Kind::ErrnoCodes { other, .. }) if other == "not_found"
+        ));
+        // A server's own (here 200, even failed as `error`, the word the
+        // runtime gives numbers it does not know): the first code it came
+        // with.
+        assert!(error(&mut codes, 200, "error").is_none());
+        assert!(error(&mut codes, 200, "error").is_none());
+        assert!(matches!(
+            error(&mut codes, 200, "out_of_stock"),
+            Some(Kind::ErrnoCodes { other, .. }) if other == "error"
+        ));
+    }
 }

@@ -33,8 +33,11 @@ pub mod errno {
     /// server's own codes).
     pub const IO_ERROR: i32 = 100;
 
-    pub fn code(e: i32) -> &'static str {
-        match e {
+    /// The code of `e` when it is one of the runtime's own errnos (or a
+    /// native's, `io_error`); `None` for a server's own (any other number),
+    /// whose code is the server's to choose.
+    pub fn known(e: i32) -> Option<&'static str> {
+        Some(match e {
             OK => "ok",
             NOT_FOUND => "not_found",
             NOT_SUPPORTED => "not_supported",
@@ -47,8 +50,14 @@ pub mod errno {
             TOO_LARGE => "too_large",
             UNAVAILABLE => "unavailable",
             IO_ERROR => "io_error",
-            _ => "error",
-        }
+            _ => return None,
+        })
+    }
+
+    /// The code the runtime gives `e`: its own, or `error` for a number it
+    /// does not know.
+    pub fn code(e: i32) -> &'static str {
+        known(e).unwrap_or("error")
     }
 }
 
