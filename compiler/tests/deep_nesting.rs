@@ -90,7 +90,10 @@ fn a_module_header_with_a_deep_type_is_refused_not_overflowed() {
             ("othismo:header", header),
             ("othismo:schemas:application/bson", &schemas),
         ]);
-        othc::header::read(&wasm).map(|_| ()).unwrap_err()
+        othc::header::read(&wasm)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
     });
     assert!(err.contains("E0109"), "{err}");
 }

@@ -273,7 +273,7 @@ fn natives_of(json: &othc::bundle::ImageJson) -> Result<Vec<Rc<Header>>, LoadErr
         return Ok(Vec::new());
     }
     Ok(othc::header::natives()
-        .map_err(LoadError)?
+        .map_err(|e| LoadError(format!("the runtime's own header (othismo:env): {e}")))?
         .into_iter()
         .map(|h| Rc::new((h.model, h.object)))
         .collect())

@@ -18,7 +18,8 @@ use crate::namespace::path::parse_request;
 pub fn of_bundle(bytes: &[u8]) -> Result<ImageWiring, String> {
     let (json, modules) = crate::bundle::read(bytes)?;
     let natives = if json.instances.iter().any(|i| i.native.is_some()) {
-        crate::header::natives()?
+        crate::header::natives()
+            .map_err(|e| format!("the runtime's own header (othismo:env): {e}"))?
     } else {
         Vec::new()
     };
