@@ -145,26 +145,27 @@ impl Wire {
     }
 
     /// The message `bytes` hold, or why they are not one.
-    pub fn decode(bytes: &[u8]) -> Result<Wire, String> {
-        let d = Document::from_reader(bytes).map_err(|e| format!("not a BSON document: {e}"))?;
-        let v = d.get_i32("v").map_err(|_| "no version (`v`)".to_string())?;
+    pub fn decode(bytes: &[u8]) -> Result<Wire, WireError> {
+        let d = Document::from_reader(bytes).map_err(|e| WireError::NotBson(e.to_string()))?;
+        let v = d.get_i32("v").map_err(|_| WireError::Missing("v"))?;
         if v != VERSION {
-            return Err(format!(
-                "wire version {v}, where this runtime speaks {VERSION}"
-            ));
+            return Err(WireError::Version(v));
         }
-        let text = |k: &str| {
+        let text = |k: &'static str| {
             d.get_str(k)
                 .map(str::to_string)
-                .map_err(|_| format!("no `{k}`"))
+                .map_err(|_| WireError::Missing(k))
         };
-        let int = |k: &str| d.get_i32(k).map_err(|_| format!("no `{k}`"));
-        match d.get_str("k").map_err(|_| "no kind (`k`)".to_string())? {
+        let int = |k: &'static str| d.get_i32(k).map_err(|_| WireError::Missing(k));
+        match d.get_str("k").map_err(|_| WireError::Missing("k"))? {
             "request" => Ok(Wire::Request {
                 from: text("from")?,
                 to: text("to")?,
                 id: int("id")?,
-                verb: Verb::from_wire(int("verb")?).ok_or("an unknown verb")?,
+                verb: {
+                    let n = int("verb")?;
+                    Verb::from_wire(n).ok_or(WireError::UnknownVerb(n))?
+                },
                 path: text("path")?,
                 flags: int("flags")?,
                 payload: get_payload(&d)?,
@@ -173,7 +174,7 @@ impl Wire {
             "answer" => Ok(Wire::Answer {
                 to: text("to")?,
                 id: int("id")?,
-                done: d.get_bool("done").map_err(|_| "no `done`".to_string())?,
+                done: d.get_bool("done").map_err(|_| WireError::Missing("done"))?,
                 payload: get_payload(&d)?,
                 paced: d.get_bool("paced").unwrap_or(false),
             }),
@@ -199,10 +200,45 @@ impl Wire {
                 to: text("to")?,
                 id: int("id")?,
             }),
-            other => Err(format!("an unknown kind `{other}`")),
+            other => Err(WireError::UnknownKind(other.to_string())),
         }
     }
 }
+
+/// Why a message from the cluster is not one this runtime reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WireError {
+    /// Not a BSON document: what the reader said.
+    NotBson(String),
+    /// Another version of the wire (this runtime speaks `VERSION`).
+    Version(i32),
+    /// A field its kind needs is missing or of another type (`v` the
+    /// version, `k` the kind).
+    Missing(&'static str),
+    UnknownKind(String),
+    UnknownVerb(i32),
+    /// A payload's content type without its data.
+    PayloadWithoutData,
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WireError::NotBson(why) => write!(f, "not a BSON document: {why}"),
+            WireError::Version(v) => {
+                write!(f, "wire version {v}, where this runtime speaks {VERSION}")
+            }
+            WireError::Missing("v") => f.write_str("no version (`v`)"),
+            WireError::Missing("k") => f.write_str("no kind (`k`)"),
+            WireError::Missing(k) => write!(f, "no `{k}`"),
+            WireError::UnknownKind(k) => write!(f, "an unknown kind `{k}`"),
+            WireError::UnknownVerb(n) => write!(f, "an unknown verb ({n})"),
+            WireError::PayloadWithoutData => f.write_str("a payload type without its data"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
 
 fn put_payload(d: &mut Document, payload: &Option<Payload>) {
     if let Some(p) = payload {
@@ -217,13 +253,13 @@ fn put_payload(d: &mut Document, payload: &Option<Payload>) {
     }
 }
 
-fn get_payload(d: &Document) -> Result<Option<Payload>, String> {
+fn get_payload(d: &Document) -> Result<Option<Payload>, WireError> {
     let Ok(ty) = d.get_str("type") else {
         return Ok(None);
     };
     let data = d
         .get_binary_generic("data")
-        .map_err(|_| "a payload type without its data".to_string())?;
+        .map_err(|_| WireError::PayloadWithoutData)?;
     Ok(Some(Payload {
         content_type: ty.into(),
         data: data.clone(),
@@ -300,6 +336,48 @@ mod tests {
         d.insert("k", "cancel");
         let mut b = Vec::new();
         d.to_writer(&mut b).unwrap();
-        assert!(Wire::decode(&b).unwrap_err().contains("version 2"));
+        let err = Wire::decode(&b).unwrap_err();
+        assert_eq!(err, WireError::Version(2));
+        assert!(err.to_string().contains("version 2"), "{err}");
+    }
+
+    #[test]
+    fn each_way_a_message_is_unreadable_is_its_own_error() {
+        let request = Wire::Request {
+            from: "a".into(),
+            to: "b".into(),
+            id: 1,
+            verb: Verb::Read,
+            path: "/x".into(),
+            flags: 0,
+            payload: None,
+            reply: "r".into(),
+        };
+        let doc = |bytes: &[u8]| Document::from_reader(bytes).unwrap();
+        let mut d = doc(&request.encode());
+        d.insert("k", "gossip");
+        assert_eq!(
+            Wire::decode(&bson::to_vec(&d).unwrap()),
+            Err(WireError::UnknownKind("gossip".into()))
+        );
+        let mut d = doc(&request.encode());
+        d.remove("path");
+        assert_eq!(
+            Wire::decode(&bson::to_vec(&d).unwrap()),
+            Err(WireError::Missing("path"))
+        );
+        let mut d = doc(&request.encode());
+        d.insert("verb", 99);
+        assert_eq!(
+            Wire::decode(&bson::to_vec(&d).unwrap()),
+            Err(WireError::UnknownVerb(99))
+        );
+        let mut d = doc(&request.encode());
+        d.insert("type", "text/plain");
+        assert_eq!(
+            Wire::decode(&bson::to_vec(&d).unwrap()),
+            Err(WireError::PayloadWithoutData)
+        );
+        assert!(matches!(Wire::decode(b"\x05"), Err(WireError::NotBson(_))));
     }
 }
