@@ -162,6 +162,7 @@ fn wiring_of_bundle(args: &NsArgs) -> Result<(ImageWiring, u8), u8> {
         EXIT_USAGE
     })?;
     let read = othc::bundle::read(&bytes)
+        .map_err(String::from)
         .and_then(|(json, _)| wiring::bundle::of_bundle(&bytes).map(|w| (json, w)));
     let (json, mut w) = read.map_err(|e| {
         eprintln!("error: `{}`: {e}", args.file.display());

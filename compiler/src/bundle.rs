@@ -256,28 +256,101 @@ pub fn write(json: &ImageJson, modules: &[(String, Vec<u8>)]) -> Result<Vec<u8>,
 /// A bundle's modules: (entry name, bytes).
 pub type Modules = Vec<(String, Vec<u8>)>;
 
+/// Why a bundle cannot be read: each a fault of the file, worded for
+/// whoever holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BundleError {
+    /// It does not begin as the tar archive `othc build` writes.
+    NotABundle,
+    /// It lacks the archive's end: not written or copied whole.
+    CutShort,
+    /// The archive is damaged inside: what the reader said.
+    Damaged(String),
+    /// An entry that is not a plain file (a link, a device, sparse).
+    NotAFile {
+        name: String,
+        kind: String,
+    },
+    /// An entry held twice.
+    Twice(String),
+    /// `image.json` is not what a bundle's is: what the parser said.
+    MalformedJson(String),
+    /// Another format than this othc's.
+    Format(String),
+    NoImageJson,
+    /// An instance names a module the bundle does not hold.
+    MissingModule {
+        instance: String,
+        module: String,
+    },
+    /// An instance gives no hash for its module.
+    NoHash {
+        instance: String,
+        module: String,
+    },
+    /// A module whose bytes are not what `image.json`'s hash says.
+    WrongHash {
+        module: String,
+    },
+}
+
+impl std::fmt::Display for BundleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BundleError::NotABundle => f.write_str(
+                "not a bundle: it does not begin as one (the tar archive `othc build` writes, NAME.othimg)",
+            ),
+            BundleError::CutShort => f.write_str(
+                "the bundle is cut short (it lacks the archive's end): it was not written or copied whole; build it again",
+            ),
+            BundleError::Damaged(e) => write!(f, "the bundle is damaged ({e}); build it again"),
+            BundleError::NotAFile { name, kind } => write!(
+                f,
+                "its entry `{name}` is not a plain file ({kind}): a bundle holds only files"
+            ),
+            BundleError::Twice(name) => write!(f, "it holds `{name}` twice"),
+            BundleError::MalformedJson(e) => write!(f, "its image.json is malformed: {e}"),
+            BundleError::Format(format) => write!(f, "its format is `{format}`, not `{FORMAT}`"),
+            BundleError::NoImageJson => f.write_str("it has no image.json"),
+            BundleError::MissingModule { instance, module } => write!(
+                f,
+                "instance `{instance}` names `{module}`, which the bundle does not hold"
+            ),
+            BundleError::NoHash { instance, module } => {
+                write!(f, "instance `{instance}` gives no sha256 for `{module}`")
+            }
+            BundleError::WrongHash { module } => {
+                write!(f, "`{module}` does not have the hash image.json gives it")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BundleError {}
+
+/// For the callers that report a bundle's fault among their own, in words.
+impl From<BundleError> for String {
+    fn from(e: BundleError) -> String {
+        e.to_string()
+    }
+}
+
 /// Why an archive that begins and ends as a bundle could not be read.
-fn unreadable(e: std::io::Error) -> String {
-    format!("the bundle is damaged ({e}); build it again")
+fn unreadable(e: std::io::Error) -> BundleError {
+    BundleError::Damaged(e.to_string())
 }
 
 /// A bundle's entries, checked: its `image.json`, and each module's hash.
-pub fn read(bytes: &[u8]) -> Result<(ImageJson, Modules), String> {
+pub fn read(bytes: &[u8]) -> Result<(ImageJson, Modules), BundleError> {
     // What `write` makes begins with a POSIX tar header, its magic at 257.
     if bytes.get(257..262) != Some(b"ustar".as_slice()) {
-        return Err(
-            "not a bundle: it does not begin as one (the tar archive `othc build` writes, NAME.othimg)"
-                .into(),
-        );
+        return Err(BundleError::NotABundle);
     }
     // And ends with the archive's end: two blocks of zeros. Without them
     // it was cut short (a copy or a write that did not finish), whether or
     // not the cut fell between entries.
     if bytes.len() < 1024 || bytes[bytes.len() - 1024..].iter().any(|&b| b != 0) {
-        return Err(
-            "the bundle is cut short (it lacks the archive's end): it was not written or copied whole; build it again"
-                .into(),
-        );
+        return Err(BundleError::CutShort);
     }
     let mut archive = tar::Archive::new(bytes);
     let mut json: Option<ImageJson> = None;
@@ -294,44 +367,40 @@ pub fn read(bytes: &[u8]) -> Result<(ImageJson, Modules), String> {
         // entry's bytes are in `bytes`, so what is read is bounded by it.
         let kind = entry.header().entry_type();
         if kind != tar::EntryType::Regular {
-            return Err(format!(
-                "its entry `{name}` is not a plain file ({kind:?}): a bundle holds only files"
-            ));
+            let kind = format!("{kind:?}");
+            return Err(BundleError::NotAFile { name, kind });
         }
         if name == "image.json" && json.is_some() || modules.iter().any(|(n, _)| *n == name) {
-            return Err(format!("it holds `{name}` twice"));
+            return Err(BundleError::Twice(name));
         }
         let mut data = Vec::new();
         std::io::Read::read_to_end(&mut entry, &mut data).map_err(unreadable)?;
         if name == "image.json" {
             let j: ImageJson = serde_json::from_slice(&data)
-                .map_err(|e| format!("its image.json is malformed: {e}"))?;
+                .map_err(|e| BundleError::MalformedJson(e.to_string()))?;
             if j.format != FORMAT {
-                return Err(format!("its format is `{}`, not `{FORMAT}`", j.format));
+                return Err(BundleError::Format(j.format));
             }
             json = Some(j);
         } else {
             modules.push((name, data));
         }
     }
-    let json = json.ok_or("it has no image.json")?;
+    let json = json.ok_or(BundleError::NoImageJson)?;
     for inst in &json.instances {
         let Some(m) = &inst.module else { continue };
+        let named = || (inst.name.clone(), m.clone());
         let (_, data) = modules.iter().find(|(n, _)| n == m).ok_or_else(|| {
-            format!(
-                "instance `{}` names `{m}`, which the bundle does not hold",
-                inst.name
-            )
+            let (instance, module) = named();
+            BundleError::MissingModule { instance, module }
         })?;
         // A module without its hash is refused like one with a wrong hash.
         let Some(sha) = &inst.sha256 else {
-            return Err(format!(
-                "instance `{}` gives no sha256 for `{m}`",
-                inst.name
-            ));
+            let (instance, module) = named();
+            return Err(BundleError::NoHash { instance, module });
         };
         if sha256_hex(data) != *sha {
-            return Err(format!("`{m}` does not have the hash image.json gives it"));
+            return Err(BundleError::WrongHash { module: m.clone() });
         }
     }
     Ok((json, modules))

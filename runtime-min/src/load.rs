@@ -45,7 +45,7 @@ impl<'a> Runtime<'a> {
         code: Option<&std::path::Path>,
         cluster: Option<&crate::cluster::ClusterConfig>,
     ) -> Result<Runtime<'a>, LoadError> {
-        let (json, modules) = othc::bundle::read(bundle).map_err(LoadError)?;
+        let (json, modules) = othc::bundle::read(bundle).map_err(|e| LoadError(e.to_string()))?;
         let here = match cluster {
             Some(c) => Some(crate::cluster::placed_here(&json, c)?),
             None => None,
