@@ -121,6 +121,13 @@ pub fn push_text(out: &mut String, segs: &[Seg]) {
     }
 }
 
+/// Whether one of `a` and `b` is a prefix of the other: a link at one
+/// takes requests a need at the other may send (the need's mount under the
+/// link, or the link under the mount).
+pub fn nested(a: &[Seg], b: &[Seg]) -> bool {
+    strip_prefix(a, b).is_some() || strip_prefix(b, a).is_some()
+}
+
 /// The link among `links` (each an `at` and a value) with the longest `at`
 /// that is a prefix of `path` (of equal ones, the last), and the rest of
 /// the path. The one rule for views, exposures and exports.
@@ -195,5 +202,16 @@ mod tests {
             assert_eq!(text(&segs(p)), p);
         }
         assert_eq!(out, ">//a/b/a/{x}/**");
+    }
+
+    #[test]
+    fn paths_are_nested_when_either_is_under_the_other() {
+        let p = |t: &str| parse_request(t).unwrap();
+        assert!(nested(&p("/dev/cons"), &p("/dev")));
+        assert!(nested(&p("/dev"), &p("/dev/cons")));
+        assert!(nested(&p("/dev"), &p("/dev")));
+        assert!(nested(&p("/"), &p("/x")));
+        assert!(!nested(&p("/dev/cons"), &p("/dev/null")));
+        assert!(!nested(&p("/devices"), &p("/dev")));
     }
 }

@@ -7,7 +7,7 @@ use super::need_errors::{AddEntry, NeedError, Stray, Way};
 use crate::check::matching::describe;
 use crate::check::matching::{covers, request_met};
 use crate::model::*;
-use crate::namespace::path::strip_prefix;
+use crate::namespace::path::{nested, strip_prefix};
 use crate::namespace::serve::Holder;
 use crate::namespace::serve::{Found, lookup};
 use crate::namespace::tree::Tree;
@@ -45,10 +45,10 @@ impl ImageChecker<'_> {
                     }
                     continue;
                 }
-                let mounted_at_or_under = inst.wiring.iter().any(|w| {
-                    strip_prefix(&block.mount.segs, &w.link.at.segs).is_some()
-                        || strip_prefix(&w.link.at.segs, &block.mount.segs).is_some()
-                });
+                let mounted_at_or_under = inst
+                    .wiring
+                    .iter()
+                    .any(|w| nested(&block.mount.segs, &w.link.at.segs));
                 if !mounted_at_or_under {
                     // A wire no need goes through, at a path near this one:
                     // a typo, reported with this error rather than apart.
@@ -118,10 +118,9 @@ impl ImageChecker<'_> {
             .iter()
             .enumerate()
             .filter(|(_, w)| {
-                !blocks.iter().any(|n| {
-                    strip_prefix(&n.mount.segs, &w.link.at.segs).is_some()
-                        || strip_prefix(&w.link.at.segs, &n.mount.segs).is_some()
-                })
+                !blocks
+                    .iter()
+                    .any(|n| nested(&n.mount.segs, &w.link.at.segs))
             })
             .map(|(wi, w)| (wi, w.link.at.to_string()))
             .collect();
