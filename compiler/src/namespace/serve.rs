@@ -46,95 +46,96 @@ pub fn lookup(
     path: &[Seg],
     verb: Verb,
 ) -> Result<Found, Limit> {
-    let mut ctx = Vec::new();
-    lookup_at(tree, wires, &mut ctx, target, path.to_vec(), verb, 0)
+    let mut lookup = Lookup {
+        tree,
+        wires,
+        verb,
+        ctx: Vec::new(),
+    };
+    lookup.at(target, path.to_vec(), 0)
 }
 
-/// `ctx`: the nested images' instances the lookup went into, innermost last.
-fn lookup_at(
-    tree: &Tree,
-    wires: &Wires,
-    ctx: &mut Vec<(ImageId, usize)>,
-    target: Target,
-    path: Vec<Seg>,
+/// One lookup of a verb, as it goes in and out of nested images.
+struct Lookup<'a, 'm> {
+    tree: &'a Tree<'m>,
+    wires: &'a Wires,
     verb: Verb,
-    depth: usize,
-) -> Result<Found, Limit> {
-    if depth > MAX_DEPTH {
-        return Err(Limit);
-    }
-    let model = tree.model;
-    let holder = match target {
-        Target::Need(img, n) => {
-            if let Some(&(pimg, pi)) = ctx.last()
-                && model.image(pimg).instances[pi].of == Some(Shape::Image(img))
-            {
-                // Out through the enclosing instance's view.
-                let full = model.image(img).needs[n].mount.join(&path);
-                let Ok(r) = view(tree, wires, pimg, pi, &full.segs) else {
-                    return Ok(Found::Unresolved);
-                };
-                ctx.pop();
-                let mut found = lookup_at(tree, wires, ctx, r.target, r.path, verb, depth + 1)?;
-                ctx.push((pimg, pi));
-                if let Found::Entry { readonly, .. }
-                | Found::OtherVerbs(_, _, readonly)
-                | Found::Nothing(_, readonly) = &mut found
-                {
-                    readonly.splice(0..0, r.readonly);
-                }
-                return Ok(found);
-            }
-            Holder::Need(img, n)
+    /// The nested images' instances the lookup went into, innermost last.
+    ctx: Vec<(ImageId, usize)>,
+}
+
+impl Lookup<'_, '_> {
+    fn at(&mut self, target: Target, path: Vec<Seg>, depth: usize) -> Result<Found, Limit> {
+        if depth > MAX_DEPTH {
+            return Err(Limit);
         }
-        Target::Instance(img, i) => match model.image(img).instances[i].of {
-            None => return Ok(Found::Unresolved),
-            Some(Shape::Object(o)) => Holder::Object(o),
-            Some(Shape::Image(j)) => {
-                if tree.is_broken(j) {
-                    return Ok(Found::Unresolved);
+        let (tree, model) = (self.tree, self.tree.model);
+        let holder = match target {
+            Target::Need(img, n) => {
+                if let Some(&(pimg, pi)) = self.ctx.last()
+                    && model.image(pimg).instances[pi].of == Some(Shape::Image(img))
+                {
+                    // Out through the enclosing instance's view.
+                    let full = model.image(img).needs[n].mount.join(&path);
+                    let Ok(r) = view(tree, self.wires, pimg, pi, &full.segs) else {
+                        return Ok(Found::Unresolved);
+                    };
+                    self.ctx.pop();
+                    let mut found = self.at(r.target, r.path, depth + 1)?;
+                    self.ctx.push((pimg, pi));
+                    if let Found::Entry { readonly, .. }
+                    | Found::OtherVerbs(_, _, readonly)
+                    | Found::Nothing(_, readonly) = &mut found
+                    {
+                        readonly.splice(0..0, r.readonly);
+                    }
+                    return Ok(found);
                 }
-                ctx.push((img, i));
-                let found = exports(tree, wires, ctx, j, &path, verb, depth);
-                ctx.pop();
-                return found;
+                Holder::Need(img, n)
             }
-        },
-    };
-    let entries = tree.entries(target).unwrap_or(&[]);
-    Ok(match select(model, entries, verb, &path) {
-        Route::Entry(entry) => Found::Entry {
-            entry,
-            readonly: Vec::new(),
-        },
-        Route::OtherVerbs(vs) => Found::OtherVerbs(vs, holder, Vec::new()),
-        Route::Nothing => Found::Nothing(holder, Vec::new()),
-    })
-}
-
-/// A path of a nested image's served tree: through its exports.
-fn exports(
-    tree: &Tree,
-    wires: &Wires,
-    ctx: &mut Vec<(ImageId, usize)>,
-    j: ImageId,
-    path: &[Seg],
-    verb: Verb,
-    depth: usize,
-) -> Result<Found, Limit> {
-    let (ei, target, there) = match tree.through_export(j, path) {
-        Ok(x) => x,
-        Err(ExportMiss::NoExport) => return Ok(Found::Nothing(Holder::Image(j), Vec::new())),
-        Err(ExportMiss::SourceNamesNothing(_)) => return Ok(Found::Unresolved),
-    };
-    let e = &tree.model.image(j).exports[ei];
-    let mut found = lookup_at(tree, wires, ctx, target, there, verb, depth + 1)?;
-    if e.readonly
-        && let Found::Entry { readonly, .. }
-        | Found::OtherVerbs(_, _, readonly)
-        | Found::Nothing(_, readonly) = &mut found
-    {
-        readonly.push(ReadonlyBy::Export(j, ei));
+            Target::Instance(img, i) => match model.image(img).instances[i].of {
+                None => return Ok(Found::Unresolved),
+                Some(Shape::Object(o)) => Holder::Object(o),
+                Some(Shape::Image(j)) => {
+                    if tree.is_broken(j) {
+                        return Ok(Found::Unresolved);
+                    }
+                    self.ctx.push((img, i));
+                    let found = self.exports(j, &path, depth);
+                    self.ctx.pop();
+                    return found;
+                }
+            },
+        };
+        let entries = tree.entries(target).unwrap_or(&[]);
+        Ok(match select(model, entries, self.verb, &path) {
+            Route::Entry(entry) => Found::Entry {
+                entry,
+                readonly: Vec::new(),
+            },
+            Route::OtherVerbs(vs) => Found::OtherVerbs(vs, holder, Vec::new()),
+            Route::Nothing => Found::Nothing(holder, Vec::new()),
+        })
     }
-    Ok(found)
+
+    /// A path of a nested image's served tree: through its exports.
+    fn exports(&mut self, j: ImageId, path: &[Seg], depth: usize) -> Result<Found, Limit> {
+        let (ei, target, there) = match self.tree.through_export(j, path) {
+            Ok(x) => x,
+            Err(ExportMiss::NoExport) => {
+                return Ok(Found::Nothing(Holder::Image(j), Vec::new()));
+            }
+            Err(ExportMiss::SourceNamesNothing(_)) => return Ok(Found::Unresolved),
+        };
+        let e = &self.tree.model.image(j).exports[ei];
+        let mut found = self.at(target, there, depth + 1)?;
+        if e.readonly
+            && let Found::Entry { readonly, .. }
+            | Found::OtherVerbs(_, _, readonly)
+            | Found::Nothing(_, readonly) = &mut found
+        {
+            readonly.push(ReadonlyBy::Export(j, ei));
+        }
+        Ok(found)
+    }
 }
