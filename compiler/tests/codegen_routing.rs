@@ -1,9 +1,12 @@
 //! Generated servers route by verb and path (a literal before `{name}`
 //! before `**`), decode what their entries take, and answer `not_found`,
-//! `not_supported`, `unsupported_type` and `invalid` themselves. A server
-//! built on the generated `KitchenServer` (`tests/as/routing.ts`) is sent
-//! requests through the real exports (`othismo_alloc`, `othismo_serve`) in a
-//! node host, which records every `answer` and `fail` call.
+//! `not_supported`, `unsupported_type` and `invalid` themselves, in both
+//! languages alike: one table of requests and answers is run against a
+//! server built on the generated AssemblyScript `KitchenServer`
+//! (`tests/as/routing.ts`) and on the generated Rust one
+//! (`tests/rust/routing`), each sent the requests through the real exports
+//! (`othismo_alloc`, `othismo_serve`) in a node host, which records every
+//! `answer` and `fail` call.
 
 mod common;
 use common::{build_with_everything, root};
@@ -17,11 +20,64 @@ use othc_driver::toolchain::Profile;
 type Case<'a> = (i32, &'a str, Option<&'a str>, Vec<u8>, &'a str);
 
 #[test]
-fn generated_servers_route_and_answer_errors_themselves() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_routing");
+fn the_assemblyscript_server_routes_and_answers_errors_itself() {
+    let dir = scratch("codegen_routing");
+    let wasm = build_with_everything(&dir, "compiler/tests/as/routing.ts", Profile::Debug);
+    holds_to_the_table(&dir, &wasm);
+}
+
+#[test]
+fn the_rust_server_routes_and_answers_errors_as_the_assemblyscript_one() {
+    if !test_support::runnable(test_support::ensure_rust_wasm32()) {
+        return;
+    }
+    let dir = scratch("codegen_routing_rust");
+    let krate = dir.join("routing");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    for file in ["Cargo.toml", "src/lib.rs"] {
+        std::fs::copy(
+            root().join("compiler/tests/rust/routing").join(file),
+            krate.join(file),
+        )
+        .unwrap();
+    }
+    let rel = std::path::PathBuf::from("fixtures/codegen/everything.oth");
+    let c = othc::compile(
+        &common::RootLoader,
+        std::slice::from_ref(&rel),
+        &Default::default(),
+    )
+    .unwrap();
+    let root_module = c.front.program.roots[0];
+    let text = &c
+        .front
+        .sources
+        .get(c.front.program.module(root_module).file)
+        .text;
+    let g =
+        othc::backends::rust::generate(&c.checked.model, othc::model::FileIx(root_module.0), text);
+    std::fs::write(krate.join("everything.oth.rs"), g.text).unwrap();
+    let bytes = othc_driver::rust_toolchain::compile(
+        &krate.join("Cargo.toml"),
+        &dir.join("build"),
+        Profile::Debug,
+    )
+    .unwrap_or_else(|e| panic!("cargo failed:\n{e}"));
+    let wasm = dir.join("routing.wasm");
+    std::fs::write(&wasm, bytes).unwrap();
+    holds_to_the_table(&dir, &wasm);
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let wasm = build_with_everything(&dir, "compiler/tests/as/routing.ts", Profile::Debug);
+    dir
+}
+
+/// Sends the table's requests to the server `wasm` and holds each answer
+/// to the table's.
+fn holds_to_the_table(dir: &Path, wasm: &Path) {
     let note = bson::to_vec(&doc! { "$type": "Note", "text": "hi" }).unwrap();
     let nested = bson::to_vec(&doc! {
         "$type": "Nested", "inner": { "label": "in", "default": 0 }, "inners": [], "grid": [],
@@ -128,7 +184,7 @@ fn generated_servers_route_and_answer_errors_themselves() {
     let out = common::succeed(
         Command::new("node")
             .arg(root().join("compiler/tests/as/host.cjs"))
-            .arg(&wasm)
+            .arg(wasm)
             .arg("serve")
             .arg(&file),
     );
@@ -151,6 +207,11 @@ fn generated_servers_route_and_answer_errors_themselves() {
             })
             .collect();
         let want: Vec<&str> = want.split(" | ").collect();
-        assert_eq!(got, want, "request {id}: verb {verb} {path}");
+        assert_eq!(
+            got,
+            want,
+            "{}: request {id}: verb {verb} {path}",
+            wasm.display()
+        );
     }
 }

@@ -70,7 +70,11 @@ pub fn segments(path: &str) -> Vec<String> {
         .collect()
 }
 
-/// The segments from `from` on, joined: what a `**` matched.
+/// What a `**` matched: the segments from `from` on, as a path (`/a/b`,
+/// or `/` for none), as the AssemblyScript SDK hands it over.
 pub fn rest(s: &[String], from: usize) -> String {
-    s.get(from..).map(|r| r.join("/")).unwrap_or_default()
+    match s.get(from..) {
+        Some(r) if !r.is_empty() => format!("/{}", r.join("/")),
+        _ => "/".to_string(),
+    }
 }
