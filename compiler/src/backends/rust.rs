@@ -386,8 +386,10 @@ fn client_path(path: &PathPattern) -> String {
                 args.push(snake(c));
             }
             Seg::Rest => {
-                format.push_str("/{}");
-                args.push("rest".into());
+                // `rest` is a path, as a server's `**` hands it over: `/x/y`,
+                // or `/` for nothing more.
+                format.push_str("{}");
+                args.push("if rest == \"/\" { \"\" } else { rest }".into());
             }
         }
     }
