@@ -3,7 +3,9 @@
 //! signature its payload types give it.
 
 use super::as_types::{string_literal, type_name};
-use super::shared::{Refusal, RefusedAs, Request, any_path, every_path, request_kind};
+use super::shared::{
+    Body, Refusal, RefusedAs, Request, any_path, every_path, methods_of, request_kind,
+};
 use crate::asnames;
 use crate::model::*;
 use serde::Serialize;
@@ -198,6 +200,16 @@ pub(super) fn client_path(path: &PathPattern) -> String {
     parts.join(" + ")
 }
 
+/// A method's body parameter, `body: T`, if it has one.
+fn body_param(model: &Model, body: &Body) -> Option<String> {
+    Some(match body {
+        Body::None => return None,
+        Body::Text(_) => "body: string".to_string(),
+        Body::Message(id) => format!("body: {}", type_name(&model.ty(*id).name)),
+        Body::Payload => "body: Payload".to_string(),
+    })
+}
+
 /// A route's line failing the request as `r` says.
 fn refuse(r: &Refusal) -> String {
     let status = match r.status {
@@ -227,53 +239,18 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
     let order = super::shared::route_order(model, def);
     for &e in &def.serves {
         let entry = model.entry(e);
-        let names = asnames::method_names(model, entry);
         let caps = param_decls(&entry.path);
         let sig = signature(model, entry);
-        let params_with = |body: Option<String>| {
-            let mut p = vec!["req: Request".to_string()];
-            p.extend(caps.iter().cloned());
-            p.extend(body);
-            p.join(", ")
-        };
-        match request_kind(model, entry) {
-            Request::None => methods.push(MethodView {
-                name: names[0].clone(),
-                signature: sig,
+        for (name, body) in methods_of(model, entry) {
+            let mut params = vec!["req: Request".to_string()];
+            params.extend(caps.iter().cloned());
+            params.extend(body_param(model, &body));
+            methods.push(MethodView {
+                name,
+                signature: sig.clone(),
                 doc: doc_lines(&entry.doc),
-                params: params_with(None),
-            }),
-            Request::Text(_) => methods.push(MethodView {
-                name: names[0].clone(),
-                signature: sig,
-                doc: doc_lines(&entry.doc),
-                params: params_with(Some("body: string".into())),
-            }),
-            Request::Message(id) => methods.push(MethodView {
-                name: names[0].clone(),
-                signature: sig,
-                doc: doc_lines(&entry.doc),
-                params: params_with(Some(format!("body: {}", type_name(&model.ty(id).name)))),
-            }),
-            Request::Messages(ids) => {
-                for (name, id) in names.iter().zip(&ids) {
-                    methods.push(MethodView {
-                        name: name.clone(),
-                        signature: sig.clone(),
-                        doc: doc_lines(&entry.doc),
-                        params: params_with(Some(format!(
-                            "body: {}",
-                            type_name(&model.ty(*id).name)
-                        ))),
-                    });
-                }
-            }
-            Request::Any(_) => methods.push(MethodView {
-                name: names[0].clone(),
-                signature: sig,
-                doc: doc_lines(&entry.doc),
-                params: params_with(Some("body: Payload".into())),
-            }),
+                params: params.join(", "),
+            });
         }
     }
     for &e in &order {
@@ -384,24 +361,31 @@ pub(super) fn client(model: &Model, n: &NeedBlock) -> ClientView {
     let mut methods = Vec::new();
     for &e in &n.entries {
         let entry = model.entry(e);
-        let names = asnames::method_names(model, entry);
         let caps = param_decls(&entry.path);
         let answers = format!("answers: {} | null", answers_class(model, entry));
         let path = client_path(&entry.path);
         let sig = signature(model, entry);
-        let mut push = |name: &str, body: Option<String>, payload: String| {
+        for (name, body) in methods_of(model, entry) {
+            let param = body_param(model, &body);
+            let payload = match &body {
+                Body::None => "null".to_string(),
+                Body::Text(ct) => format!("Payload.text(body, {})", string_literal(ct)),
+                Body::Message(_) => "body.toPayload()".to_string(),
+                Body::Payload => "body".to_string(),
+            };
             let mut example: Vec<String> = caps.iter().map(|_| "\"x\"".to_string()).collect();
-            example.extend(body.as_ref().map(|b| match b.trim_start_matches("body: ") {
-                "string" => "\"\"".to_string(),
-                "Payload" => "Payload.text(\"\")".to_string(),
-                class => format!("new b.{class}()"),
-            }));
+            example.extend(match &body {
+                Body::None => None,
+                Body::Text(_) => Some("\"\"".to_string()),
+                Body::Payload => Some("Payload.text(\"\")".to_string()),
+                Body::Message(id) => Some(format!("new b.{}()", type_name(&model.ty(*id).name))),
+            });
             example.push("null".into());
             let mut p = caps.clone();
-            p.extend(body);
+            p.extend(param);
             p.push(answers.clone());
             methods.push(ClientMethodView {
-                name: name.to_string(),
+                name,
                 signature: sig.clone(),
                 doc: doc_lines(&entry.doc),
                 params: p.join(", "),
@@ -410,29 +394,6 @@ pub(super) fn client(model: &Model, n: &NeedBlock) -> ClientView {
                 payload,
                 example_args: example.join(", "),
             });
-        };
-        match request_kind(model, entry) {
-            Request::None => push(&names[0], None, "null".into()),
-            Request::Text(ct) => push(
-                &names[0],
-                Some("body: string".into()),
-                format!("Payload.text(body, {})", string_literal(&ct)),
-            ),
-            Request::Message(id) => push(
-                &names[0],
-                Some(format!("body: {}", type_name(&model.ty(id).name))),
-                "body.toPayload()".into(),
-            ),
-            Request::Messages(ids) => {
-                for (name, id) in names.iter().zip(&ids) {
-                    push(
-                        name,
-                        Some(format!("body: {}", type_name(&model.ty(*id).name))),
-                        "body.toPayload()".into(),
-                    );
-                }
-            }
-            Request::Any(_) => push(&names[0], Some("body: Payload".into()), "body".into()),
         }
     }
     ClientView {

@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::rust_types::{self, literal, snake, type_name};
 use super::shared::{
-    Refusal, RefusedAs, Request, any_path, every_path, objects_of, request_kind, route_order,
-    shared_needs,
+    Body, Refusal, RefusedAs, Request, any_path, every_path, methods_of, objects_of, request_kind,
+    route_order, shared_needs,
 };
 use super::stamp::{Generated, stamped};
 use crate::asnames;
@@ -261,23 +261,25 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
 /// type it takes), and the lines of its route: the payload checked as the
 /// entry takes it, then the method called.
 fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
-    let names: Vec<String> = asnames::method_names(model, entry)
-        .iter()
-        .map(|n| snake(n))
-        .collect();
     let (caps, args) = path_params(&entry.path);
     let sig = signature(model, entry);
-    let method = |name: &str, body: Option<String>| {
-        let mut p = vec!["req: Request".to_string()];
-        p.extend(caps.iter().cloned());
-        p.extend(body);
-        MethodView {
-            name: name.to_string(),
-            signature: sig.clone(),
-            doc: doc_lines(&entry.doc),
-            params: p.join(", "),
-        }
-    };
+    let shared = methods_of(model, entry);
+    let names: Vec<String> = shared.iter().map(|(n, _)| snake(n)).collect();
+    let methods = shared
+        .iter()
+        .zip(&names)
+        .map(|((_, body), name)| {
+            let mut p = vec!["req: Request".to_string()];
+            p.extend(caps.iter().cloned());
+            p.extend(body_param(model, body, false));
+            MethodView {
+                name: name.clone(),
+                signature: sig.clone(),
+                doc: doc_lines(&entry.doc),
+                params: p.join(", "),
+            }
+        })
+        .collect();
     let call = |name: &str, body: Option<&str>| {
         let mut a = vec!["req".to_string()];
         a.extend(args.iter().cloned());
@@ -290,46 +292,36 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
         .not_a_message(model)
         .map(|r| refuse(&r))
         .unwrap_or_default();
-    match &kind {
-        Request::None => (
-            vec![method(&names[0], None)],
-            vec![
-                "if req.payload.is_some() {".into(),
-                format!("    {wrong}"),
-                "}".into(),
-                call(&names[0], None),
-            ],
-        ),
-        Request::Text(ct) => (
-            vec![method(&names[0], Some("body: String".into()))],
+    let body = match &kind {
+        Request::None => vec![
+            "if req.payload.is_some() {".into(),
+            format!("    {wrong}"),
+            "}".into(),
+            call(&names[0], None),
+        ],
+        Request::Text(ct) => vec![
+            "let body = match &req.payload {".into(),
+            format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(ct)),
+            format!("    _ => {{ {wrong} }}"),
+            "};".into(),
+            call(&names[0], Some("body")),
+        ],
+        Request::Message(id) => {
+            let t = type_name(&model.ty(*id).name);
             vec![
                 "let body = match &req.payload {".into(),
-                format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(ct)),
+                format!(
+                    "    Some(p) if p.media_type() == \"application/bson\" => match {t}::from_payload(p) {{"
+                ),
+                "        Some(m) => m,".into(),
+                format!("        None => {{ {invalid} }}"),
+                "    },".into(),
                 format!("    _ => {{ {wrong} }}"),
                 "};".into(),
                 call(&names[0], Some("body")),
-            ],
-        ),
-        Request::Message(id) => {
-            let t = type_name(&model.ty(*id).name);
-            (
-                vec![method(&names[0], Some(format!("body: {t}")))],
-                vec![
-                    "let body = match &req.payload {".into(),
-                    format!(
-                        "    Some(p) if p.media_type() == \"application/bson\" => match {t}::from_payload(p) {{"
-                    ),
-                    "        Some(m) => m,".into(),
-                    format!("        None => {{ {invalid} }}"),
-                    "    },".into(),
-                    format!("    _ => {{ {wrong} }}"),
-                    "};".into(),
-                    call(&names[0], Some("body")),
-                ],
-            )
+            ]
         }
         Request::Messages(ids) => {
-            let mut methods = Vec::new();
             let mut b = vec![
                 "let p = match &req.payload {".to_string(),
                 "    Some(p) if p.media_type() == \"application/bson\" => p.clone(),".into(),
@@ -338,14 +330,13 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
             ];
             for (name, id) in names.iter().zip(ids) {
                 let t = type_name(&model.ty(*id).name);
-                methods.push(method(name, Some(format!("body: {t}"))));
                 b.push(format!("if let Some(m) = {t}::from_payload(&p) {{"));
                 b.push(format!("    {}", call(name, Some("m"))));
                 b.push("    return;".into());
                 b.push("}".into());
             }
             b.push(invalid);
-            (methods, b)
+            b
         }
         Request::Any(types) => {
             let test = types
@@ -353,18 +344,29 @@ fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
                 .map(|t| format!("p.is_of({})", literal(t)))
                 .collect::<Vec<_>>()
                 .join(" || ");
-            (
-                vec![method(&names[0], Some("body: Payload".into()))],
-                vec![
-                    "let body = match &req.payload {".into(),
-                    format!("    Some(p) if {test} => p.clone(),"),
-                    format!("    _ => {{ {wrong} }}"),
-                    "};".into(),
-                    call(&names[0], Some("body")),
-                ],
-            )
+            vec![
+                "let body = match &req.payload {".into(),
+                format!("    Some(p) if {test} => p.clone(),"),
+                format!("    _ => {{ {wrong} }}"),
+                "};".into(),
+                call(&names[0], Some("body")),
+            ]
         }
-    }
+    };
+    (methods, body)
+}
+
+/// A method's body parameter, if it has one: owned for a server's
+/// method, borrowed for a client's.
+fn body_param(model: &Model, body: &Body, borrowed: bool) -> Option<String> {
+    let amp = if borrowed { "&" } else { "" };
+    Some(match body {
+        Body::None => return None,
+        Body::Text(_) if borrowed => "body: &str".to_string(),
+        Body::Text(_) => "body: String".to_string(),
+        Body::Message(id) => format!("body: {amp}{}", type_name(&model.ty(*id).name)),
+        Body::Payload => format!("body: {amp}Payload"),
+    })
 }
 
 /// The Rust expression of a need entry's path, its captures given as
@@ -404,10 +406,6 @@ fn client(model: &Model, n: &NeedBlock) -> ClientView {
     let mut methods = Vec::new();
     for &e in &n.entries {
         let entry = model.entry(e);
-        let names: Vec<String> = asnames::method_names(model, entry)
-            .iter()
-            .map(|n| snake(n))
-            .collect();
         let caps: Vec<String> = entry
             .path
             .segs
@@ -420,12 +418,21 @@ fn client(model: &Model, n: &NeedBlock) -> ClientView {
             .collect();
         let sig = signature(model, entry);
         let path = client_path(&entry.path);
-        let mut push = |name: &str, body: Option<String>, payload: String| {
+        for (name, body) in methods_of(model, entry) {
+            let payload = match &body {
+                Body::None => "None".to_string(),
+                Body::Text(ct) => format!(
+                    "Some(&Payload::new({}, body.as_bytes().to_vec()))",
+                    literal(ct)
+                ),
+                Body::Message(_) => "Some(&body.to_payload())".to_string(),
+                Body::Payload => "Some(body)".to_string(),
+            };
             let mut p = caps.clone();
-            p.extend(body);
+            p.extend(body_param(model, &body, true));
             p.push("on: impl FnMut(Answer) + 'static".into());
             methods.push(ClientMethodView {
-                name: name.to_string(),
+                name: snake(&name),
                 signature: sig.clone(),
                 doc: doc_lines(&entry.doc),
                 params: p.join(", "),
@@ -433,36 +440,6 @@ fn client(model: &Model, n: &NeedBlock) -> ClientView {
                 path: path.clone(),
                 payload,
             });
-        };
-        match request_kind(model, entry) {
-            Request::None => push(&names[0], None, "None".into()),
-            Request::Text(ct) => push(
-                &names[0],
-                Some("body: &str".into()),
-                format!(
-                    "Some(&Payload::new({}, body.as_bytes().to_vec()))",
-                    literal(&ct)
-                ),
-            ),
-            Request::Message(id) => push(
-                &names[0],
-                Some(format!("body: &{}", type_name(&model.ty(id).name))),
-                "Some(&body.to_payload())".into(),
-            ),
-            Request::Messages(ids) => {
-                for (name, id) in names.iter().zip(&ids) {
-                    push(
-                        name,
-                        Some(format!("body: &{}", type_name(&model.ty(*id).name))),
-                        "Some(&body.to_payload())".into(),
-                    );
-                }
-            }
-            Request::Any(_) => push(
-                &names[0],
-                Some("body: &Payload".into()),
-                "Some(body)".into(),
-            ),
         }
     }
     ClientView {

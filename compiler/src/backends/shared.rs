@@ -68,6 +68,38 @@ impl Request {
     }
 }
 
+/// What a generated method's body parameter is.
+pub(crate) enum Body {
+    /// The entry takes no payload: the method has no body parameter.
+    None,
+    /// Text of this content type.
+    Text(String),
+    /// A decoded message of this type.
+    Message(TypeId),
+    /// The payload as it came (an entry taking several content types).
+    Payload,
+}
+
+/// The methods an entry is given in every language, server's and
+/// client's alike: one, or one per message type it takes; each named as
+/// `asnames` names it (a backend spells the name its own way) and with
+/// what its body is.
+pub(crate) fn methods_of(model: &Model, entry: &EntryDef) -> Vec<(String, Body)> {
+    let names = crate::asnames::method_names(model, entry);
+    let first = names[0].clone();
+    match request_kind(model, entry) {
+        Request::None => vec![(first, Body::None)],
+        Request::Text(ct) => vec![(first, Body::Text(ct))],
+        Request::Message(id) => vec![(first, Body::Message(id))],
+        Request::Messages(ids) => names
+            .into_iter()
+            .zip(ids)
+            .map(|(name, id)| (name, Body::Message(id)))
+            .collect(),
+        Request::Any(_) => vec![(first, Body::Payload)],
+    }
+}
+
 pub(crate) fn request_kind(model: &Model, e: &EntryDef) -> Request {
     let messages: Vec<TypeId> = e
         .request
