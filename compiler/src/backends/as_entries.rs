@@ -4,7 +4,8 @@
 
 use super::as_types::{string_literal, type_name};
 use super::shared::{
-    Body, Refusal, RefusedAs, Request, any_path, every_path, methods_of, request_kind,
+    Body, Refusal, RefusedAs, Request, any_path, condition_of, doc_lines, methods_of, request_kind,
+    signature,
 };
 use crate::asnames;
 use crate::model::*;
@@ -69,44 +70,9 @@ pub(super) struct ClientMethodView {
     pub(super) example_args: String,
 }
 
-pub(super) fn doc_lines(doc: &Option<String>) -> Vec<String> {
-    doc.as_ref()
-        .map(|d| d.lines().map(str::to_string).collect())
-        .unwrap_or_default()
-}
-
 pub(super) fn verb_const(v: oth_syntax::ast::Verb) -> String {
     let s = v.as_str();
     format!("Verb.{}{}", s[..1].to_uppercase(), &s[1..])
-}
-
-pub(super) fn describe(model: &Model, t: &PayloadType) -> String {
-    match t {
-        PayloadType::Content(c) if c.text == STAT_CONTENT_TYPE => "Stat".into(),
-        PayloadType::Content(c) => c.text.clone(),
-        PayloadType::Message(id) => model.ty(*id).name.clone(),
-        PayloadType::Unknown => "?".into(),
-    }
-}
-
-pub(super) fn signature(model: &Model, e: &EntryDef) -> String {
-    let mut s = format!("{} {}", e.path, e.verb.as_str());
-    if e.operator {
-        s = format!("{} operator {}", e.path, e.verb.as_str());
-    }
-    if !e.request.is_empty() {
-        let types: Vec<String> = e.request.iter().map(|t| describe(model, t)).collect();
-        s.push(' ');
-        s.push_str(&types.join(" | "));
-    }
-    if let Some(a) = &e.answer {
-        s.push_str(" -> ");
-        s.push_str(&describe(model, a));
-        if e.stream && !e.verb.always_streams() {
-            s.push('*');
-        }
-    }
-    s
 }
 
 /// The capture arguments of a path pattern, and a `**` remainder.
@@ -129,25 +95,10 @@ pub(super) fn param_decls(path: &PathPattern) -> Vec<String> {
         .collect()
 }
 
-/// The AS condition that the segments `s` match a pattern; empty for `/**`,
-/// which every path matches.
+/// The AS condition that the segments `s` match a pattern (the shared
+/// `Condition`); empty for `/**`, which every path matches.
 pub(super) fn condition(path: &PathPattern) -> String {
-    if every_path(path) {
-        return String::new();
-    }
-    let rest = path.segs.iter().any(|s| matches!(s, Seg::Rest));
-    let fixed = path.segs.iter().filter(|s| !matches!(s, Seg::Rest)).count();
-    let mut parts = vec![if rest {
-        format!("s.length >= {fixed}")
-    } else {
-        format!("s.length == {fixed}")
-    }];
-    for (i, seg) in path.segs.iter().enumerate() {
-        if let Seg::Literal(l) = seg {
-            parts.push(format!("s[{i}] == {}", string_literal(l)));
-        }
-    }
-    parts.join(" && ")
+    condition_of(path).map_or_else(String::new, |c| c.render("s.length", string_literal))
 }
 
 /// The arguments a route passes for the captures and the `**` remainder.

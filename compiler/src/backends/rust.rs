@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::rust_types::{self, literal, snake, type_name};
 use super::shared::{
-    Body, Refusal, RefusedAs, Request, any_path, every_path, methods_of, objects_of, request_kind,
-    route_order, shared_needs,
+    Body, Refusal, RefusedAs, Request, any_path, condition_of, doc_lines, methods_of, objects_of,
+    request_kind, route_order, shared_needs, signature,
 };
 use super::stamp::{Generated, stamped};
 use crate::asnames;
@@ -140,12 +140,6 @@ fn templates() -> Handlebars<'static> {
     hb
 }
 
-fn doc_lines(doc: &Option<String>) -> Vec<String> {
-    doc.as_ref()
-        .map(|d| d.lines().map(str::to_string).collect())
-        .unwrap_or_default()
-}
-
 fn verb(v: Verb) -> String {
     format!("Verb::{}", asnames::pascal(v.as_str()))
 }
@@ -170,52 +164,11 @@ fn path_params(path: &PathPattern) -> (Vec<String>, Vec<String>) {
     (params, args)
 }
 
-/// The condition that the segments `s` match a pattern; empty for `/**`,
-/// which every path matches (`s.len() >= 0` would be a comparison the
-/// compiler warns is always true).
+/// The condition that the segments `s` match a pattern (the shared
+/// `Condition`); empty for `/**`, which every path matches (`s.len() >= 0`
+/// would be a comparison the compiler warns is always true).
 fn condition(path: &PathPattern) -> String {
-    if every_path(path) {
-        return String::new();
-    }
-    let rest = path.segs.iter().any(|s| matches!(s, Seg::Rest));
-    let fixed = path.segs.iter().filter(|s| !matches!(s, Seg::Rest)).count();
-    let mut parts = vec![if rest {
-        format!("s.len() >= {fixed}")
-    } else {
-        format!("s.len() == {fixed}")
-    }];
-    for (i, seg) in path.segs.iter().enumerate() {
-        if let Seg::Literal(l) = seg {
-            parts.push(format!("s[{i}] == {}", literal(l)));
-        }
-    }
-    parts.join(" && ")
-}
-
-fn signature(model: &Model, e: &EntryDef) -> String {
-    let describe = |t: &PayloadType| match t {
-        PayloadType::Content(c) if c.text == STAT_CONTENT_TYPE => "Stat".to_string(),
-        PayloadType::Content(c) => c.text.clone(),
-        PayloadType::Message(id) => model.ty(*id).name.clone(),
-        PayloadType::Unknown => "?".into(),
-    };
-    let mut s = format!("{} {}", e.path, e.verb.as_str());
-    if e.operator {
-        s = format!("{} operator {}", e.path, e.verb.as_str());
-    }
-    if !e.request.is_empty() {
-        let types: Vec<String> = e.request.iter().map(describe).collect();
-        s.push(' ');
-        s.push_str(&types.join(" | "));
-    }
-    if let Some(a) = &e.answer {
-        s.push_str(" -> ");
-        s.push_str(&describe(a));
-        if e.stream && !e.verb.always_streams() {
-            s.push('*');
-        }
-    }
-    s
+    condition_of(path).map_or_else(String::new, |c| c.render("s.len()", literal))
 }
 
 /// A route's line failing the request as `r` says, and returning.

@@ -129,6 +129,46 @@ pub(crate) fn request_kind(model: &Model, e: &EntryDef) -> Request {
     }
 }
 
+/// A doc comment as the lines a template puts its marks before.
+pub(crate) fn doc_lines(doc: &Option<String>) -> Vec<String> {
+    doc.as_ref()
+        .map(|d| d.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// A payload type as an entry's line in the header writes it (`Stat` for
+/// stat records).
+fn describe(model: &Model, t: &PayloadType) -> String {
+    match t {
+        PayloadType::Content(c) if c.text == STAT_CONTENT_TYPE => "Stat".into(),
+        PayloadType::Content(c) => c.text.clone(),
+        PayloadType::Message(id) => model.ty(*id).name.clone(),
+        PayloadType::Unknown => "?".into(),
+    }
+}
+
+/// An entry as its header line reads (`/items/{id} write Note -> Note`):
+/// the first line of every generated method's doc, in both languages.
+pub(crate) fn signature(model: &Model, e: &EntryDef) -> String {
+    let mut s = format!("{} {}", e.path, e.verb.as_str());
+    if e.operator {
+        s = format!("{} operator {}", e.path, e.verb.as_str());
+    }
+    if !e.request.is_empty() {
+        let types: Vec<String> = e.request.iter().map(|t| describe(model, t)).collect();
+        s.push(' ');
+        s.push_str(&types.join(" | "));
+    }
+    if let Some(a) = &e.answer {
+        s.push_str(" -> ");
+        s.push_str(&describe(model, a));
+        if e.stream && !e.verb.always_streams() {
+            s.push('*');
+        }
+    }
+    s
+}
+
 /// The objects file `file` declares.
 pub(crate) fn objects_of(model: &Model, file: FileIx) -> Vec<ObjectId> {
     (0..model.objects.len())
@@ -139,8 +179,52 @@ pub(crate) fn objects_of(model: &Model, file: FileIx) -> Vec<ObjectId> {
 
 /// Whether a pattern is `/**`: every path matches it, so a route to it
 /// tests no segments (a backend gives it an empty condition).
-pub(crate) fn every_path(path: &PathPattern) -> bool {
+fn every_path(path: &PathPattern) -> bool {
     matches!(path.segs.as_slice(), [Seg::Rest])
+}
+
+/// What a route tests of a request's segments: how many there are
+/// (exactly, or at least with a `**`), and the literal that some places
+/// hold.
+pub(crate) struct Condition {
+    pub at_least: bool,
+    pub count: usize,
+    /// (place, literal), in order.
+    pub literals: Vec<(usize, String)>,
+}
+
+/// The condition of a route to `path`; `None` for `/**`, which every path
+/// matches (a backend gives it an empty condition).
+pub(crate) fn condition_of(path: &PathPattern) -> Option<Condition> {
+    if every_path(path) {
+        return None;
+    }
+    Some(Condition {
+        at_least: path.segs.iter().any(|s| matches!(s, Seg::Rest)),
+        count: path.segs.iter().filter(|s| !matches!(s, Seg::Rest)).count(),
+        literals: path
+            .segs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                Seg::Literal(l) => Some((i, l.clone())),
+                _ => None,
+            })
+            .collect(),
+    })
+}
+
+impl Condition {
+    /// The condition in a language's syntax: `length` is how it counts
+    /// `s` (`s.length`, `s.len()`), `literal` how it writes a string.
+    pub(crate) fn render(&self, length: &str, literal: impl Fn(&str) -> String) -> String {
+        let op = if self.at_least { ">=" } else { "==" };
+        let mut parts = vec![format!("{length} {op} {}", self.count)];
+        for (i, l) in &self.literals {
+            parts.push(format!("s[{i}] == {}", literal(l)));
+        }
+        parts.join(" && ")
+    }
 }
 
 /// The distinct conditions (in route order) under which some route serves
