@@ -132,13 +132,7 @@ fn render(
     template: &str,
     types_out: Option<&mut String>,
 ) -> (String, String, String) {
-    let source = model.files[file.index()].name.clone();
-    let base = std::path::Path::new(&source)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| source.clone());
-    // `Store.wasm#othismo:header` → `Store.wasm`.
-    let base = base.split('#').next().unwrap_or(&base).to_string();
+    let base = super::shared::source_base(model, file);
     let objects = super::shared::objects_of(model, file);
     let types = model.types_for(file, &objects);
     let mut helpers = Helpers::default();

@@ -82,12 +82,7 @@ struct ClientMethodView {
 /// The Rust bindings of `file` (`source_text` is its text, hashed into
 /// the first line as for the AssemblyScript bindings).
 pub fn generate(model: &Model, file: FileIx, source_text: &str) -> Generated {
-    let source = model.files[file.index()].name.clone();
-    let base = std::path::Path::new(&source)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| source.clone());
-    let base = base.split('#').next().unwrap_or(&base).to_string();
+    let base = super::shared::source_base(model, file);
     let objects = objects_of(model, file);
     let types = model.types_for(file, &objects);
     let mut code = String::new();

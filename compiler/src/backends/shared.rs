@@ -169,6 +169,17 @@ pub(crate) fn signature(model: &Model, e: &EntryDef) -> String {
     s
 }
 
+/// The file name the bindings of `file` are named after and say they
+/// come from: `Greeter.oth`, and for a header read from a module
+/// (`Store.wasm#othismo:header`), `Store.wasm`.
+pub(crate) fn source_base(model: &Model, file: FileIx) -> String {
+    let source = &model.files[file.index()].name;
+    let base = std::path::Path::new(source)
+        .file_name()
+        .map_or_else(|| source.clone(), |n| n.to_string_lossy().into_owned());
+    base.split('#').next().unwrap_or(&base).to_string()
+}
+
 /// The objects file `file` declares.
 pub(crate) fn objects_of(model: &Model, file: FileIx) -> Vec<ObjectId> {
     (0..model.objects.len())
