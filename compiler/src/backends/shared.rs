@@ -1,7 +1,14 @@
-//! What every language's bindings share, decided once: how an entry's
-//! request payload reaches its method, the order routes are tried in, and
-//! the clients of a file's objects (one per mount point, shared). Each
-//! backend (`assemblyscript`, `rust`) writes these in its own language.
+//! The binding model: what every language's bindings are, decided once.
+//! How an entry's request payload reaches its method (`request_kind`),
+//! which methods an entry gets and each one's body (`methods_of`), why a
+//! route refuses a request and with which status (`Refusal`), what a
+//! route tests of a path (`Condition`) and in which order routes are
+//! tried, each method's header line and doc, the name the bindings are
+//! called after, and the clients of a file's objects (one per mount
+//! point, shared). Each backend (`assemblyscript`, `rust`) only spells
+//! these in its own language; neither decides anything the other must
+//! decide the same way (`tests/codegen_routing.rs` holds both generated
+//! servers to one table).
 
 use std::collections::HashMap;
 
