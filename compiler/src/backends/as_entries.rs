@@ -206,87 +206,7 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
     }
     for &e in &order {
         let entry = model.entry(e);
-        let names = asnames::method_names(model, entry);
-        let mut args = vec!["req".to_string()];
-        args.extend(route_args(&entry.path));
-        let call = |name: &str, body: Option<&str>| {
-            let mut a = args.clone();
-            a.extend(body.map(str::to_string));
-            format!("this.{name}({})", a.join(", "))
-        };
-        let kind = request_kind(model, entry);
-        let wrong = refuse(&kind.wrong_type(model));
-        let invalid = kind.not_a_message(model).map(|r| refuse(&r));
-        let body = match &kind {
-            Request::None => vec![
-                "if (req.payload != null) {".into(),
-                format!("  {wrong}"),
-                "  return".into(),
-                "}".into(),
-                call(&names[0], None),
-            ],
-            Request::Text(ct) => vec![
-                "const p = req.payload".into(),
-                format!("if (p == null || !p.isOf({})) {{", string_literal(ct)),
-                format!("  {wrong}"),
-                "  return".into(),
-                "}".into(),
-                call(&names[0], Some("p.asText()")),
-            ],
-            Request::Message(id) => {
-                let t = type_name(&model.ty(*id).name);
-                vec![
-                    "const p = req.payload".into(),
-                    "if (p == null || p.mediaType() != bson.BSON) {".into(),
-                    format!("  {wrong}"),
-                    "  return".into(),
-                    "}".into(),
-                    format!("const m = {t}.fromPayload(p)"),
-                    "if (m == null) {".into(),
-                    format!("  {}", invalid.unwrap_or_default()),
-                    "  return".into(),
-                    "}".into(),
-                    call(&names[0], Some("m")),
-                ]
-            }
-            Request::Messages(ids) => {
-                let mut b = vec![
-                    "const p = req.payload".into(),
-                    "if (p == null || p.mediaType() != bson.BSON) {".into(),
-                    format!("  {wrong}"),
-                    "  return".into(),
-                    "}".into(),
-                    "const m = bson.decode(p)".into(),
-                ];
-                for (name, id) in names.iter().zip(ids) {
-                    let t = type_name(&model.ty(*id).name);
-                    b.push(format!("if (m instanceof {t}) {{"));
-                    b.push(format!(
-                        "  {}",
-                        call(name, Some(&format!("changetype<{t}>(m)")))
-                    ));
-                    b.push("  return".into());
-                    b.push("}".into());
-                }
-                b.push(invalid.unwrap_or_default());
-                b
-            }
-            Request::Any(types) => {
-                let test = types
-                    .iter()
-                    .map(|t| format!("p.isOf({})", string_literal(t)))
-                    .collect::<Vec<_>>()
-                    .join(" || ");
-                vec![
-                    "const p = req.payload".into(),
-                    format!("if (p == null || !({test})) {{"),
-                    format!("  {wrong}"),
-                    "  return".into(),
-                    "}".into(),
-                    call(&names[0], Some("p")),
-                ]
-            }
-        };
+        let body = route_body(model, entry);
         routes.push(RouteView {
             verb: verb_const(entry.verb),
             condition: condition(&entry.path),
@@ -305,6 +225,93 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
         any_path,
         every_path,
         uses_segments,
+    }
+}
+
+/// The lines of the route to serves entry `entry`: the payload checked
+/// as the entry takes it (refused as the binding model says), then its
+/// method called.
+fn route_body(model: &Model, entry: &EntryDef) -> Vec<String> {
+    let names = asnames::method_names(model, entry);
+    let mut args = vec!["req".to_string()];
+    args.extend(route_args(&entry.path));
+    let call = |name: &str, body: Option<&str>| {
+        let mut a = args.clone();
+        a.extend(body.map(str::to_string));
+        format!("this.{name}({})", a.join(", "))
+    };
+    let kind = request_kind(model, entry);
+    let wrong = refuse(&kind.wrong_type(model));
+    let invalid = kind.not_a_message(model).map(|r| refuse(&r));
+    match &kind {
+        Request::None => vec![
+            "if (req.payload != null) {".into(),
+            format!("  {wrong}"),
+            "  return".into(),
+            "}".into(),
+            call(&names[0], None),
+        ],
+        Request::Text(ct) => vec![
+            "const p = req.payload".into(),
+            format!("if (p == null || !p.isOf({})) {{", string_literal(ct)),
+            format!("  {wrong}"),
+            "  return".into(),
+            "}".into(),
+            call(&names[0], Some("p.asText()")),
+        ],
+        Request::Message(id) => {
+            let t = type_name(&model.ty(*id).name);
+            vec![
+                "const p = req.payload".into(),
+                "if (p == null || p.mediaType() != bson.BSON) {".into(),
+                format!("  {wrong}"),
+                "  return".into(),
+                "}".into(),
+                format!("const m = {t}.fromPayload(p)"),
+                "if (m == null) {".into(),
+                format!("  {}", invalid.unwrap_or_default()),
+                "  return".into(),
+                "}".into(),
+                call(&names[0], Some("m")),
+            ]
+        }
+        Request::Messages(ids) => {
+            let mut b = vec![
+                "const p = req.payload".into(),
+                "if (p == null || p.mediaType() != bson.BSON) {".into(),
+                format!("  {wrong}"),
+                "  return".into(),
+                "}".into(),
+                "const m = bson.decode(p)".into(),
+            ];
+            for (name, id) in names.iter().zip(ids) {
+                let t = type_name(&model.ty(*id).name);
+                b.push(format!("if (m instanceof {t}) {{"));
+                b.push(format!(
+                    "  {}",
+                    call(name, Some(&format!("changetype<{t}>(m)")))
+                ));
+                b.push("  return".into());
+                b.push("}".into());
+            }
+            b.push(invalid.unwrap_or_default());
+            b
+        }
+        Request::Any(types) => {
+            let test = types
+                .iter()
+                .map(|t| format!("p.isOf({})", string_literal(t)))
+                .collect::<Vec<_>>()
+                .join(" || ");
+            vec![
+                "const p = req.payload".into(),
+                format!("if (p == null || !({test})) {{"),
+                format!("  {wrong}"),
+                "  return".into(),
+                "}".into(),
+                call(&names[0], Some("p")),
+            ]
+        }
     }
 }
 
