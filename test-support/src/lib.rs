@@ -296,9 +296,6 @@ pub fn ensure_debian_tool(bin: &str, package: &str) -> Result<(), String> {
     ensure_debian_package(package, &format!("`{bin}`"), &found)
 }
 
-/// Makes sure Debian's `package` is installed when `found` says what it
-/// gives (`what`, in words) is missing: `apt-get install`, saying so on
-/// stderr. For what no single command shows (an Emacs library, say).
 /// A Rust toolchain that builds `wasm32-unknown-unknown`: rustup's target
 /// when installed, else Debian's `rustc`, `cargo`, `libstd-rust-dev-wasm32`
 /// and `lld-14` (installed with apt-get when missing, saying so).
@@ -343,6 +340,40 @@ pub fn ensure_python_module(module: &str, package: &str) -> Result<(), String> {
             .output()
             .is_ok_and(|o| o.status.success())
     };
+    installed_once(&found, || {
+        eprintln!(
+            "test set-up: Python's `{module}` is missing; installing PyPI's `{package}` (python3 -m pip install {package})"
+        );
+        let pip = |extra: &[&str]| {
+            Command::new("python3")
+                .args(["-m", "pip", "install", "-q", package])
+                .args(extra)
+                .stdout(Stdio::null())
+                .status()
+                .map_err(|e| format!("cannot run python3 -m pip: {e}"))
+        };
+        // A Python that Debian manages refuses pip without this flag.
+        if !pip(&[])?.success() {
+            pip(&["--break-system-packages"])?;
+        }
+        if found() {
+            Ok(())
+        } else {
+            Err(format!(
+                "`pip install {package}` did not make `{module}` importable; install it by hand to run this test"
+            ))
+        }
+    })
+}
+
+/// What `found` says is there, or else `install` run, by one test at a
+/// time: the tests of one binary run on threads, and a second apt-get or
+/// pip fails or races while the first installs. Once the lock is ours,
+/// what another test installed meanwhile counts.
+fn installed_once(
+    found: &dyn Fn() -> bool,
+    install: impl FnOnce() -> Result<(), String>,
+) -> Result<(), String> {
     if found() {
         return Ok(());
     }
@@ -351,67 +382,40 @@ pub fn ensure_python_module(module: &str, package: &str) -> Result<(), String> {
     if found() {
         return Ok(());
     }
-    eprintln!(
-        "test set-up: Python's `{module}` is missing; installing PyPI's `{package}` (python3 -m pip install {package})"
-    );
-    let pip = |extra: &[&str]| {
-        Command::new("python3")
-            .args(["-m", "pip", "install", "-q", package])
-            .args(extra)
-            .stdout(Stdio::null())
-            .status()
-            .map_err(|e| format!("cannot run python3 -m pip: {e}"))
-    };
-    // A Python that Debian manages refuses pip without this flag.
-    if !pip(&[])?.success() {
-        pip(&["--break-system-packages"])?;
-    }
-    if found() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`pip install {package}` did not make `{module}` importable; install it by hand to run this test"
-        ))
-    }
+    install()
 }
 
+/// Makes sure Debian's `package` is installed when `found` says what it
+/// gives (`what`, in words) is missing: `apt-get install`, saying so on
+/// stderr. For what no single command shows (an Emacs library, say).
 pub fn ensure_debian_package(
     package: &str,
     what: &str,
     found: &dyn Fn() -> bool,
 ) -> Result<(), String> {
-    if found() {
-        return Ok(());
-    }
-    // One install at a time: the tests of one binary run on threads, and
-    // apt-get fails at once (exit 100) when another holds its lock. Once
-    // the lock is ours, what another test installed meanwhile counts.
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if found() {
-        return Ok(());
-    }
-    eprintln!(
-        "test set-up: {what} is missing; installing Debian's `{package}` (apt-get update && apt-get install -y {package})"
-    );
-    let run = |args: &[&str]| {
-        Command::new("apt-get")
-            // Another process's apt-get (not a test's): wait for its lock.
-            .args(["-o", "DPkg::Lock::Timeout=600"])
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .stdout(Stdio::null())
-            .status()
-            .map_err(|e| format!("cannot run apt-get: {e}"))
-    };
-    run(&["update", "-q"])?;
-    let status = run(&["install", "-y", "-q", package])?;
-    if !status.success() || !found() {
-        return Err(format!(
-            "`apt-get install {package}` failed ({status}); install it by hand to run this test"
-        ));
-    }
-    Ok(())
+    installed_once(found, || {
+        eprintln!(
+            "test set-up: {what} is missing; installing Debian's `{package}` (apt-get update && apt-get install -y {package})"
+        );
+        let run = |args: &[&str]| {
+            Command::new("apt-get")
+                // Another process's apt-get (not a test's): wait for its lock.
+                .args(["-o", "DPkg::Lock::Timeout=600"])
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .stdout(Stdio::null())
+                .status()
+                .map_err(|e| format!("cannot run apt-get: {e}"))
+        };
+        run(&["update", "-q"])?;
+        let status = run(&["install", "-y", "-q", package])?;
+        if !status.success() || !found() {
+            return Err(format!(
+                "`apt-get install {package}` failed ({status}); install it by hand to run this test"
+            ));
+        }
+        Ok(())
+    })
 }
 
 pub fn copy_of_dir(dir: &Path, base: &str, name: &str) -> PathBuf {
