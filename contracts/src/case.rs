@@ -6,6 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use othc::model::{EntryId, Model, ObjectDef, Verb};
+use othismo_runtime::abi::{Errno, Failure};
 use othismo_runtime::probe::{Call, Carried, Probe, Stopped};
 use othismo_runtime::{Payload, probe};
 
@@ -78,7 +79,7 @@ struct World<'a, 'b> {
     trace: Vec<String>,
     delivered: usize,
     /// The code each errno was failed with.
-    codes: HashMap<i32, String>,
+    codes: HashMap<Errno, String>,
     requests: Vec<Request>,
     /// What each request was answered with (kept for the round trip).
     answers: HashMap<i32, Vec<Payload>>,
@@ -99,7 +100,7 @@ impl World<'_, '_> {
             (
                 Kind::Stopped {
                     during: During::Start,
-                    why: e,
+                    why: e.to_string(),
                 },
                 None,
             )
@@ -224,12 +225,7 @@ impl World<'_, '_> {
                     done,
                     payload,
                 } => probe.answer(ticket, done, &payload),
-                Delivery::Error {
-                    ticket,
-                    errno,
-                    code,
-                    desc,
-                } => probe.error(ticket, errno, &code, &desc),
+                Delivery::Error { ticket, failure } => probe.error(ticket, &failure),
             }
             .map_err(|Stopped(why)| {
                 (
@@ -299,14 +295,10 @@ impl World<'_, '_> {
                 ));
                 self.answer(id, done, payload, k)
             }
-            Call::Fail {
-                id,
-                errno,
-                code,
-                desc,
-            } => {
+            Call::Fail { id, failure } => {
+                let Failure { errno, code, desc } = &failure;
                 self.note(format!("  ← it fails #{id}: {errno} {code}: {desc}"));
-                self.fail(id, errno, code, k)
+                self.fail(id, &failure, k)
             }
         }
     }
@@ -397,11 +389,11 @@ impl World<'_, '_> {
         Ok(())
     }
 
-    fn fail(&mut self, id: i32, no: i32, code: String, k: Option<usize>) -> Result<(), Failed> {
+    fn fail(&mut self, id: i32, failure: &Failure, k: Option<usize>) -> Result<(), Failed> {
         let at = usize::try_from(id - 1)
             .ok()
             .filter(|&i| i < self.requests.len());
-        if let Some(kind) = judge::error(&mut self.codes, no, &code) {
+        if let Some(kind) = judge::error(&mut self.codes, failure) {
             return Err((kind, at.or(k)));
         }
         if let Some(t) = self.tracked.get_mut(&id) {

@@ -4,6 +4,7 @@
 
 use othc::diagnostics::{Code, Diagnostic, Label, ToDiagnostic};
 use othc::source::FileSpan;
+use othismo_runtime::abi::Errno;
 
 /// When an instance stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +32,7 @@ pub enum Kind {
     BadInputAccepted { wrong: String },
     /// E0906: one errno under two codes.
     ErrnoCodes {
-        errno: i32,
+        errno: Errno,
         code: String,
         other: String,
     },

@@ -13,6 +13,7 @@ use othc::check::Checked;
 use othc::model::{EntryId, ImageId, PathPattern, Shape, Verb};
 use othc::namespace::path::{parse_request, strip_prefix};
 use othc::namespace::route::{Route, select};
+use othismo_runtime::abi::{Errno, Failure};
 use othismo_runtime::probe::image::{Came, ImageProbe, Outcome};
 use othismo_runtime::{Io, Limits};
 
@@ -157,7 +158,7 @@ fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
             ran.failed = Some((
                 Kind::Stopped {
                     during: During::Start,
-                    why: e.0,
+                    why: e.to_string(),
                 },
                 None,
             ));
@@ -165,7 +166,8 @@ fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
         }
     };
     ran.trace.push("start (its startup requests sent)".into());
-    if let Err(why) = probe.start() {
+    if let Err(e) = probe.start() {
+        let why = e.to_string();
         ran.trace.push(format!("✗ {why}"));
         ran.failed = Some((
             Kind::Stopped {
@@ -216,7 +218,7 @@ fn judge_outcome(
     k: usize,
     req: &Request,
     outcome: &Outcome,
-    codes: &mut HashMap<i32, String>,
+    codes: &mut HashMap<Errno, String>,
     trace: &mut Vec<String>,
     probe: &mut ImageProbe,
 ) -> Result<(), Kind> {
@@ -250,10 +252,11 @@ fn judge_outcome(
                 }
                 ended = *done || !stream;
             }
-            Came::Error { errno, code, desc } => {
+            Came::Error(failure) => {
+                let Failure { errno, code, desc } = failure;
                 trace.push(format!("  ← error {errno} {code}: {desc}"));
                 // The runtime's own refusals are not the image's answers.
-                if let Some(kind) = judge::error(codes, *errno, code) {
+                if let Some(kind) = judge::error(codes, failure) {
                     return Err(kind);
                 }
                 ended = true;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use othc::model::Model;
 use othismo_runtime::Payload;
-use othismo_runtime::abi::errno;
+use othismo_runtime::abi::{Errno, Failure};
 
 use crate::conform;
 use crate::findings::Kind;
@@ -43,12 +43,13 @@ pub fn answer(
     why.map(|why| Kind::AnswerNotDeclared { why })
 }
 
-/// What is wrong with failing with `errno` as `code`, given the code each
-/// errno was failed with so far (`codes`, updated).
-pub fn error(codes: &mut HashMap<i32, String>, no: i32, code: &str) -> Option<Kind> {
+/// What is wrong with `failure`, given the code each errno was failed with
+/// so far (`codes`, updated).
+pub fn error(codes: &mut HashMap<Errno, String>, failure: &Failure) -> Option<Kind> {
+    let (no, code) = (failure.errno, failure.code.as_str());
     // The runtime's own errnos have their codes; a server's own keeps the
     // first code it was failed with.
-    let other = match errno::known(no) {
+    let other = match no.known() {
         Some(known) if known != code => Some(known.to_string()),
         Some(_) => None,
         None => codes.get(&no).filter(|c| *c != code).cloned(),
@@ -67,23 +68,29 @@ pub fn error(codes: &mut HashMap<i32, String>, no: i32, code: &str) -> Option<Ki
 #[cfg(test)]
 mod tests {
     use super::*;
+    use othismo_runtime::abi::errno;
+
+    fn failed(no: Errno, code: &str) -> Failure {
+        Failure::new(no, code, "")
+    }
 
     #[test]
     fn the_runtimes_errnos_keep_their_codes_and_a_servers_own_keep_their_first() {
         let mut codes = HashMap::new();
         // The runtime's own: its code, whatever came before.
-        assert!(error(&mut codes, errno::NOT_FOUND, "not_found").is_none());
+        assert!(error(&mut codes, &failed(errno::NOT_FOUND, "not_found")).is_none());
         assert!(matches!(
-            error(&mut codes, errno::NOT_FOUND, "missing"),
+            error(&mut codes, &failed(errno::NOT_FOUND, "missing")),
             Some(Kind::ErrnoCodes { other, .. }) if other == "not_found"
         ));
         // A server's own (here 200, even failed as `error`, the word the
         // runtime gives numbers it does not know): the first code it came
         // with.
-        assert!(error(&mut codes, 200, "error").is_none());
-        assert!(error(&mut codes, 200, "error").is_none());
+        let own = Errno::new(200).unwrap();
+        assert!(error(&mut codes, &failed(own, "error")).is_none());
+        assert!(error(&mut codes, &failed(own, "error")).is_none());
         assert!(matches!(
-            error(&mut codes, 200, "out_of_stock"),
+            error(&mut codes, &failed(own, "out_of_stock")),
             Some(Kind::ErrnoCodes { other, .. }) if other == "error"
         ));
     }

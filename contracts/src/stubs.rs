@@ -7,7 +7,7 @@ use othc::model::{Model, ObjectDef, Verb};
 use othc::namespace::needs::entry_for;
 use othc::namespace::path::parse_request;
 use othismo_runtime::Payload;
-use othismo_runtime::abi::errno;
+use othismo_runtime::abi::{Errno, Failure, errno};
 use othismo_runtime::probe::Carried;
 
 use crate::choices::Choices;
@@ -23,9 +23,7 @@ pub enum Delivery {
     },
     Error {
         ticket: i32,
-        errno: i32,
-        code: String,
-        desc: String,
+        failure: Failure,
     },
 }
 
@@ -54,18 +52,16 @@ impl Delivery {
                         p.data.len()
                     ))
             ),
-            Delivery::Error {
-                ticket,
-                errno,
-                code,
-                ..
-            } => format!("error for ticket {ticket}: {errno} {code}"),
+            Delivery::Error { ticket, failure } => format!(
+                "error for ticket {ticket}: {} {}",
+                failure.errno, failure.code
+            ),
         }
     }
 }
 
 /// The errors a stub answers with, sometimes: what servers fail with.
-const ERRORS: [i32; 5] = [
+const ERRORS: [Errno; 5] = [
     errno::NOT_FOUND,
     errno::INVALID,
     errno::UNAVAILABLE,
@@ -90,9 +86,7 @@ pub fn answer(
         // The runtime answers it so: no stub ever sees it.
         return Ok(vec![Delivery::Error {
             ticket,
-            errno: errno::INVALID,
-            code: errno::code(errno::INVALID).to_string(),
-            desc: format!("malformed path `{path}`"),
+            failure: Failure::runtime(errno::INVALID, format!("malformed path `{path}`")),
         }]);
     };
     let e = entry_for(model, &object.needs, verb, &segs)
@@ -115,9 +109,7 @@ pub fn answer(
         let no = ERRORS[c.below(ERRORS.len() as u64) as usize];
         return Ok(vec![Delivery::Error {
             ticket,
-            errno: no,
-            code: errno::code(no).to_string(),
-            desc: "an error made by othc test's stub".into(),
+            failure: Failure::runtime(no, "an error made by othc test's stub"),
         }]);
     }
     let value = |c: &mut Choices| need.answer.as_ref().map(|t| inputs::of_type(model, t, c));

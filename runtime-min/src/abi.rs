@@ -16,48 +16,125 @@ pub const READONLY: i32 = 1;
 // Verbs are numbers only at the host boundary (`host`: a number that is
 // not one stops the module that sent it); inside, they are `Verb`s.
 
-/// Errnos (book: reference/wire.md).
-pub mod errno {
-    pub const OK: i32 = 0;
-    pub const NOT_FOUND: i32 = 1;
-    pub const NOT_SUPPORTED: i32 = 2;
-    pub const READ_ONLY: i32 = 3;
-    pub const INVALID: i32 = 4;
-    pub const FORBIDDEN: i32 = 5;
-    pub const UNSUPPORTED_TYPE: i32 = 6;
-    pub const EXISTS: i32 = 7;
-    pub const NOT_EMPTY: i32 = 8;
-    pub const TOO_LARGE: i32 = 9;
-    pub const UNAVAILABLE: i32 = 10;
-    /// A native object's own: the host's file system failed (≥ 100 are a
-    /// server's own codes).
-    pub const IO_ERROR: i32 = 100;
+/// An error's number (book: reference/wire.md): one of the runtime's own,
+/// named in `errno`, or a server's own (any other positive number), whose
+/// code is the server's to choose. Never zero or negative: the host refuses
+/// such a number from a module before one is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Errno(i32);
 
-    /// The code of `e` when it is one of the runtime's own errnos (or a
-    /// native's, `io_error`); `None` for a server's own (any other number),
-    /// whose code is the server's to choose.
-    pub fn known(e: i32) -> Option<&'static str> {
-        Some(match e {
-            OK => "ok",
-            NOT_FOUND => "not_found",
-            NOT_SUPPORTED => "not_supported",
-            READ_ONLY => "read_only",
-            INVALID => "invalid",
-            FORBIDDEN => "forbidden",
-            UNSUPPORTED_TYPE => "unsupported_type",
-            EXISTS => "exists",
-            NOT_EMPTY => "not_empty",
-            TOO_LARGE => "too_large",
-            UNAVAILABLE => "unavailable",
-            IO_ERROR => "io_error",
-            _ => return None,
-        })
+impl Errno {
+    /// `n` as an errno, when it is one (positive).
+    pub fn new(n: i32) -> Option<Errno> {
+        (n > 0).then_some(Errno(n))
     }
 
-    /// The code the runtime gives `e`: its own, or `error` for a number it
+    /// The number on the wire.
+    pub fn get(self) -> i32 {
+        self.0
+    }
+
+    /// Its code when it is one of the runtime's own (or a native's,
+    /// `io_error`); `None` for a server's own.
+    pub fn known(self) -> Option<&'static str> {
+        errno::known(self.0)
+    }
+
+    /// The code the runtime gives it: its own, or `error` for a number it
     /// does not know.
-    pub fn code(e: i32) -> &'static str {
-        known(e).unwrap_or("error")
+    pub fn code(self) -> &'static str {
+        self.known().unwrap_or("error")
+    }
+}
+
+impl std::fmt::Display for Errno {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Why a request failed, as it travels back to its sender: the one failure
+/// type of every delivery (from an instance, a native, the router, another
+/// node).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub errno: Errno,
+    pub code: String,
+    pub desc: String,
+}
+
+impl Failure {
+    pub fn new(errno: Errno, code: impl Into<String>, desc: impl Into<String>) -> Failure {
+        Failure {
+            errno,
+            code: code.into(),
+            desc: desc.into(),
+        }
+    }
+
+    /// One of the runtime's own failures, under the code the runtime gives
+    /// its errno.
+    pub fn runtime(errno: Errno, desc: impl Into<String>) -> Failure {
+        Failure::new(errno, errno.code(), desc)
+    }
+}
+
+/// What a request's sender is given: an answer (the last when `done`), or
+/// the failure that ends it. The one public delivery type: a probe's
+/// outcome, a contract test's stub and the event loop all speak it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Response<P> {
+    Answer { done: bool, payload: Option<P> },
+    Error(Failure),
+}
+
+impl<P> Response<P> {
+    /// Whether nothing follows it: an answer marked `done`, or an error.
+    pub fn is_last(&self) -> bool {
+        !matches!(self, Response::Answer { done: false, .. })
+    }
+}
+
+/// The runtime's own errnos (book: reference/wire.md).
+pub mod errno {
+    use super::Errno;
+
+    pub const NOT_FOUND: Errno = Errno(1);
+    pub const NOT_SUPPORTED: Errno = Errno(2);
+    pub const READ_ONLY: Errno = Errno(3);
+    pub const INVALID: Errno = Errno(4);
+    pub const FORBIDDEN: Errno = Errno(5);
+    pub const UNSUPPORTED_TYPE: Errno = Errno(6);
+    pub const EXISTS: Errno = Errno(7);
+    pub const NOT_EMPTY: Errno = Errno(8);
+    pub const TOO_LARGE: Errno = Errno(9);
+    pub const UNAVAILABLE: Errno = Errno(10);
+    /// A native object's own: the host's file system failed (≥ 100 are a
+    /// server's own codes).
+    pub const IO_ERROR: Errno = Errno(100);
+
+    /// Every errno the runtime names, with its code.
+    pub const NAMED: [(Errno, &str); 11] = [
+        (NOT_FOUND, "not_found"),
+        (NOT_SUPPORTED, "not_supported"),
+        (READ_ONLY, "read_only"),
+        (INVALID, "invalid"),
+        (FORBIDDEN, "forbidden"),
+        (UNSUPPORTED_TYPE, "unsupported_type"),
+        (EXISTS, "exists"),
+        (NOT_EMPTY, "not_empty"),
+        (TOO_LARGE, "too_large"),
+        (UNAVAILABLE, "unavailable"),
+        (IO_ERROR, "io_error"),
+    ];
+
+    /// The code of number `e` when it is one of the runtime's own errnos
+    /// (or a native's, `io_error`), `ok` for 0; `None` for a server's own.
+    pub fn known(e: i32) -> Option<&'static str> {
+        if e == 0 {
+            return Some("ok");
+        }
+        NAMED.iter().find(|(n, _)| n.0 == e).map(|(_, c)| *c)
     }
 }
 
@@ -147,7 +224,7 @@ mod tests {
         assert_eq!(Verb::from_wire(0), None);
         assert_eq!(Verb::from_wire(8), None);
         assert_eq!(Verb::from_wire(i32::MIN), None);
-        let codes: Vec<&str> = (1..=10).map(errno::code).collect();
+        let codes: Vec<&str> = (1..=10).map(|n| Errno::new(n).unwrap().code()).collect();
         assert_eq!(
             codes,
             [
@@ -163,6 +240,19 @@ mod tests {
                 "unavailable"
             ]
         );
+    }
+
+    #[test]
+    fn an_errno_is_positive_and_a_servers_own_is_kept_as_its_number() {
+        assert_eq!(Errno::new(0), None);
+        assert_eq!(Errno::new(-4), None);
+        let own = Errno::new(4711).unwrap();
+        assert_eq!((own.get(), own.known(), own.code()), (4711, None, "error"));
+        assert_eq!(errno::IO_ERROR.known(), Some("io_error"));
+        assert_eq!(errno::known(0), Some("ok"));
+        for (no, code) in errno::NAMED {
+            assert_eq!(Failure::runtime(no, "d").code, code);
+        }
     }
 
     #[test]

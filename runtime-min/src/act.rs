@@ -72,19 +72,12 @@ impl Runtime<'_> {
                     Went::On
                 }
                 Call::Answer { id, done, payload } => self.answer(a, id, done, payload),
-                Call::Fail {
-                    id,
-                    errno,
-                    code,
-                    desc,
-                } => match self.claim(a, id, "failed") {
+                Call::Fail { id, failure } => match self.claim(a, id, "failed") {
                     Claim::Serving(s) => {
                         self.queue.push_back(Event::Error {
                             to: s.from,
                             ticket: s.ticket,
-                            errno,
-                            code,
-                            desc,
+                            failure,
                         });
                         Went::On
                     }

@@ -8,20 +8,21 @@ use std::sync::Arc;
 use othc::model::{EntryId, Seg};
 use othc::namespace::path::push_text;
 
-use crate::abi::errno;
+use crate::abi::{Errno, Failure, errno};
 use crate::natives::Reply;
 use crate::probe::image::Came;
 use crate::workers::Delivery;
 use crate::{Body, Event, Payload, Runtime, Sender, Serving, cluster, route, view};
 
 impl Runtime<'_> {
-    pub(crate) fn fail_to(&mut self, to: Sender, ticket: i32, errno: i32, desc: String) {
+    /// The runtime's own failure `errno` (in words, `desc`) for request
+    /// `ticket` of `to`.
+    pub(crate) fn fail_to(&mut self, to: Sender, ticket: i32, errno: Errno, desc: String) {
+        let failure = Failure::runtime(errno, desc);
         self.queue.push_back(Event::Error {
             to,
             ticket,
-            errno,
-            code: errno::code(errno).into(),
-            desc,
+            failure,
         });
     }
 
@@ -166,10 +167,8 @@ impl Runtime<'_> {
             Event::Error {
                 to,
                 ticket,
-                errno,
-                code,
-                desc,
-            } => self.deliver_error(to, ticket, errno, code, desc),
+                failure,
+            } => self.deliver_error(to, ticket, failure),
             Event::Cancel { to, id } => {
                 if self.actors[to].dead {
                     return;
@@ -228,32 +227,20 @@ impl Runtime<'_> {
 
     /// An error on its way to `to`: to an instance, to the operator (a
     /// startup request failed), or to a caller on another node.
-    fn deliver_error(&mut self, to: Sender, ticket: i32, errno: i32, code: String, desc: String) {
+    fn deliver_error(&mut self, to: Sender, ticket: i32, failure: Failure) {
         match to {
-            Sender::Operator(n) => self.startup_failed(n, errno, &code, &desc),
+            Sender::Operator(n) => self.startup_failed(n, &failure),
             Sender::Remote(k) => {
-                let w = |to, id| cluster::wire::Wire::Error {
-                    to,
-                    id,
-                    errno,
-                    code,
-                    desc,
-                };
+                let w = |to, id| cluster::wire::Wire::Error { to, id, failure };
                 self.answer_remote(k, w, true);
             }
-            Sender::Outside(k) => self.came_back(k, Came::Error { errno, code, desc }),
+            Sender::Outside(k) => self.came_back(k, Came::Error(failure)),
             Sender::Instance(a) => {
                 if !self.actors[a].paced.is_empty() {
                     self.pace_delivery(a, ticket, true);
                 }
                 if let Body::Wasm(_) = &self.actors[a].body {
-                    let d = Delivery::Error {
-                        ticket,
-                        errno,
-                        code,
-                        desc,
-                    };
-                    self.call(a, d);
+                    self.call(a, Delivery::Error { ticket, failure });
                 }
             }
         }

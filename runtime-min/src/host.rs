@@ -10,6 +10,7 @@ use wasmtime::{Caller, Engine, Instance, InstancePre, Linker, Memory, Store, Typ
 use othc::model::Verb;
 
 use crate::Payload;
+use crate::abi::{Errno, Failure};
 use crate::limits::Limits;
 use crate::view::{self, Link, View};
 
@@ -45,9 +46,7 @@ pub enum Call {
     },
     Fail {
         id: i32,
-        errno: i32,
-        code: String,
-        desc: String,
+        failure: Failure,
     },
     Forward {
         id: i32,
@@ -367,19 +366,17 @@ fn fail(
     dp: i32,
     dl: i32,
 ) -> wasmtime::Result<()> {
-    if errno <= 0 {
+    let Some(errno) = Errno::new(errno) else {
         return Err(misuse(
             "fail",
             format!("errno {errno}: an error's errno is a positive number"),
         ));
-    }
+    };
     let code = string(&mut c, "fail", "its code", cp, cl)?;
     let desc = string(&mut c, "fail", "its description", dp, dl)?;
     c.data_mut().hold(Call::Fail {
         id,
-        errno,
-        code,
-        desc,
+        failure: Failure::new(errno, code, desc),
     })
 }
 
@@ -398,12 +395,12 @@ fn bind(
 ) -> wasmtime::Result<i32> {
     let new = string(&mut c, "bind", "its new path", np, nl)?;
     let old = string(&mut c, "bind", "its old path", op, ol)?;
-    Ok(c.data_mut().view.bind(&new, &old, flags))
+    Ok(status(c.data_mut().view.bind(&new, &old, flags)))
 }
 
 fn unmount(mut c: Caller<'_, Host>, pp: i32, pl: i32) -> wasmtime::Result<i32> {
     let path = string(&mut c, "unmount", "its path", pp, pl)?;
-    Ok(c.data_mut().view.unmount(&path))
+    Ok(status(c.data_mut().view.unmount(&path)))
 }
 
 fn expose(
@@ -417,13 +414,18 @@ fn expose(
     let at = string(&mut c, "expose", "its path", ap, al)?;
     let from = string(&mut c, "expose", "its view path", vp, vl)?;
     let host = c.data_mut();
-    Ok(view::expose(
+    Ok(status(view::expose(
         host.view.links(),
         &mut host.exposed,
         &at,
         &from,
         flags,
-    ))
+    )))
+}
+
+/// A view change's result as the module is given it: 0, or the errno.
+fn status(r: Result<(), Errno>) -> i32 {
+    r.err().map_or(0, Errno::get)
 }
 
 impl Wasm {
@@ -561,17 +563,12 @@ impl Wasm {
         result
     }
 
-    pub fn error(
-        &mut self,
-        ticket: i32,
-        errno: i32,
-        code: &str,
-        desc: &str,
-    ) -> wasmtime::Result<()> {
+    pub fn error(&mut self, ticket: i32, failure: &Failure) -> wasmtime::Result<()> {
         let began = self.began();
         self.arm();
-        let (cp, cl) = self.put(code.as_bytes())?;
-        let (dp, dl) = self.put(desc.as_bytes())?;
+        let (cp, cl) = self.put(failure.code.as_bytes())?;
+        let (dp, dl) = self.put(failure.desc.as_bytes())?;
+        let errno = failure.errno.get();
         let result = self
             .error
             .call(&mut self.store, (ticket, errno, cp, cl, dp, dl));

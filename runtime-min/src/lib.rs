@@ -65,6 +65,7 @@ use std::time::Instant;
 use othc::bundle::ImageJson;
 use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
 
+use abi::Failure;
 use host::{Call, Wasm};
 pub use input::{InputLine, Unfit};
 pub use limits::Limits;
@@ -228,9 +229,7 @@ enum Event {
     Error {
         to: Sender,
         ticket: i32,
-        errno: i32,
-        code: String,
-        desc: String,
+        failure: Failure,
     },
     Cancel {
         to: usize,
@@ -243,13 +242,41 @@ enum Event {
     },
 }
 
-/// Why a bundle could not be run (exit status 2).
+/// Why a bundle could not be run (exit status 2), by whose fault.
 #[derive(Debug)]
-pub struct LoadError(pub String);
+pub enum LoadError {
+    /// The file is not a bundle this runtime reads.
+    Bundle(othc::bundle::BundleError),
+    /// Its `image.json` reads, but says what cannot be run (an instance
+    /// with no module, a view or startup request naming what is not there).
+    Image(String),
+    /// Module `module` of the bundle cannot be run: why.
+    Module { module: String, why: String },
+    /// This node's share of a cluster is not given as it must be (its
+    /// flags, its placement).
+    Placement(String),
+    /// The host could not set the run up (the engine, the linker, the
+    /// cluster's servers).
+    Host(String),
+}
 
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            LoadError::Bundle(e) => e.fmt(f),
+            LoadError::Module { module, why } => write!(f, "`{module}`: {why}"),
+            LoadError::Image(why) | LoadError::Placement(why) | LoadError::Host(why) => {
+                f.write_str(why)
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl From<othc::bundle::BundleError> for LoadError {
+    fn from(e: othc::bundle::BundleError) -> LoadError {
+        LoadError::Bundle(e)
     }
 }
 

@@ -45,20 +45,20 @@ impl<'a> Runtime<'a> {
         code: Option<&std::path::Path>,
         cluster: Option<&crate::cluster::ClusterConfig>,
     ) -> Result<Runtime<'a>, LoadError> {
-        let (json, modules) = othc::bundle::read(bundle).map_err(|e| LoadError(e.to_string()))?;
+        let (json, modules) = othc::bundle::read(bundle)?;
         let here = match cluster {
             Some(c) => Some(crate::cluster::placed_here(&json, c)?),
             None => None,
         };
         let prefix = crate::cluster::prefix_of(bundle);
-        let engine =
-            wasmtime::Engine::new(&crate::code::config()).map_err(|e| LoadError(e.to_string()))?;
+        let engine = wasmtime::Engine::new(&crate::code::config())
+            .map_err(|e| LoadError::Host(e.to_string()))?;
         let names = json.instances.iter().map(|i| i.name.clone()).collect();
         let stall = Arc::new(crate::stall::Stall::new(names));
         let ticker = Ticker::start(&engine, Some(stall.clone()));
         let mut io = io;
         let mut compiled = Compiled {
-            linker: host::linker(&engine).map_err(|e| LoadError(e.to_string()))?,
+            linker: host::linker(&engine).map_err(|e| LoadError::Host(e.to_string()))?,
             engine: &engine,
             modules: &modules,
             code,
@@ -94,7 +94,10 @@ impl<'a> Runtime<'a> {
                         wasm_actor(inst, m, module, view, &limits)?
                     }
                     (None, None) => {
-                        return Err(LoadError(format!("instance `{}` has no module", inst.name)));
+                        return Err(LoadError::Image(format!(
+                            "instance `{}` has no module",
+                            inst.name
+                        )));
                     }
                 }
             };
@@ -202,9 +205,8 @@ impl<'b> Compiled<'b> {
     fn header(&mut self, m: &str) -> Result<&(Rc<Header>, String), LoadError> {
         if !self.headers.contains_key(m) {
             let bytes = self.bytes(m)?;
-            let h = othc::header::read(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-            let digest =
-                othc::bundle::header_sha256(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+            let h = othc::header::read(bytes).map_err(|e| module_fault(m, e))?;
+            let digest = othc::bundle::header_sha256(bytes).map_err(|e| module_fault(m, e))?;
             self.headers
                 .insert(m.to_string(), (Rc::new((h.model, h.object)), digest));
         }
@@ -216,7 +218,7 @@ impl<'b> Compiled<'b> {
             .iter()
             .find(|(name, _)| name == m)
             .map(|(_, b)| b.as_slice())
-            .ok_or_else(|| LoadError(format!("the bundle holds no `{m}`")))
+            .ok_or_else(|| module_fault(m, "the bundle does not hold it"))
     }
 
     fn compile(&self, m: &str, err: &mut dyn std::io::Write) -> Result<Module, LoadError> {
@@ -225,20 +227,19 @@ impl<'b> Compiled<'b> {
         // breaks it is refused in its words, not wasmtime's.
         let problems = othc::abi_check::problems(bytes);
         if !problems.is_empty() {
-            return Err(LoadError(format!(
-                "`{m}` breaks the host ABI: {}",
-                problems.join("; ")
-            )));
+            return Err(module_fault(
+                m,
+                format!("it breaks the host ABI: {}", problems.join("; ")),
+            ));
         }
-        let h = othc::header::read(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
-        let digest =
-            othc::bundle::header_sha256(bytes).map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+        let h = othc::header::read(bytes).map_err(|e| module_fault(m, e))?;
+        let digest = othc::bundle::header_sha256(bytes).map_err(|e| module_fault(m, e))?;
         let module = crate::code::module(self.engine, bytes, m, self.code, err)
-            .map_err(|e| LoadError(format!("`{m}`: {e}")))?;
+            .map_err(|e| module_fault(m, e))?;
         let pre = self
             .linker
             .instantiate_pre(&module)
-            .map_err(|e| LoadError(format!("`{m}`: {e:#}")))?;
+            .map_err(|e| module_fault(m, format!("{e:#}")))?;
         Ok(Module {
             pre: Rc::new(pre),
             header: Rc::new((h.model, h.object)),
@@ -254,7 +255,7 @@ fn native_actor(
     natives: &[Rc<Header>],
 ) -> Result<Actor, LoadError> {
     let body = crate::natives::body(n).ok_or_else(|| {
-        LoadError(format!(
+        LoadError::Image(format!(
             "instance `{}`: the runtime has no native object `{n}`",
             inst.name
         ))
@@ -263,7 +264,7 @@ fn native_actor(
         .iter()
         .find(|h| h.1.name == *n)
         .cloned()
-        .ok_or_else(|| LoadError(format!("no header for native `{n}`")))?;
+        .ok_or_else(|| LoadError::Host(format!("no header for native `{n}`")))?;
     Ok(Actor::new(inst.name.clone(), body, header, None))
 }
 
@@ -273,7 +274,7 @@ fn natives_of(json: &othc::bundle::ImageJson) -> Result<Vec<Rc<Header>>, LoadErr
         return Ok(Vec::new());
     }
     Ok(othc::header::natives()
-        .map_err(|e| LoadError(format!("the runtime's own header (othismo:env): {e}")))?
+        .map_err(|e| LoadError::Host(format!("the runtime's own header (othismo:env): {e}")))?
         .into_iter()
         .map(|h| Rc::new((h.model, h.object)))
         .collect())
@@ -295,7 +296,10 @@ fn proxy_actor(
             header.clone()
         }
         (None, None) => {
-            return Err(LoadError(format!("instance `{}` has no module", inst.name)));
+            return Err(LoadError::Image(format!(
+                "instance `{}` has no module",
+                inst.name
+            )));
         }
     };
     let remote = crate::cluster::Remote::new(prefix, &inst.name);
@@ -316,8 +320,10 @@ fn wasm_actor(
     limits: &Limits,
 ) -> Result<Actor, LoadError> {
     held_to_image(inst, m, &module.header, &module.digest)?;
-    let wasm = Wasm::new(&module.pre, view.clone(), limits)
-        .map_err(|e| LoadError(format!("instance `{}` (`{m}`): {e:#}", inst.name)))?;
+    let wasm = Wasm::new(&module.pre, view.clone(), limits).map_err(|e| LoadError::Module {
+        module: m.to_string(),
+        why: format!("instance `{}`: {e:#}", inst.name),
+    })?;
     let supervised = Supervised::new(Rc::clone(&module.pre), view);
     Ok(Actor::new(
         inst.name.clone(),
@@ -336,13 +342,13 @@ fn held_to_image(
     digest: &str,
 ) -> Result<(), LoadError> {
     if header.1.name != inst.object {
-        return Err(LoadError(format!(
+        return Err(LoadError::Image(format!(
             "instance `{}` is a `{}`, but `{m}` declares `{}`",
             inst.name, inst.object, header.1.name
         )));
     }
     if inst.header_sha256.as_deref() != Some(digest) {
-        return Err(LoadError(format!(
+        return Err(LoadError::Image(format!(
             "instance `{}`: the header of `{m}` is not the one the image was checked with",
             inst.name
         )));
@@ -360,13 +366,13 @@ fn startup_requests(
         .iter()
         .map(|s| {
             let to = *index.get(s.target.as_str()).ok_or_else(|| {
-                LoadError(format!(
+                LoadError::Image(format!(
                     "a startup request names `{}`, which is no instance",
                     s.target
                 ))
             })?;
             let path = parse_request(&s.path).ok_or_else(|| {
-                LoadError(format!(
+                LoadError::Image(format!(
                     "a startup request's path `{}` is malformed",
                     s.path
                 ))
@@ -374,4 +380,12 @@ fn startup_requests(
             Ok((to, path.into()))
         })
         .collect()
+}
+
+/// Module `m` of the bundle cannot be run, for `why`.
+fn module_fault(m: &str, why: impl std::fmt::Display) -> LoadError {
+    LoadError::Module {
+        module: m.to_string(),
+        why: why.to_string(),
+    }
 }

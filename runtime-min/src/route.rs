@@ -21,17 +21,17 @@ use othc::namespace::needs::allows;
 use othc::namespace::path::text;
 use othc::namespace::route::{Route, select};
 
-use crate::abi::{self, errno};
+use crate::abi::{self, Errno, errno};
 use crate::view::{self, Aim, Link};
 
 /// Why a request is answered with an error instead of delivered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
-    pub errno: i32,
+    pub errno: Errno,
     pub desc: String,
 }
 
-fn refuse(errno: i32, desc: String) -> Refusal {
+fn refuse(errno: Errno, desc: String) -> Refusal {
     Refusal { errno, desc }
 }
 
@@ -179,16 +179,17 @@ pub fn arrive<'a>(
 /// How the runtime would route `verb path` sent by instance `from` of a
 /// bundle's `image.json`, before anything runs (no exposures, nobody
 /// stopped): the receiver's name, the path there and the entry that
-/// answers, or the refusal. Each
-/// instance's header is the object of its name in `model`. The property
-/// tests hold the checker's verdicts against this.
+/// answers, or the refusal. Each instance's header is the object of its
+/// name in `model`. The property tests hold the checker's verdicts against
+/// this. The outer `Err` is an `image.json` that does not describe `model`
+/// (an object or instance it does not name, a malformed view): no route.
 pub fn probe(
     json: &ImageJson,
     model: &Model,
     from: &str,
     verb: Verb,
     path: &str,
-) -> Result<(String, String, EntryId), Refusal> {
+) -> Result<Result<(String, String, EntryId), Refusal>, String> {
     let index: std::collections::HashMap<&str, usize> = json
         .instances
         .iter()
@@ -203,24 +204,27 @@ pub fn probe(
                 .objects
                 .iter()
                 .find(|o| o.name == i.object)
-                .ok_or_else(|| refuse(0, format!("no object `{}`", i.object)))
+                .ok_or_else(|| format!("no object `{}`", i.object))
         })
         .collect::<Result<_, _>>()?;
     let a = *index
         .get(from)
-        .ok_or_else(|| refuse(0, format!("no instance `{from}`")))?;
+        .ok_or_else(|| format!("no instance `{from}`"))?;
     let views: Vec<Vec<Link>> = json
         .instances
         .iter()
         .map(|i| {
             i.view
                 .iter()
-                .map(|l| crate::view::parse_link(l, &index).map_err(|e| refuse(0, e.0)))
+                .map(|l| crate::view::parse_link(l, &index).map_err(|e| e.to_string()))
                 .collect()
         })
         .collect::<Result<_, _>>()?;
     let aim = Aim::new(&views[a], path);
-    let (to, there, ro) = admit(from, model, objects[a], verb, aim, &mut None)?;
+    let (to, there, ro) = match admit(from, model, objects[a], verb, aim, &mut None) {
+        Ok(admitted) => admitted,
+        Err(r) => return Ok(Err(r)),
+    };
     let party = |k: usize| Party {
         name: &json.instances[k].name,
         model,
@@ -229,10 +233,11 @@ pub fn probe(
         dead: false,
         reached: None,
     };
-    let arrival = arrive(&party, to, there, ro, verb, 0)?;
-    Ok((
-        json.instances[arrival.to].name.clone(),
-        text(&arrival.path),
-        arrival.entry,
-    ))
+    Ok(arrive(&party, to, there, ro, verb, 0).map(|arrival| {
+        (
+            json.instances[arrival.to].name.clone(),
+            text(&arrival.path),
+            arrival.entry,
+        )
+    }))
 }

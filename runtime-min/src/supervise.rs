@@ -19,7 +19,7 @@ use std::time::Instant;
 use wasmtime::InstancePre;
 
 use crate::Limits;
-use crate::abi::{self, errno};
+use crate::abi::{self, Failure, errno};
 use crate::host::{Host, Wasm};
 use crate::view::Link;
 use crate::{Body, Event, Payload, Runtime, Sender, Serving};
@@ -90,15 +90,22 @@ impl Runtime<'_> {
 
     /// Startup request `n` failed: the image is not configured as written,
     /// and it stops before it serves anything (listeners close at once).
-    pub(crate) fn startup_failed(&mut self, n: usize, errno: i32, code: &str, desc: &str) {
+    pub(crate) fn startup_failed(&mut self, n: usize, failure: &Failure) {
         let s = &self.json.startup[n];
-        let _ = writeln!(
-            self.io.err,
-            "error: startup request {} {} failed: {errno} {code}: {desc}\n\
-             the image stops: it is not configured as its startup requests say",
+        let request = format!(
+            "{} {}",
             s.verb.as_str(),
             othc::bundle::tree_path(&s.target, &s.path)
         );
+        let Failure { errno, code, desc } = failure;
+        let _ = writeln!(
+            self.io.err,
+            "error: startup request {request} failed: {errno} {code}: {desc}\n\
+             the image stops: it is not configured as its startup requests say",
+        );
+        if let Some(seen) = &mut self.probed {
+            seen.startup_failed = Some((request, failure.clone()));
+        }
         self.failed = true;
         self.fatal = true;
     }

@@ -53,10 +53,14 @@ impl Runtime<'_> {
             Event::Error {
                 to,
                 ticket,
-                errno,
-                code,
-                desc,
-            } => format!("{}:{ticket} <- error {errno} {code}: {desc}", self.who(*to)),
+                failure,
+            } => format!(
+                "{}:{ticket} <- error {} {}: {}",
+                self.who(*to),
+                failure.errno,
+                failure.code,
+                failure.desc
+            ),
             Event::Cancel { to, id } => format!("{} request {id} cancelled", self.actors[*to].name),
             // `supervise` says what came of it (`note`).
             Event::Restart { .. } => return,

@@ -12,7 +12,7 @@ use othc::model::Seg;
 use othc::namespace::path::longest;
 use othc::namespace::path::parse_request;
 
-use crate::abi::{READONLY, errno};
+use crate::abi::{Errno, READONLY, errno};
 
 /// `at` (in the instance's view, or its served tree for an exposure) leads
 /// to `path` in the served tree of instance `target`.
@@ -31,10 +31,10 @@ pub(crate) fn parse_link(
     index: &HashMap<&str, usize>,
 ) -> Result<Link, crate::LoadError> {
     let target = *index.get(l.target.as_str()).ok_or_else(|| {
-        crate::LoadError(format!("a view names `{}`, which is no instance", l.target))
+        crate::LoadError::Image(format!("a view names `{}`, which is no instance", l.target))
     })?;
     let (Some(at), Some(path)) = (parse_request(&l.at), parse_request(&l.path)) else {
-        return Err(crate::LoadError(format!(
+        return Err(crate::LoadError::Image(format!(
             "a view links `{}` to `{}`: not a path",
             l.at, l.path
         )));
@@ -142,13 +142,13 @@ impl View {
     }
 
     /// `bind`, below; the aims kept are forgotten.
-    pub fn bind(&mut self, new: &str, old: &str, flags: i32) -> i32 {
+    pub fn bind(&mut self, new: &str, old: &str, flags: i32) -> Result<(), Errno> {
         self.aims.clear();
         bind(&mut self.links, new, old, flags)
     }
 
     /// `unmount`, below; the aims kept are forgotten.
-    pub fn unmount(&mut self, path: &str) -> i32 {
+    pub fn unmount(&mut self, path: &str) -> Result<(), Errno> {
         self.aims.clear();
         unmount(&mut self.links, path)
     }
@@ -170,7 +170,7 @@ fn put(links: &mut Vec<Link>, link: Link) {
 
 /// A link at `at` to where `from` leads in `view`, read-only if the way
 /// there is or `flags` says so; or the errno of why not.
-fn link_to(view: &[Link], at: &str, from: &str, flags: i32) -> Result<Link, i32> {
+fn link_to(view: &[Link], at: &str, from: &str, flags: i32) -> Result<Link, Errno> {
     let (Some(at), Some(from)) = (parse_request(at), parse_request(from)) else {
         return Err(errno::INVALID);
     };
@@ -186,42 +186,34 @@ fn link_to(view: &[Link], at: &str, from: &str, flags: i32) -> Result<Link, i32>
     })
 }
 
-/// `bind(new, old, flags)`: what `old` leads to, seen at `new` too. The
-/// result is an errno.
-fn bind(view: &mut Vec<Link>, new: &str, old: &str, flags: i32) -> i32 {
-    match link_to(view, new, old, flags) {
-        Ok(l) => {
-            put(view, l);
-            errno::OK
-        }
-        Err(e) => e,
-    }
+/// `bind(new, old, flags)`: what `old` leads to, seen at `new` too.
+fn bind(view: &mut Vec<Link>, new: &str, old: &str, flags: i32) -> Result<(), Errno> {
+    put(view, link_to(view, new, old, flags)?);
+    Ok(())
 }
 
 /// `unmount(path)`: the links at exactly `path` go.
-fn unmount(view: &mut Vec<Link>, path: &str) -> i32 {
-    let Some(at) = parse_request(path) else {
-        return errno::INVALID;
-    };
+fn unmount(view: &mut Vec<Link>, path: &str) -> Result<(), Errno> {
+    let at = parse_request(path).ok_or(errno::INVALID)?;
     let before = view.len();
     view.retain(|l| l.at != at);
     if view.len() == before {
-        errno::NOT_FOUND
-    } else {
-        errno::OK
+        return Err(errno::NOT_FOUND);
     }
+    Ok(())
 }
 
 /// `expose(at, view_path, flags)`: requests for `at` in the instance's
 /// served tree go where `view_path` leads in its view.
-pub fn expose(view: &[Link], exposed: &mut Vec<Link>, at: &str, from: &str, flags: i32) -> i32 {
-    match link_to(view, at, from, flags) {
-        Ok(l) => {
-            put(exposed, l);
-            errno::OK
-        }
-        Err(e) => e,
-    }
+pub fn expose(
+    view: &[Link],
+    exposed: &mut Vec<Link>,
+    at: &str,
+    from: &str,
+    flags: i32,
+) -> Result<(), Errno> {
+    put(exposed, link_to(view, at, from, flags)?);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -252,11 +244,11 @@ mod tests {
         assert_eq!(first.dest, led(1, "/x/b", false));
         assert_eq!(v.aim("/a/b"), first, "kept, the same");
         // Each change of the links is seen by the next aim.
-        assert_eq!(v.bind("/a/b", "/a/c", READONLY), errno::OK);
+        assert_eq!(v.bind("/a/b", "/a/c", READONLY), Ok(()));
         assert_eq!(v.aim("/a/b").dest, led(1, "/x/c", true));
-        assert_eq!(v.unmount("/a/b"), errno::OK);
+        assert_eq!(v.unmount("/a/b"), Ok(()));
         assert_eq!(v.aim("/a/b").dest, led(1, "/x/b", false));
-        assert_eq!(v.unmount("/a"), errno::OK);
+        assert_eq!(v.unmount("/a"), Ok(()));
         assert_eq!(v.aim("/a/b").dest, None);
         // A malformed path is kept as one, with its text.
         let bad = v.aim("a//b");
@@ -291,7 +283,7 @@ mod tests {
         assert_eq!(v.aim_bytes(b"/a/\xff"), None);
         assert_eq!(v.aims.len(), 2);
         // After a change of the links, bytes find the new aim too.
-        assert_eq!(v.bind("/a/b", "/a/c", 0), errno::OK);
+        assert_eq!(v.bind("/a/b", "/a/c", 0), Ok(()));
         assert_eq!(
             v.aim_bytes(b"/a/b").map(|a| a.dest),
             Some(led(1, "/x/c", false))
@@ -310,17 +302,17 @@ mod tests {
     #[test]
     fn bind_sees_only_what_is_there_and_read_only_accumulates() {
         let mut v = vec![link("/a", 1, "/x", true)];
-        assert_eq!(bind(&mut v, "/c", "/nothing", 0), errno::NOT_FOUND);
-        assert_eq!(bind(&mut v, "c", "/a", 0), errno::INVALID);
-        assert_eq!(bind(&mut v, "/c", "/a", 4), errno::INVALID);
-        assert_eq!(bind(&mut v, "/c", "/a/y", 0), errno::OK);
+        assert_eq!(bind(&mut v, "/c", "/nothing", 0), Err(errno::NOT_FOUND));
+        assert_eq!(bind(&mut v, "c", "/a", 0), Err(errno::INVALID));
+        assert_eq!(bind(&mut v, "/c", "/a", 4), Err(errno::INVALID));
+        assert_eq!(bind(&mut v, "/c", "/a/y", 0), Ok(()));
         // Read-only along the chain: the bind does not lift it.
         assert_eq!(resolve(&v, &segs("/c")), led(1, "/x/y", true));
-        assert_eq!(unmount(&mut v, "/c"), errno::OK);
-        assert_eq!(unmount(&mut v, "/c"), errno::NOT_FOUND);
+        assert_eq!(unmount(&mut v, "/c"), Ok(()));
+        assert_eq!(unmount(&mut v, "/c"), Err(errno::NOT_FOUND));
         assert_eq!(resolve(&v, &segs("/c")), None);
         let mut e = Vec::new();
-        assert_eq!(expose(&v, &mut e, "/pub", "/a", READONLY), errno::OK);
+        assert_eq!(expose(&v, &mut e, "/pub", "/a", READONLY), Ok(()));
         assert_eq!(resolve(&e, &segs("/pub/z")), led(1, "/x/z", true));
     }
 }

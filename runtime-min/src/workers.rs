@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use othc::model::{Seg, Verb};
 
+use crate::abi::Failure;
 use crate::host::Wasm;
 use crate::natives::files::{Files, SLOW_DISK, Stream};
 use crate::natives::{self, Reply};
@@ -46,9 +47,7 @@ pub(crate) enum Delivery {
     },
     Error {
         ticket: i32,
-        errno: i32,
-        code: String,
-        desc: String,
+        failure: Failure,
     },
     Cancel {
         id: i32,
@@ -70,12 +69,7 @@ impl Delivery {
                 done,
                 payload,
             } => w.answer(*ticket, *done, payload),
-            Delivery::Error {
-                ticket,
-                errno,
-                code,
-                desc,
-            } => w.error(*ticket, *errno, code, desc),
+            Delivery::Error { ticket, failure } => w.error(*ticket, failure),
             Delivery::Cancel { id } => w.cancel(*id),
         }
     }

@@ -3,6 +3,8 @@
 
 mod common;
 
+use othismo_runtime::LoadError;
+
 /// The memory limit is the instance's across all its memories, and tables
 /// are limited across all its tables: ten memories of 62.5 MiB each under
 /// a 64 MiB limit used to take 637 MB.
@@ -19,8 +21,12 @@ fn memory_and_tables_are_limited_per_instance_not_per_memory() {
     let b = common::wat_bundle(&file, &wat, &prelude, &[]).unwrap();
     let e = common::load_error_with(&b, limits.clone()).expect("refused");
     assert!(
-        e.0.contains("memories") && e.0.contains("memory limit of 64 MiB"),
+        e.to_string().contains("memories") && e.to_string().contains("memory limit of 64 MiB"),
         "{e}"
+    );
+    assert!(
+        matches!(&e, LoadError::Module { module, .. } if module == "modules/ManyMemories.wasm"),
+        "{e:?}"
     );
     // Nine memories of 6.25 MiB fit: the limit is not simply one memory.
     let small: String = (0..9).map(|_| "(memory 100)\n").collect();
@@ -31,7 +37,7 @@ fn memory_and_tables_are_limited_per_instance_not_per_memory() {
     let wat = ";; object ManyMemories\n;; object ManyTables\n(table 600000 funcref)\n(table 600000 funcref)\n;; object Caller\n";
     let b = common::wat_bundle(&file, wat, &prelude, &[]).unwrap();
     let e = common::load_error_with(&b, limits.clone()).expect("refused");
-    assert!(e.0.contains("tables hit the limit"), "{e}");
+    assert!(e.to_string().contains("tables hit the limit"), "{e}");
 }
 
 /// What the host holds for an instance is bounded (`--max-held`): in one

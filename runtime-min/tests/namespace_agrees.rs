@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use othc::model::{ImageId, Seg, Shape};
 use othc::namespace::NeedOutcome;
-use othismo_runtime::abi::errno;
+use othismo_runtime::abi::{Errno, errno};
 use othismo_runtime::route::probe;
 use test_support::Rng;
 
@@ -228,8 +228,9 @@ fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
             .find(|b| b.entries.contains(&nc.need))
             .ok_or("a need entry outside its object's needs")?;
         let path = concrete(&block.mount.segs, &need.path.segs);
-        let got = probe(&json, model, &inst.name, need.verb, &path);
-        let want: Result<Option<othc::model::EntryId>, i32> = match &nc.outcome {
+        let got = probe(&json, model, &inst.name, need.verb, &path)
+            .map_err(|e| format!("the image.json made does not describe the model: {e}"))?;
+        let want: Result<Option<othc::model::EntryId>, Errno> = match &nc.outcome {
             NeedOutcome::Unresolved => continue,
             NeedOutcome::NothingMounted => Err(errno::NOT_FOUND),
             // A read-only way answers an unsafe verb before the receiver's

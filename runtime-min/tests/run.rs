@@ -4,6 +4,8 @@
 mod common;
 
 use common::{bundle, run};
+use othc::bundle::BundleError;
+use othismo_runtime::LoadError;
 
 #[test]
 fn hello_greets_and_shouts_exactly_as_the_seed_says() {
@@ -123,7 +125,11 @@ fn a_broken_bundle_is_refused() {
 #[test]
 fn a_sparse_entry_in_a_bundle_is_refused_unread() {
     let e = common::load_error(&test_support::sparse_bomb_tar("image.json")).expect("refused");
-    assert!(e.0.contains("not a plain file"), "{e}");
+    assert!(e.to_string().contains("not a plain file"), "{e}");
+    assert!(
+        matches!(e, LoadError::Bundle(BundleError::NotAFile { .. })),
+        "{e:?}"
+    );
 }
 
 /// A bundle holds plain files, once each: a link, or a second
@@ -135,7 +141,7 @@ fn a_bundle_with_a_link_or_a_repeated_entry_is_refused() {
     let mut twice = modules.clone();
     twice.push(modules[0].clone());
     let e = common::load_error(&rewrite(&json, &twice)).expect("refused");
-    assert!(e.0.contains("twice"), "{e}");
+    assert!(e.to_string().contains("twice"), "{e}");
     let mut with_link = tar::Builder::new(Vec::new());
     let mut h = tar::Header::new_ustar();
     h.set_entry_type(tar::EntryType::Symlink);
@@ -145,7 +151,7 @@ fn a_bundle_with_a_link_or_a_repeated_entry_is_refused() {
         .append_link(&mut h, "image.json", "/etc/passwd")
         .unwrap();
     let e = common::load_error(&with_link.into_inner().unwrap()).expect("refused");
-    assert!(e.0.contains("not a plain file"), "{e}");
+    assert!(e.to_string().contains("not a plain file"), "{e}");
 }
 
 /// A bundle whose module bytes changed after it was written is refused: the
@@ -159,7 +165,10 @@ fn a_tampered_module_is_refused() {
         .expect("a module in the bundle");
     b[at + 100] ^= 0xff;
     let e = common::load_error(&b).expect("refused");
-    assert!(e.0.contains("sha256") || e.0.contains("hash"), "{e}");
+    assert!(
+        e.to_string().contains("sha256") || e.to_string().contains("hash"),
+        "{e}"
+    );
 }
 
 /// The bundle's entries written back as a plain archive, exactly as given
@@ -210,8 +219,12 @@ fn a_swapped_module_is_refused_naming_the_instance() {
     }
     let e = common::load_error(&rewrite(&j, &swapped)).expect("refused");
     assert!(
-        e.0.contains("`loud`") && e.0.contains("declares `Greeter`"),
+        e.to_string().contains("`loud`") && e.to_string().contains("declares `Greeter`"),
         "{e}"
+    );
+    assert!(
+        matches!(e, LoadError::Image(_)),
+        "a fault of image.json: {e:?}"
     );
     // With the header digest updated too, the object's name still tells.
     for inst in &mut j.instances {
@@ -220,7 +233,7 @@ fn a_swapped_module_is_refused_naming_the_instance() {
         }
     }
     let e = common::load_error(&rewrite(&j, &swapped)).expect("refused");
-    assert!(e.0.contains("`loud`"), "{e}");
+    assert!(e.to_string().contains("`loud`"), "{e}");
     // A header changed under the same object name: the digest tells.
     let mut j = json.clone();
     for inst in &mut j.instances {
@@ -229,7 +242,10 @@ fn a_swapped_module_is_refused_naming_the_instance() {
         }
     }
     let e = common::load_error(&rewrite(&j, &modules)).expect("refused");
-    assert!(e.0.contains("`loud`") && e.0.contains("header"), "{e}");
+    assert!(
+        e.to_string().contains("`loud`") && e.to_string().contains("header"),
+        "{e}"
+    );
     // The untouched bundle, rewritten the same way, still loads.
     assert!(common::load_error(&rewrite(&json, &modules)).is_none());
 }
@@ -244,7 +260,7 @@ fn a_module_without_its_hash_is_refused() {
         inst.sha256 = None;
     }
     let e = common::load_error(&rewrite(&json, &modules)).expect("refused");
-    assert!(e.0.contains("sha256"), "{e}");
+    assert!(e.to_string().contains("sha256"), "{e}");
 }
 
 /// `env.abort` with pointers no memory holds (near `i32::MIN`, where the
@@ -502,7 +518,7 @@ fn a_module_breaking_the_abi_is_refused_in_its_words() {
     }
     let e = common::load_error(&rewrite(&json, &modules)).expect("refused");
     assert!(
-        e.0.contains("`modules/Shouter.wasm` breaks the host ABI: its import `othismo.request` has the wrong signature (wants 7 i32 parameters and 1 i32 results)"),
+        e.to_string().contains("`modules/Shouter.wasm` breaks the host ABI: its import `othismo.request` has the wrong signature (wants 7 i32 parameters and 1 i32 results)"),
         "{e}"
     );
 }

@@ -59,14 +59,18 @@ fn the_sdks_statuses_are_the_runtimes_errnos_and_codes() {
         "payload.ts's statuses were read: {statuses:?}"
     );
     for (n, code) in &statuses {
-        assert_eq!(errno::code(*n), code, "Status({n}) in payload.ts");
+        assert_eq!(
+            errno::known(*n),
+            Some(code.as_str()),
+            "Status({n}) in payload.ts"
+        );
     }
     // And every errno the runtime answers with has its Status there.
     for n in 1..=10 {
         assert!(
             statuses.iter().any(|(k, _)| *k == n),
-            "payload.ts has no Status for errno {n} ({})",
-            errno::code(n)
+            "payload.ts has no Status for errno {n} ({:?})",
+            errno::known(n)
         );
     }
 }
@@ -142,7 +146,11 @@ fn the_rust_crates_numbers_and_host_calls_are_the_runtimes() {
         })
         .collect();
     for (n, code) in &statuses {
-        assert_eq!(errno::code(*n), code, "Status::of({n}) in payload.rs");
+        assert_eq!(
+            errno::known(*n),
+            Some(code.as_str()),
+            "Status::of({n}) in payload.rs"
+        );
     }
     for n in 1..=10 {
         assert!(

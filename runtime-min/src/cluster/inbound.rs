@@ -11,7 +11,7 @@ use othc::namespace::path::{parse_request, push_text};
 use super::Caller;
 use super::node::FromCluster;
 use super::wire::Wire;
-use crate::abi::errno;
+use crate::abi::{Errno, Failure, errno};
 use crate::view::Aim;
 use crate::{Body, Event, Payload, Runtime, Sender, Serving, route};
 
@@ -100,22 +100,14 @@ impl Runtime<'_> {
                 }
                 self.pass_answer(a, id, s, done, payload);
             }
-            Wire::Error {
-                to,
-                id,
-                errno,
-                code,
-                desc,
-            } => {
+            Wire::Error { to, id, failure } => {
                 let Some((_, s, _)) = self.settle(&to, id) else {
                     return;
                 };
                 self.queue.push_back(Event::Error {
                     to: s.from,
                     ticket: s.ticket,
-                    errno,
-                    code,
-                    desc,
+                    failure,
                 });
             }
             Wire::Taken { to, id, node } => {
@@ -197,14 +189,12 @@ impl Runtime<'_> {
         payload: Option<Payload>,
         reply: String,
     ) {
-        let refuse = |rt: &mut Self, errno: i32, desc: String| {
+        let refuse = |rt: &mut Self, errno: Errno, desc: String| {
             if let Some(c) = &rt.cluster {
                 let w = Wire::Error {
                     to: to.clone(),
                     id,
-                    errno,
-                    code: errno::code(errno).into(),
-                    desc,
+                    failure: Failure::runtime(errno, desc),
                 };
                 c.publish(reply.clone(), &w);
             }

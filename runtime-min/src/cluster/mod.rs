@@ -182,7 +182,7 @@ pub(crate) fn placed_here(
         return placed_by(json, choice);
     }
     if c.instances.is_empty() {
-        return Err(crate::LoadError(
+        return Err(crate::LoadError::Placement(
             "--cluster needs --instances (the instances this node runs) or --placement and --node"
                 .into(),
         ));
@@ -191,7 +191,7 @@ pub(crate) fn placed_here(
     let mut here = HashSet::new();
     for name in &c.instances {
         if !all.contains(&name.as_str()) {
-            return Err(crate::LoadError(format!(
+            return Err(crate::LoadError::Placement(format!(
                 "--instances names `{name}`, which is no instance of the image (its instances: {})",
                 all.join(", ")
             )));
@@ -219,7 +219,7 @@ fn placed_by(
     );
     if diags.has_errors() {
         let text = othc::diagnostics::render::human(&sources, &diags, false);
-        return Err(crate::LoadError(format!(
+        return Err(crate::LoadError::Placement(format!(
             "the placement `{}` cannot run this bundle's image `{}`:\n{}",
             choice.file,
             json.image,
@@ -227,7 +227,7 @@ fn placed_by(
         )));
     }
     let Some(node) = placement.node(&choice.node) else {
-        return Err(crate::LoadError(format!(
+        return Err(crate::LoadError::Placement(format!(
             "--node `{}` is no node of the placement `{}` (its nodes: {})",
             choice.node,
             choice.file,
@@ -273,7 +273,7 @@ impl Runtime<'_> {
             serves: here.iter().map(|n| node::token(n)).collect(),
         };
         let node = node::start(joining, prefix.clone(), self.inbox.cluster_delivery())
-            .map_err(|e| crate::LoadError(format!("cannot join the cluster: {e}")))?;
+            .map_err(|e| crate::LoadError::Host(format!("cannot join the cluster: {e}")))?;
         let mut running: Vec<&str> = here.iter().map(String::as_str).collect();
         running.sort();
         let joined = format!(

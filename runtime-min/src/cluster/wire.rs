@@ -9,6 +9,7 @@ use bson::{Binary, Bson, Document};
 use othc::model::Verb;
 
 use crate::Payload;
+use crate::abi::{Errno, Failure};
 
 /// The version of the wire form this runtime speaks.
 pub const VERSION: i32 = 1;
@@ -42,9 +43,7 @@ pub enum Wire {
     Error {
         to: String,
         id: i32,
-        errno: i32,
-        code: String,
-        desc: String,
+        failure: Failure,
     },
     /// Request `id` to `to` was taken by node `node`: if that node is lost
     /// before it answers, the request fails (`unavailable`).
@@ -106,19 +105,13 @@ impl Wire {
                 }
                 put_payload(&mut d, payload);
             }
-            Wire::Error {
-                to,
-                id,
-                errno,
-                code,
-                desc,
-            } => {
+            Wire::Error { to, id, failure } => {
                 d.insert("k", "error");
                 d.insert("to", to.as_str());
                 d.insert("id", *id);
-                d.insert("errno", *errno);
-                d.insert("code", code.as_str());
-                d.insert("desc", desc.as_str());
+                d.insert("errno", failure.errno.get());
+                d.insert("code", failure.code.as_str());
+                d.insert("desc", failure.desc.as_str());
             }
             Wire::Taken { to, id, node } => {
                 d.insert("k", "taken");
@@ -181,9 +174,11 @@ impl Wire {
             "error" => Ok(Wire::Error {
                 to: text("to")?,
                 id: int("id")?,
-                errno: int("errno")?,
-                code: text("code")?,
-                desc: text("desc")?,
+                failure: {
+                    let n = int("errno")?;
+                    let errno = Errno::new(n).ok_or(WireError::NotAnErrno(n))?;
+                    Failure::new(errno, text("code")?, text("desc")?)
+                },
             }),
             "taken" => Ok(Wire::Taken {
                 to: text("to")?,
@@ -217,6 +212,8 @@ pub enum WireError {
     Missing(&'static str),
     UnknownKind(String),
     UnknownVerb(i32),
+    /// An error whose errno is zero or negative.
+    NotAnErrno(i32),
     /// A payload's content type without its data.
     PayloadWithoutData,
 }
@@ -233,6 +230,7 @@ impl std::fmt::Display for WireError {
             WireError::Missing(k) => write!(f, "no `{k}`"),
             WireError::UnknownKind(k) => write!(f, "an unknown kind `{k}`"),
             WireError::UnknownVerb(n) => write!(f, "an unknown verb ({n})"),
+            WireError::NotAnErrno(n) => write!(f, "an error with errno {n}, not a positive number"),
             WireError::PayloadWithoutData => f.write_str("a payload type without its data"),
         }
     }
@@ -269,6 +267,7 @@ fn get_payload(d: &Document) -> Result<Option<Payload>, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::abi::errno;
 
     #[test]
     fn every_kind_round_trips_and_damage_is_an_error() {
@@ -304,9 +303,7 @@ mod tests {
             Wire::Error {
                 to: "loud".into(),
                 id: 9,
-                errno: 2,
-                code: "not_found".into(),
-                desc: "nothing".into(),
+                failure: Failure::new(errno::NOT_FOUND, "not_found", "nothing"),
             },
             Wire::Cancel {
                 reply: "oth.x.n.a".into(),

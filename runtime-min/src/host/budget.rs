@@ -25,7 +25,7 @@ impl Host {
                 Carried::Some(p) => p.held_bytes(),
                 _ => 0,
             },
-            Call::Fail { code, desc, .. } => code.len() + desc.len(),
+            Call::Fail { failure, .. } => failure.code.len() + failure.desc.len(),
             Call::Forward { .. } | Call::Cancel { .. } => 0,
         };
         self.held_in_call = self

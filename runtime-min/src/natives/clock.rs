@@ -61,7 +61,10 @@ mod tests {
         assert!(before <= parsed && parsed <= ms && ms <= after);
         assert!(matches!(
             serve(ENTRIES.len()),
-            Reply::Error { errno: 1, .. }
+            Reply::Error {
+                errno: crate::abi::errno::NOT_FOUND,
+                ..
+            }
         ));
     }
 }

@@ -23,7 +23,7 @@ pub fn http_response_readings_agree(data: &[u8]) -> bool {
 use othc::model::{Seg, Verb};
 use othc::natives::Native;
 
-use crate::abi::errno;
+use crate::abi::{Errno, errno};
 use crate::{Body, Payload, Sender};
 
 /// A fresh instance of the native object named `name` in the runtime's
@@ -68,7 +68,7 @@ pub enum Reply {
         payload: Option<Payload>,
     },
     Error {
-        errno: i32,
+        errno: Errno,
         desc: String,
     },
     /// The rest of a file being read or a directory being listed: its
@@ -91,7 +91,7 @@ impl Reply {
         }
     }
 
-    pub fn error(errno: i32, desc: impl Into<String>) -> Reply {
+    pub fn error(errno: Errno, desc: impl Into<String>) -> Reply {
         Reply::Error {
             errno,
             desc: desc.into(),

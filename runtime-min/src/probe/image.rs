@@ -9,29 +9,42 @@
 use othc::model::Verb;
 use othc::namespace::path::parse_request;
 
-use crate::abi::errno;
+use crate::abi::{Errno, Failure, Response, errno};
 use crate::view::Link;
 use crate::{Io, Limits, LoadError, Payload, Runtime, Sender, Serving};
 
 /// What came back to a request from outside.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Came {
-    Answer {
-        done: bool,
-        payload: Option<Payload>,
-    },
-    Error {
-        errno: i32,
-        code: String,
-        desc: String,
-    },
-}
+pub type Came = Response<Payload>;
 
 /// What a run driven from outside has seen since it was last asked.
 #[derive(Default)]
 pub struct Seen {
     came: Vec<(u32, Came)>,
     pub(crate) stopped: Vec<String>,
+    /// The startup request that failed (`verb /path`), with its failure.
+    pub(crate) startup_failed: Option<(String, Failure)>,
+}
+
+/// Why an image driven from outside cannot serve.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NotStarted {
+    /// Startup request `request` (`verb /path`) failed so.
+    StartupFailed { request: String, failure: Failure },
+    /// An instance stopped past its restarts (`` `name` stopped: why ``).
+    Stopped(String),
+}
+
+impl std::fmt::Display for NotStarted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotStarted::StartupFailed { request, failure } => write!(
+                f,
+                "startup request {request} failed: {} {}: {}",
+                failure.errno, failure.code, failure.desc
+            ),
+            NotStarted::Stopped(why) => f.write_str(why),
+        }
+    }
 }
 
 /// What sending one request did.
@@ -85,7 +98,7 @@ impl<'a> ImageProbe<'a> {
     /// Starts its instances and sends its startup requests, until idle.
     /// `Err` says why it cannot serve: a startup request failed, or an
     /// instance stopped past its restarts.
-    pub fn start(&mut self) -> Result<Outcome, String> {
+    pub fn start(&mut self) -> Result<Outcome, NotStarted> {
         let rt = &mut self.rt;
         for a in 0..rt.actors.len() {
             if let crate::Body::Wasm(w) = &mut rt.actors[a].body {
@@ -95,14 +108,22 @@ impl<'a> ImageProbe<'a> {
         }
         rt.configure(None);
         self.settle();
+        let failed = self
+            .rt
+            .probed
+            .as_mut()
+            .and_then(|s| s.startup_failed.take());
         let seen = self.seen(None);
+        if let Some((request, failure)) = failed {
+            return Err(NotStarted::StartupFailed { request, failure });
+        }
         if self.rt.fatal {
             let why = seen
                 .stopped
                 .last()
                 .cloned()
-                .unwrap_or_else(|| "a startup request failed".into());
-            return Err(why);
+                .unwrap_or_else(|| "it stopped as it started, with no instance stopped".into());
+            return Err(NotStarted::Stopped(why));
         }
         Ok(seen)
     }
@@ -118,12 +139,8 @@ impl<'a> ImageProbe<'a> {
     ) -> Outcome {
         self.next += 1;
         let k = self.next;
-        let refuse = |errno: i32, desc: String| Outcome {
-            came: vec![Came::Error {
-                errno,
-                code: errno::code(errno).to_string(),
-                desc,
-            }],
+        let refuse = |errno: Errno, desc: String| Outcome {
+            came: vec![Came::Error(Failure::runtime(errno, desc))],
             stopped: Vec::new(),
         };
         let Some(segs) = parse_request(path) else {

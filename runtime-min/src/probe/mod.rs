@@ -9,6 +9,7 @@
 pub mod image;
 
 use crate::Payload;
+use crate::abi::Failure;
 use crate::host::Wasm;
 use crate::limits::Limits;
 use crate::ticker::Ticker;
@@ -21,6 +22,31 @@ pub use othc::model::Verb;
 pub struct Stopped(pub String);
 
 /// A module compiled and linked once, of which [`Probe`]s are made.
+/// Why a module cannot be probed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotProbed {
+    /// The host could not be set up (the engine, the linker).
+    Host(String),
+    /// wasmtime refused the module: not valid WebAssembly, or importing
+    /// what the host does not give.
+    Module(String),
+    /// An instance could not be made (its memories, its tables, its
+    /// limits).
+    Instance(String),
+}
+
+impl std::fmt::Display for NotProbed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotProbed::Host(why) => write!(f, "the host could not be set up: {why}"),
+            NotProbed::Module(why) => write!(f, "the module cannot be run: {why}"),
+            NotProbed::Instance(why) => write!(f, "no instance could be made: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for NotProbed {}
+
 pub struct Module {
     pre: wasmtime::InstancePre<crate::host::Host>,
     limits: Limits,
@@ -30,14 +56,14 @@ pub struct Module {
 
 impl Module {
     /// Module `bytes`, compiled for instances under `limits`.
-    pub fn new(bytes: &[u8], limits: Limits) -> Result<Module, String> {
-        let engine = wasmtime::Engine::new(&crate::code::config()).map_err(|e| format!("{e:#}"))?;
+    pub fn new(bytes: &[u8], limits: Limits) -> Result<Module, NotProbed> {
+        let host = |e: wasmtime::Error| NotProbed::Host(format!("{e:#}"));
+        let refused = |e: wasmtime::Error| NotProbed::Module(format!("{e:#}"));
+        let engine = wasmtime::Engine::new(&crate::code::config()).map_err(host)?;
         let ticker = Ticker::start(&engine, None);
-        let module = wasmtime::Module::new(&engine, bytes).map_err(|e| format!("{e:#}"))?;
-        let linker = crate::host::linker(&engine).map_err(|e| format!("{e:#}"))?;
-        let pre = linker
-            .instantiate_pre(&module)
-            .map_err(|e| format!("{e:#}"))?;
+        let module = wasmtime::Module::new(&engine, bytes).map_err(refused)?;
+        let linker = crate::host::linker(&engine).map_err(host)?;
+        let pre = linker.instantiate_pre(&module).map_err(refused)?;
         Ok(Module {
             pre,
             limits,
@@ -47,8 +73,9 @@ impl Module {
 
     /// A fresh instance, with nothing in its view (its requests are handed
     /// back as it wrote them). Not started: see [`Probe::start`].
-    pub fn instance(&self) -> Result<Probe, String> {
-        let wasm = Wasm::new(&self.pre, Vec::new(), &self.limits).map_err(|e| format!("{e:#}"))?;
+    pub fn instance(&self) -> Result<Probe, NotProbed> {
+        let wasm = Wasm::new(&self.pre, Vec::new(), &self.limits)
+            .map_err(|e| NotProbed::Instance(format!("{e:#}")))?;
         Ok(Probe {
             wasm,
             calls: Vec::new(),
@@ -96,14 +123,8 @@ impl Probe {
     }
 
     /// Delivers an error for its request `ticket`.
-    pub fn error(
-        &mut self,
-        ticket: i32,
-        errno: i32,
-        code: &str,
-        desc: &str,
-    ) -> Result<Vec<Call>, Stopped> {
-        let r = self.wasm.error(ticket, errno, code, desc);
+    pub fn error(&mut self, ticket: i32, failure: &Failure) -> Result<Vec<Call>, Stopped> {
+        let r = self.wasm.error(ticket, failure);
         self.asked(r)
     }
 

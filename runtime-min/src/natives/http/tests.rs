@@ -129,7 +129,7 @@ impl Bench {
     }
 }
 
-fn refused(r: Option<Reply>, want: i32, says: &str) {
+fn refused(r: Option<Reply>, want: abi::Errno, says: &str) {
     match r {
         Some(Reply::Error { errno, desc }) => {
             assert_eq!(errno, want, "{desc}");

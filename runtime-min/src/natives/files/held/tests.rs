@@ -13,7 +13,7 @@ use super::super::root::Root;
 use super::super::{ENTRIES, Entry, Files, PART, Request};
 use super::{FRESH, KEPT};
 use crate::Payload;
-use crate::abi::{Stat, errno};
+use crate::abi::{Errno, Stat, errno};
 use crate::natives::Reply;
 
 fn tree(name: &str) -> (PathBuf, Root) {
@@ -32,11 +32,11 @@ fn tree(name: &str) -> (PathBuf, Root) {
 }
 
 /// What a read of `below` answers: the whole content, or the error number.
-fn read(root: &mut Root, below: &str) -> Result<String, i32> {
+fn read(root: &mut Root, below: &str) -> Result<String, Errno> {
     read_limited(root, below, usize::MAX)
 }
 
-fn read_limited(root: &mut Root, below: &str, limit: usize) -> Result<String, i32> {
+fn read_limited(root: &mut Root, below: &str, limit: usize) -> Result<String, Errno> {
     let replies = match Files::read(root, Path::new(below), limit, below, Instant::now()) {
         Ok(replies) => replies,
         Err(Reply::Error { errno, .. }) => return Err(errno),
@@ -158,7 +158,7 @@ fn a_kept_file_grown_past_a_part_is_read_whole() {
 }
 
 /// What a stat of `below` at `now` finds: its length, or the error number.
-fn stat_len(files: &mut Files, below: &str, now: Instant) -> Result<u64, i32> {
+fn stat_len(files: &mut Files, below: &str, now: Instant) -> Result<u64, Errno> {
     let replies = files.serve(request(entry(Entry::Stat), below, None, now));
     match replies.as_slice() {
         [
