@@ -7,6 +7,7 @@ use clap::Args;
 use super::check::{ReportArgs, compile_and_report, print_diagnostics};
 use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use othc_driver::build::{Options, build_images, build_objects};
+use othc_driver::resident::{Compilers, SOCKET_ENV, Tier};
 use othc_driver::toolchain::Profile;
 
 #[derive(Args)]
@@ -57,6 +58,15 @@ pub struct BuildOptions {
 
 /// Builds the objects and image bundles of `files`; the bundles written, or
 /// the exit status to stop with.
+/// The compilers of a command-line build: it compiles a few modules and
+/// ends, so they stay at the baseline tier; under `othc --watch` (which runs
+/// the command in a new program each time) they are the watcher's shared
+/// process, whose socket it passes in `SOCKET_ENV`.
+pub fn command_line_compilers() -> std::sync::Arc<Compilers> {
+    let shared = std::env::var_os(SOCKET_ENV).map(PathBuf::from);
+    std::sync::Arc::new(Compilers::new(Tier::Baseline, shared))
+}
+
 pub fn build(
     files: &[PathBuf],
     o: &BuildOptions,
@@ -66,9 +76,6 @@ pub fn build(
         files: o.values.clone(),
         sets: o.set.clone(),
     };
-    // A command-line build compiles a few modules and ends (`--watch` runs
-    // this in a new program each time, which talks to its shared compiler).
-    othc_driver::resident::expect_few_compilations();
     let mut compiled = compile_and_report(files, &inputs, &o.report)?;
     if let Some(image) = to_run {
         runnable(&compiled, &files[0], image)?;
@@ -88,7 +95,10 @@ pub fn build(
     } else {
         Profile::Release
     };
-    let opts = Options::new(out, profile);
+    let opts = Options {
+        compilers: command_line_compilers(),
+        ..Options::new(out, profile)
+    };
     eprintln!(
         "building into {} ({})",
         opts.out.display(),

@@ -188,6 +188,7 @@ fn load(name: &str, path: &std::path::Path) -> Option<othismo_runtime::probe::Mo
         .map_err(|e| e.to_string())
         .and_then(|bytes| {
             othismo_runtime::probe::Module::new(&bytes, othismo_runtime::Limits::default())
+                .map_err(|e| e.to_string())
         });
     match module {
         Ok(m) => Some(m),
@@ -303,8 +304,10 @@ fn build(
     } else {
         Profile::Debug
     };
-    othc_driver::resident::expect_few_compilations();
-    let opts = BuildOptions::new(out_dir(args), profile);
+    let opts = BuildOptions {
+        compilers: crate::build::command_line_compilers(),
+        ..BuildOptions::new(out_dir(args), profile)
+    };
     let mut diags = othc::Diagnostics::new();
     let built = build_objects(compiled, &opts, &mut diags);
     print_diagnostics(&compiled.front.sources, &diags, &args.report);

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use libtest_mimic::{Arguments, Failed, Trial};
 use othc::backends::assemblyscript;
 use othc::model::FileIx;
+use othc_driver::resident::Compilers;
 use othc_driver::rust_toolchain;
 use othc_driver::toolchain::{self, Profile};
 
@@ -64,9 +65,14 @@ fn compiles(rel: PathBuf) -> Result<(), Failed> {
     std::fs::write(dir.join(&name), text)?;
     let entry = dir.join("exercise.ts");
     std::fs::write(&entry, exercise)?;
-    toolchain::compile(&entry, &dir.join("build"), Profile::Debug)
-        .map(|_| ())
-        .map_err(|e| format!("asc failed:\n{e}").into())
+    toolchain::compile(
+        &entry,
+        &dir.join("build"),
+        Profile::Debug,
+        &Compilers::process_wide(),
+    )
+    .map(|_| ())
+    .map_err(|e| format!("asc failed:\n{e}").into())
 }
 
 /// The seed's Greeter.ts against our bindings of its header.
@@ -79,8 +85,13 @@ fn seed_greeter_compiles() -> Result<(), Failed> {
     let seed = std::fs::read(root().join("examples/hello/Greeter.ts"))?;
     let entry = dir.join("Greeter.ts");
     std::fs::write(&entry, seed)?;
-    let wasm = toolchain::compile(&entry, &dir.join("build"), Profile::Release)
-        .map_err(|e| format!("asc failed:\n{e}"))?;
+    let wasm = toolchain::compile(
+        &entry,
+        &dir.join("build"),
+        Profile::Release,
+        &Compilers::process_wide(),
+    )
+    .map_err(|e| format!("asc failed:\n{e}"))?;
     let mut imports = Vec::new();
     let mut exports = Vec::new();
     for payload in wasmparser::Parser::new(0).parse_all(&wasm) {

@@ -8,13 +8,15 @@
 //! ABI (E0702), and its header and schemas are appended as custom sections.
 //! A module whose inputs are unchanged is taken from the cache; the others
 //! compile in resident compiler processes, side by side when
-//! `resident::at_once` says so. Progress goes to stderr.
+//! `Compilers::at_once` says so. Progress goes to stderr.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use crate::build_errors::BuildError;
+use crate::resident::Compilers;
 use crate::toolchain::{self, Profile};
 use crate::toolchains;
 use othc::Compilation;
@@ -33,6 +35,9 @@ pub struct Options {
     /// Where compiled modules are kept by the hash of their inputs
     /// (`toolchain::cache_dir()/modules` by default).
     pub cache: PathBuf,
+    /// The resident compilers modules are compiled in (the process-wide
+    /// pool by default; the command line makes its own).
+    pub compilers: Arc<Compilers>,
 }
 
 impl Options {
@@ -41,6 +46,7 @@ impl Options {
             out,
             profile,
             cache: toolchain::cache_dir().join("modules"),
+            compilers: Compilers::process_wide(),
         }
     }
 }
@@ -242,14 +248,14 @@ fn build_modules(
         }
     }
     // As many at once as the compiler processes allow (one after another
-    // when they tier up: see `resident::at_once`), the results in order.
+    // when they tier up: see `Compilers::at_once`), the results in order.
     let results: Vec<(Implementation, Compiled)> =
-        crate::in_turns::in_turns(&jobs, crate::resident::at_once(), |(imp, bindings)| {
+        crate::in_turns::in_turns(&jobs, opts.compilers.at_once(), |(imp, bindings)| {
             let name = &model.object(imp.object).name;
             (imp.clone(), compile_cached(name, imp, bindings, opts))
         });
     // What follows a build (bundling, running an image) does not compile.
-    crate::resident::release_idle();
+    opts.compilers.release_idle();
     let mut built = Vec::new();
     for (imp, result) in results {
         let o = imp.object;
@@ -396,7 +402,7 @@ fn compile_cached(name: &str, imp: &Implementation, bindings: &str, opts: &Optio
     in_cache(h, opts, || {
         eprintln!("  compiling {name} ({}{})", imp.path.display(), tc.how());
         let scratch = opts.out.join(".build").join(name);
-        tc.compile(&imp.path, &scratch, opts.profile)
+        tc.compile(&imp.path, &scratch, opts.profile, &opts.compilers)
     })
 }
 

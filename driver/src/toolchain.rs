@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::resident::Compilers;
+
 /// The pinned compiler (book: reference/generated-names.md). The SDK reads
 /// an object's class id from this compiler's runtime layout
 /// (`sdk/assemblyscript/shape.ts`, `shapeOf`): moving the pin means
@@ -395,8 +397,13 @@ pub fn flags(profile: Profile, collector: Collector) -> Vec<&'static str> {
 
 /// Compiles `entry` (with the SDK's exports as a second entry) into a
 /// module; `build` is a scratch folder for the SDK's layout. The compiler
-/// runs in a resident process (see `resident`), warm after its first module.
-pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, CompileError> {
+/// runs in a resident process of `compilers`, warm after its first module.
+pub fn compile(
+    entry: &Path,
+    build: &Path,
+    profile: Profile,
+    compilers: &Compilers,
+) -> Result<Vec<u8>, CompileError> {
     let fail = CompileError::Setup;
     let (collector, _) = collector_of(entry).map_err(CompileError::Config)?;
     let asc = asc().map_err(fail)?;
@@ -432,7 +439,7 @@ pub fn compile(entry: &Path, build: &Path, profile: Profile) -> Result<Vec<u8>, 
     ];
     args.extend(flags(profile, collector).iter().map(|f| f.to_string()));
     args.extend(["--path".into(), text(&pkgs)?, "-o".into(), text(&out)?]);
-    let outcome = crate::resident::compile(&asc, &folder, &args).map_err(fail)?;
+    let outcome = compilers.compile(&asc, &folder, &args).map_err(fail)?;
     if !outcome.ok {
         return Err(CompileError::Compiler {
             output: outcome.output,

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::resident::Compilers;
 use crate::toolchain::{self, CompileError, CompilerError, Profile};
 use othc::backends::stamp::Generated;
 use othc::check::Language;
@@ -32,12 +33,14 @@ pub trait Toolchain: Sync {
         implementation: &Path,
         profile: Profile,
     ) -> Result<(), CompileError>;
-    /// Compiles the implementation in `scratch`: the module's bytes.
+    /// Compiles the implementation in `scratch`: the module's bytes. A
+    /// compiler that stays resident runs in `compilers`.
     fn compile(
         &self,
         implementation: &Path,
         scratch: &Path,
         profile: Profile,
+        compilers: &Compilers,
     ) -> Result<Vec<u8>, CompileError>;
     /// The errors the compiler's `output` places in the sources.
     fn compile_errors(&self, output: &str) -> Vec<CompilerError>;
@@ -83,8 +86,9 @@ impl Toolchain for AssemblyScript {
         entry: &Path,
         scratch: &Path,
         profile: Profile,
+        compilers: &Compilers,
     ) -> Result<Vec<u8>, CompileError> {
-        toolchain::compile(entry, scratch, profile)
+        toolchain::compile(entry, scratch, profile, compilers)
     }
 
     fn compile_errors(&self, output: &str) -> Vec<CompilerError> {
@@ -136,6 +140,7 @@ impl Toolchain for Rust {
         manifest: &Path,
         scratch: &Path,
         profile: Profile,
+        _: &Compilers,
     ) -> Result<Vec<u8>, CompileError> {
         crate::rust_toolchain::compile(manifest, scratch, profile)
     }

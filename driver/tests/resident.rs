@@ -3,12 +3,12 @@
 //! (`fixtures/build/resident/fake_asc.mjs`) that can succeed, fail, write
 //! onto stdout, throw or crash on request.
 //!
-//! One test function: the pool is shared by the whole test program, so its
-//! steps (which count processes and compare their ids) run in order.
+//! One test function: its steps (which count processes and compare their
+//! ids) run in order, each on the pool it names.
 
 use std::path::{Path, PathBuf};
 
-use othc_driver::resident::{self, Outcome, Shared};
+use othc_driver::resident::{Compilers, Outcome, Shared, Tier};
 
 fn fake_asc() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/build/resident/fake_asc.mjs")
@@ -25,8 +25,8 @@ fn pid(o: &Outcome) -> u32 {
         .unwrap()
 }
 
-fn run(what: &str, dir: &Path) -> Result<Outcome, String> {
-    resident::compile(
+fn compile_in(pool: &Compilers, what: &str, dir: &Path) -> Result<Outcome, String> {
+    pool.compile(
         &fake_asc(),
         dir,
         &[what.to_string(), "x".into(), "y z".into()],
@@ -40,6 +40,8 @@ fn compilations_share_a_process_that_survives_their_failures() {
     let dir = std::env::temp_dir().join(format!("othc-resident-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.canonicalize().unwrap();
+    let pool = Compilers::new(Tier::Optimizing, None);
+    let run = |what: &str, dir: &Path| compile_in(&pool, what, dir);
 
     // Two compilations one after another: one process, run in the folder
     // asked for, given the arguments as they were.
@@ -54,22 +56,22 @@ fn compilations_share_a_process_that_survives_their_failures() {
     let second = run("ok", Path::new("/")).unwrap();
     assert!(second.output.contains("cwd=/ "), "{second:?}");
     assert_eq!(pid(&first), pid(&second), "the second reused the process");
-    assert_eq!(resident::running(), 1);
+    assert_eq!(pool.running(), 1);
 
     // Another compiler (another asc.js): a process of its own, and the
     // idle one of the first is kept while the pool has room.
     let other = dir.join("other_asc.mjs");
     std::fs::copy(&asc, &other).unwrap();
     let most = std::thread::available_parallelism().map_or(1, usize::from);
-    let theirs = resident::compile(&other, &dir, &["ok".to_string()]).unwrap();
+    let theirs = pool.compile(&other, &dir, &["ok".to_string()]).unwrap();
     assert_ne!(pid(&theirs), pid(&first));
     if most > 1 {
-        assert_eq!(resident::running(), 2);
+        assert_eq!(pool.running(), 2);
         assert_eq!(pid(&run("ok", &dir).unwrap()), pid(&first), "kept");
     }
-    resident::release_idle();
+    pool.release_idle();
     let first = run("ok", &dir).unwrap();
-    assert_eq!(resident::running(), 1);
+    assert_eq!(pool.running(), 1);
 
     // A module that does not compile: its output, and the process stays.
     let failed = run("fail", &dir).unwrap();
@@ -96,7 +98,7 @@ fn compilations_share_a_process_that_survives_their_failures() {
     let after = run("ok", &dir).unwrap();
     assert!(after.ok);
     assert_ne!(pid(&after), pid(&first), "a retired process is not reused");
-    assert_eq!(resident::running(), 1);
+    assert_eq!(pool.running(), 1);
 
     // The process dying mid-compilation: an error naming it, not a hang,
     // and the next compilation runs.
@@ -106,7 +108,7 @@ fn compilations_share_a_process_that_survives_their_failures() {
             && crashed.contains("exit status: 3"),
         "{crashed}"
     );
-    assert_eq!(resident::running(), 0);
+    assert_eq!(pool.running(), 0);
     let again = run("ok", &dir).unwrap();
     assert!(again.ok);
 
@@ -130,11 +132,11 @@ fn compilations_share_a_process_that_survives_their_failures() {
     });
     let distinct: std::collections::BTreeSet<u32> = pids.iter().copied().collect();
     assert_eq!(distinct.len(), most, "{pids:?}");
-    assert_eq!(resident::running(), most);
+    assert_eq!(pool.running(), most);
 
     // Released when idle.
-    resident::release_idle();
-    assert_eq!(resident::running(), 0);
+    pool.release_idle();
+    assert_eq!(pool.running(), 0);
 
     // A shared process (what `--watch` keeps): compilations go to it through
     // its socket, in a folder only this user can enter.
@@ -143,9 +145,9 @@ fn compilations_share_a_process_that_survives_their_failures() {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o700, "{}", folder.display());
-    // SAFETY: no other thread of this test program runs or reads the
-    // environment now (this is its only test, and its threads have ended).
-    unsafe { std::env::set_var(resident::SOCKET_ENV, shared.socket()) };
+    let to_shared = Compilers::new(Tier::Baseline, Some(shared.socket().to_path_buf()));
+    assert_eq!(to_shared.at_once(), 1, "the shared process answers in turn");
+    let run = |what: &str, dir: &Path| compile_in(&to_shared, what, dir);
     let one = run("ok", &dir).unwrap();
     let two = run("fail", &dir).unwrap();
     assert_eq!(pid(&one), shared.id(), "{one:?}");
@@ -163,20 +165,32 @@ fn compilations_share_a_process_that_survives_their_failures() {
     assert!(!folder.exists(), "a retired process takes its socket along");
     let shared = shared.renewed().unwrap();
     assert_ne!(shared.id(), old);
-    unsafe { std::env::set_var(resident::SOCKET_ENV, shared.socket()) };
-    resident::release_idle();
+    let to_renewed = Compilers::new(Tier::Baseline, Some(shared.socket().to_path_buf()));
+    let run = |what: &str, dir: &Path| compile_in(&to_renewed, what, dir);
     let three = run("ok", &dir).unwrap();
     assert_eq!(pid(&three), shared.id());
     // Ended with its owner, socket and folder too.
-    resident::release_idle();
+    to_renewed.release_idle();
     let folder = shared.socket().parent().unwrap().to_path_buf();
     drop(shared);
     assert!(!folder.exists());
     // With no process behind the socket, a compilation starts its own.
     let own = run("ok", &dir).unwrap();
     assert!(own.ok);
-    unsafe { std::env::remove_var(resident::SOCKET_ENV) };
-    resident::release_idle();
+    assert_eq!(to_renewed.running(), 1, "its own process");
+    drop(to_renewed);
+    // A pool's processes end with it.
+    let own_pid = pid(&own);
+    for _ in 0..100 {
+        if !Path::new(&format!("/proc/{own_pid}")).exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        !Path::new(&format!("/proc/{own_pid}")).exists(),
+        "ended with its pool"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

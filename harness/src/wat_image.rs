@@ -66,7 +66,7 @@ pub fn wat_bundle(
         .position(|i| i.file.0 == root_file)
         .ok_or("the file declares no image")?;
     let json = othc::bundle::image_json(&c.checked, ImageId(img as u32), &built)?;
-    othc::bundle::write(&json, &modules)
+    Ok(othc::bundle::write(&json, &modules)?)
 }
 
 /// `;; object NAME` starts the part of NAME.

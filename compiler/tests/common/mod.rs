@@ -46,8 +46,13 @@ pub fn build_with_everything(
     let name = Path::new(entry).file_name().unwrap();
     let copy = dir.join(name);
     std::fs::copy(root().join(entry), &copy).unwrap();
-    let wasm = othc_driver::toolchain::compile(&copy, &dir.join("build"), profile)
-        .unwrap_or_else(|e| panic!("asc failed:\n{e}"));
+    let wasm = othc_driver::toolchain::compile(
+        &copy,
+        &dir.join("build"),
+        profile,
+        &othc_driver::resident::Compilers::process_wide(),
+    )
+    .unwrap_or_else(|e| panic!("asc failed:\n{e}"));
     let path = copy.with_extension("wasm");
     std::fs::write(&path, wasm).unwrap();
     path

@@ -11,6 +11,9 @@ use crate::check::Checked;
 use crate::model::*;
 use crate::namespace::flatten::FlatLink;
 
+mod error;
+pub use error::{BundleError, MakeError};
+
 /// A module a build produced.
 #[derive(Clone, Debug)]
 pub struct Built {
@@ -112,14 +115,18 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn payload(img: &ImageDef, p: &Option<StartupPayload>) -> Result<Option<PayloadJson>, String> {
+fn payload(img: &ImageDef, p: &Option<StartupPayload>) -> Result<Option<PayloadJson>, MakeError> {
     Ok(match p {
         None => None,
         Some(StartupPayload::Slot(i)) => {
             let slot = &img.slots[*i];
-            let v = slot.value.as_ref().ok_or_else(|| {
-                format!("slot `{}` of image `{}` has no value", slot.name, img.name)
-            })?;
+            let v = slot
+                .value
+                .as_ref()
+                .ok_or_else(|| MakeError::SlotWithoutValue {
+                    slot: slot.name.clone(),
+                    image: img.name.clone(),
+                })?;
             Some(PayloadJson {
                 content_type: v.content_type.clone(),
                 hex: hex(&v.bytes),
@@ -129,7 +136,7 @@ fn payload(img: &ImageDef, p: &Option<StartupPayload>) -> Result<Option<PayloadJ
             content_type: v.content_type.clone(),
             hex: hex(&v.bytes),
         }),
-        Some(StartupPayload::Literal(None)) => return Err("a startup payload did not check".into()),
+        Some(StartupPayload::Literal(None)) => return Err(MakeError::PayloadNotChecked),
     })
 }
 
@@ -137,13 +144,13 @@ fn payload(img: &ImageDef, p: &Option<StartupPayload>) -> Result<Option<PayloadJ
 /// (`Checked::namespace`), with the objects built as `built`. Nested
 /// images' instances are named `outer.inner`, and their startup requests
 /// run before the enclosing image's.
-pub fn image_json(checked: &Checked, id: ImageId, built: &[Built]) -> Result<ImageJson, String> {
+pub fn image_json(checked: &Checked, id: ImageId, built: &[Built]) -> Result<ImageJson, MakeError> {
     let model = &checked.model;
     let flat = checked.namespace.flat(id).ok_or_else(|| {
         if model.image(id).needs.is_empty() {
-            "it did not check".to_string()
+            MakeError::NotChecked
         } else {
-            "it needs what the image it runs in mounts: bundle that image".to_string()
+            MakeError::RunsInside
         }
     })?;
     let link = |l: &FlatLink| LinkJson {
@@ -157,7 +164,9 @@ pub fn image_json(checked: &Checked, id: ImageId, built: &[Built]) -> Result<Ima
         let (img, i) = fi.decl;
         let inst = &model.image(img).instances[i];
         let Some(Shape::Object(o)) = inst.of else {
-            return Err(format!("instance `{}` names no object", inst.name));
+            return Err(MakeError::NoObject {
+                instance: inst.name.clone(),
+            });
         };
         let object = model.object(o);
         let (module, sha256, native) = if object.native {
@@ -166,7 +175,9 @@ pub fn image_json(checked: &Checked, id: ImageId, built: &[Built]) -> Result<Ima
             let b = built
                 .iter()
                 .find(|b| b.object == o)
-                .ok_or_else(|| format!("`{}` was not built", object.name))?;
+                .ok_or_else(|| MakeError::NotBuilt {
+                    object: object.name.clone(),
+                })?;
             (
                 Some(format!("modules/{}.wasm", b.name)),
                 Some(b.sha256.clone()),
@@ -196,7 +207,7 @@ pub fn image_json(checked: &Checked, id: ImageId, built: &[Built]) -> Result<Ima
                 payload: payload(def, &def.startup[si].payload)?,
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, MakeError>>()?;
     Ok(ImageJson {
         format: FORMAT.into(),
         image: model.image(id).name.clone(),
@@ -214,20 +225,28 @@ pub fn header_sha256(module: &[u8]) -> Result<String, String> {
 
 /// The bundle's bytes: `image.json` (each module's header digest filled
 /// in from `modules`), then `modules/*.wasm` sorted by name.
-pub fn write(json: &ImageJson, modules: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
+pub fn write(json: &ImageJson, modules: &[(String, Vec<u8>)]) -> Result<Vec<u8>, MakeError> {
     let mut json = json.clone();
     for inst in &mut json.instances {
         if let Some(m) = &inst.module {
-            let (_, bytes) = modules
-                .iter()
-                .find(|(n, _)| n == m)
-                .ok_or_else(|| format!("no module `{m}` for instance `{}`", inst.name))?;
-            inst.header_sha256 = Some(header_sha256(bytes).map_err(|e| format!("`{m}`: {e}"))?);
+            let (_, bytes) =
+                modules
+                    .iter()
+                    .find(|(n, _)| n == m)
+                    .ok_or_else(|| MakeError::NoModule {
+                        module: m.clone(),
+                        instance: inst.name.clone(),
+                    })?;
+            let digest = header_sha256(bytes).map_err(|why| MakeError::NotAModule {
+                module: m.clone(),
+                why,
+            })?;
+            inst.header_sha256 = Some(digest);
         }
     }
     let mut entries: Vec<(String, Vec<u8>)> = vec![(
         "image.json".into(),
-        serde_json::to_vec_pretty(&json).map_err(|e| e.to_string())?,
+        serde_json::to_vec_pretty(&json).map_err(|e| MakeError::Archive(e.to_string()))?,
     )];
     let mut mods: Vec<(String, Vec<u8>)> = modules.to_vec();
     mods.sort_by(|a, b| a.0.cmp(&b.0));
@@ -246,94 +265,15 @@ pub fn write(json: &ImageJson, modules: &[(String, Vec<u8>)]) -> Result<Vec<u8>,
         h.set_cksum();
         builder
             .append_data(&mut h, name, data.as_slice())
-            .map_err(|e| format!("cannot write the bundle: {e}"))?;
+            .map_err(|e| MakeError::Archive(e.to_string()))?;
     }
     builder
         .into_inner()
-        .map_err(|e| format!("cannot write the bundle: {e}"))
+        .map_err(|e| MakeError::Archive(e.to_string()))
 }
 
 /// A bundle's modules: (entry name, bytes).
 pub type Modules = Vec<(String, Vec<u8>)>;
-
-/// Why a bundle cannot be read: each a fault of the file, worded for
-/// whoever holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BundleError {
-    /// It does not begin as the tar archive `othc build` writes.
-    NotABundle,
-    /// It lacks the archive's end: not written or copied whole.
-    CutShort,
-    /// The archive is damaged inside: what the reader said.
-    Damaged(String),
-    /// An entry that is not a plain file (a link, a device, sparse).
-    NotAFile {
-        name: String,
-        kind: String,
-    },
-    /// An entry held twice.
-    Twice(String),
-    /// `image.json` is not what a bundle's is: what the parser said.
-    MalformedJson(String),
-    /// Another format than this othc's.
-    Format(String),
-    NoImageJson,
-    /// An instance names a module the bundle does not hold.
-    MissingModule {
-        instance: String,
-        module: String,
-    },
-    /// An instance gives no hash for its module.
-    NoHash {
-        instance: String,
-        module: String,
-    },
-    /// A module whose bytes are not what `image.json`'s hash says.
-    WrongHash {
-        module: String,
-    },
-}
-
-impl std::fmt::Display for BundleError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BundleError::NotABundle => f.write_str(
-                "not a bundle: it does not begin as one (the tar archive `othc build` writes, NAME.othimg)",
-            ),
-            BundleError::CutShort => f.write_str(
-                "the bundle is cut short (it lacks the archive's end): it was not written or copied whole; build it again",
-            ),
-            BundleError::Damaged(e) => write!(f, "the bundle is damaged ({e}); build it again"),
-            BundleError::NotAFile { name, kind } => write!(
-                f,
-                "its entry `{name}` is not a plain file ({kind}): a bundle holds only files"
-            ),
-            BundleError::Twice(name) => write!(f, "it holds `{name}` twice"),
-            BundleError::MalformedJson(e) => write!(f, "its image.json is malformed: {e}"),
-            BundleError::Format(format) => write!(f, "its format is `{format}`, not `{FORMAT}`"),
-            BundleError::NoImageJson => f.write_str("it has no image.json"),
-            BundleError::MissingModule { instance, module } => write!(
-                f,
-                "instance `{instance}` names `{module}`, which the bundle does not hold"
-            ),
-            BundleError::NoHash { instance, module } => {
-                write!(f, "instance `{instance}` gives no sha256 for `{module}`")
-            }
-            BundleError::WrongHash { module } => {
-                write!(f, "`{module}` does not have the hash image.json gives it")
-            }
-        }
-    }
-}
-
-impl std::error::Error for BundleError {}
-
-/// For the callers that report a bundle's fault among their own, in words.
-impl From<BundleError> for String {
-    fn from(e: BundleError) -> String {
-        e.to_string()
-    }
-}
 
 /// Why an archive that begins and ends as a bundle could not be read.
 fn unreadable(e: std::io::Error) -> BundleError {
