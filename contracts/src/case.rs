@@ -67,6 +67,7 @@ fn run_world(s: &Subject, first: Option<EntryId>, c: &mut Choices) -> Ran {
         failed,
         trace: w.trace,
         checked,
+        startup: None,
     }
 }
 

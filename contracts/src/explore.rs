@@ -20,6 +20,10 @@ pub struct Ran {
     pub trace: Vec<String>,
     /// Requests delivered and checked.
     pub checked: usize,
+    /// The startup request (its place in the image's flattened list) the
+    /// case went wrong on, when it went wrong before any request of its
+    /// own.
+    pub startup: Option<usize>,
 }
 
 impl Ran {
@@ -29,6 +33,7 @@ impl Ran {
             failed: None,
             trace: Vec::new(),
             checked: 0,
+            startup: None,
         }
     }
 }

@@ -10,6 +10,8 @@ use othismo_runtime::abi::Errno;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum During {
     Start,
+    /// An image's startup request failed: it never served.
+    StartupRequest,
     /// The request of this case, 1-based, and it described.
     Request(usize, String),
 }
@@ -84,12 +86,16 @@ impl ToDiagnostic for Finding {
         let (message, label) = match &self.kind {
             Kind::Stopped { during, why } => {
                 let when = match during {
-                    During::Start => "as it started".to_string(),
+                    During::Start | During::StartupRequest => "as it started".to_string(),
                     During::Request(_, r) => format!("on `{r}`"),
+                };
+                let label = match during {
+                    During::StartupRequest => "this startup request failed",
+                    _ => "stopped here",
                 };
                 // The cause; where in the module it happened is in the trace.
                 let cause = why.lines().next().unwrap_or_default();
-                (format!("`{o}` stopped {when}: {cause}"), "stopped here")
+                (format!("`{o}` stopped {when}: {cause}"), label)
             }
             Kind::NeverAnswered { stream: false } => (
                 format!("`{o}` never answered `{entry}`, though everything it asked was answered"),

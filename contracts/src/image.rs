@@ -10,11 +10,12 @@
 use std::collections::HashMap;
 
 use othc::check::Checked;
+use othc::source::FileSpan;
 use othc::model::{EntryId, ImageId, PathPattern, Shape, Verb};
 use othc::namespace::path::{parse_request, strip_prefix};
 use othc::namespace::route::{Route, select};
 use othismo_runtime::abi::{Errno, Failure};
-use othismo_runtime::probe::image::{Came, ImageProbe, Outcome};
+use othismo_runtime::probe::image::{Came, ImageProbe, NotStarted, Outcome};
 use othismo_runtime::{Io, Limits};
 
 use crate::choices::Choices;
@@ -167,13 +168,15 @@ fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
     };
     ran.trace.push("start (its startup requests sent)".into());
     if let Err(e) = probe.start() {
+        let mut during = During::Start;
+        if let NotStarted::StartupFailed { index, .. } = &e {
+            ran.startup = Some(*index);
+            during = During::StartupRequest;
+        }
         let why = e.to_string();
         ran.trace.push(format!("✗ {why}"));
         ran.failed = Some((
-            Kind::Stopped {
-                during: During::Start,
-                why,
-            },
+            Kind::Stopped { during, why },
             None,
         ));
         return ran;
@@ -288,13 +291,20 @@ fn judge_outcome(
 }
 
 /// The finding a case made, placed at the entry behind the export.
+/// Where startup request `n` of the flattened image is written.
+fn startup_at(s: &Subject, n: Option<usize>) -> Option<FileSpan> {
+    let flat = s.checked.namespace.flat(s.image)?;
+    let (img, si) = flat.startup.get(n?)?.decl;
+    Some(s.checked.spans.images[img.index()].startup.get(si)?.whole)
+}
+
 fn finding(s: &Subject, ran: &Ran) -> Option<Finding> {
     let (kind, k) = ran.failed.clone()?;
     let model = &s.checked.model;
     let image_at = s.checked.spans.images[s.image.index()].name;
     let request = k.and_then(|k| ran.requests.get(k));
     let (entry, at) = match request {
-        None => (None, image_at),
+        None => (None, startup_at(s, ran.startup).unwrap_or(image_at)),
         Some(r) => {
             let name = s
                 .entries

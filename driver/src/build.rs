@@ -470,7 +470,10 @@ pub fn build_images(
         }
         let bytes = othc::bundle::write(&json, &modules)?;
         let path = opts.out.join(format!("{}.othimg", img.name));
-        write_whole(&path, bytes).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        // An image of natives only built no module: the folder may be new.
+        std::fs::create_dir_all(&opts.out)
+            .and_then(|_| write_whole(&path, bytes))
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         eprintln!("  wrote {}", path.display());
         out.push(path);
     }

@@ -104,7 +104,7 @@ impl Runtime<'_> {
              the image stops: it is not configured as its startup requests say",
         );
         if let Some(seen) = &mut self.probed {
-            seen.startup_failed = Some((request, failure.clone()));
+            seen.startup_failed = Some((n, request, failure.clone()));
         }
         self.failed = true;
         self.fatal = true;

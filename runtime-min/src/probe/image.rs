@@ -21,15 +21,21 @@ pub type Came = Response<Payload>;
 pub struct Seen {
     came: Vec<(u32, Came)>,
     pub(crate) stopped: Vec<String>,
-    /// The startup request that failed (`verb /path`), with its failure.
-    pub(crate) startup_failed: Option<(String, Failure)>,
+    /// The startup request that failed (its place in the bundle's list,
+    /// and `verb /path`), with its failure.
+    pub(crate) startup_failed: Option<(usize, String, Failure)>,
 }
 
 /// Why an image driven from outside cannot serve.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NotStarted {
-    /// Startup request `request` (`verb /path`) failed so.
-    StartupFailed { request: String, failure: Failure },
+    /// Startup request `index` of the bundle's list (`verb /path`:
+    /// `request`) failed so.
+    StartupFailed {
+        index: usize,
+        request: String,
+        failure: Failure,
+    },
     /// An instance stopped past its restarts (`` `name` stopped: why ``).
     Stopped(String),
 }
@@ -37,7 +43,9 @@ pub enum NotStarted {
 impl std::fmt::Display for NotStarted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NotStarted::StartupFailed { request, failure } => write!(
+            NotStarted::StartupFailed {
+                request, failure, ..
+            } => write!(
                 f,
                 "startup request {request} failed: {} {}: {}",
                 failure.errno, failure.code, failure.desc
@@ -114,8 +122,12 @@ impl<'a> ImageProbe<'a> {
             .as_mut()
             .and_then(|s| s.startup_failed.take());
         let seen = self.seen(None);
-        if let Some((request, failure)) = failed {
-            return Err(NotStarted::StartupFailed { request, failure });
+        if let Some((index, request, failure)) = failed {
+            return Err(NotStarted::StartupFailed {
+                index,
+                request,
+                failure,
+            });
         }
         if self.rt.fatal {
             let why = seen
