@@ -220,23 +220,17 @@ impl World<'_, '_> {
                 Some(k) => During::Request(k + 1, self.requests[k].describe()),
                 None => During::Start,
             };
-            asked = match d {
-                Delivery::Answer {
-                    ticket,
-                    done,
-                    payload,
-                } => probe.answer(ticket, done, &payload),
-                Delivery::Error { ticket, failure } => probe.error(ticket, &failure),
-            }
-            .map_err(|Stopped(why)| {
-                (
-                    Kind::Stopped {
-                        during: during(),
-                        why,
-                    },
-                    k,
-                )
-            })?;
+            asked = probe
+                .respond(d.ticket, &d.response)
+                .map_err(|Stopped(why)| {
+                    (
+                        Kind::Stopped {
+                            during: during(),
+                            why,
+                        },
+                        k,
+                    )
+                })?;
         }
     }
 
@@ -272,7 +266,7 @@ impl World<'_, '_> {
             }
             Call::Cancel { ticket } => {
                 self.note(format!("  → it cancels ticket {ticket}"));
-                self.pending.retain(|d| d.ticket() != ticket);
+                self.pending.retain(|d| d.ticket != ticket);
                 Ok(())
             }
             Call::Forward { id, aim } => {

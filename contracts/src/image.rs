@@ -10,10 +10,10 @@
 use std::collections::HashMap;
 
 use othc::check::Checked;
-use othc::source::FileSpan;
 use othc::model::{EntryId, ImageId, PathPattern, Shape, Verb};
 use othc::namespace::path::{parse_request, strip_prefix};
 use othc::namespace::route::{Route, select};
+use othc::source::FileSpan;
 use othismo_runtime::abi::{Errno, Failure};
 use othismo_runtime::probe::image::{Came, ImageProbe, NotStarted, Outcome};
 use othismo_runtime::{Io, Limits};
@@ -175,10 +175,7 @@ fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
         }
         let why = e.to_string();
         ran.trace.push(format!("✗ {why}"));
-        ran.failed = Some((
-            Kind::Stopped { during, why },
-            None,
-        ));
+        ran.failed = Some((Kind::Stopped { during, why }, None));
         return ran;
     }
     if s.entries.is_empty() {

@@ -7,41 +7,40 @@ use othc::model::{Model, ObjectDef, Verb};
 use othc::namespace::needs::entry_for;
 use othc::namespace::path::parse_request;
 use othismo_runtime::Payload;
-use othismo_runtime::abi::{Errno, Failure, errno};
+use othismo_runtime::abi::{Errno, Failure, Response, errno};
 use othismo_runtime::probe::Carried;
 
 use crate::choices::Choices;
 use crate::{conform, inputs};
 
-/// An answer or error on its way to one of the instance's requests.
+/// An answer or error on its way to one of the instance's requests: the
+/// runtime's one delivery type, with the ticket it goes to.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Delivery {
-    Answer {
-        ticket: i32,
-        done: bool,
-        payload: Option<Payload>,
-    },
-    Error {
-        ticket: i32,
-        failure: Failure,
-    },
+pub struct Delivery {
+    pub ticket: i32,
+    pub response: Response<Payload>,
 }
 
 impl Delivery {
-    pub fn ticket(&self) -> i32 {
-        match self {
-            Delivery::Answer { ticket, .. } | Delivery::Error { ticket, .. } => *ticket,
+    fn answer(ticket: i32, done: bool, payload: Option<Payload>) -> Delivery {
+        Delivery {
+            ticket,
+            response: Response::Answer { done, payload },
+        }
+    }
+
+    fn error(ticket: i32, failure: Failure) -> Delivery {
+        Delivery {
+            ticket,
+            response: Response::Error(failure),
         }
     }
 
     /// For the trace.
     pub fn describe(&self) -> String {
-        match self {
-            Delivery::Answer {
-                ticket,
-                done,
-                payload,
-            } => format!(
+        let ticket = self.ticket;
+        match &self.response {
+            Response::Answer { done, payload } => format!(
                 "answer to ticket {ticket}{}: {}",
                 if *done { " (done)" } else { "" },
                 payload
@@ -52,7 +51,7 @@ impl Delivery {
                         p.data.len()
                     ))
             ),
-            Delivery::Error { ticket, failure } => format!(
+            Response::Error(failure) => format!(
                 "error for ticket {ticket}: {} {}",
                 failure.errno, failure.code
             ),
@@ -84,10 +83,10 @@ pub fn answer(
 ) -> Result<Vec<Delivery>, String> {
     let Some(segs) = parse_request(path) else {
         // The runtime answers it so: no stub ever sees it.
-        return Ok(vec![Delivery::Error {
+        return Ok(vec![Delivery::error(
             ticket,
-            failure: Failure::runtime(errno::INVALID, format!("malformed path `{path}`")),
-        }]);
+            Failure::runtime(errno::INVALID, format!("malformed path `{path}`")),
+        )]);
     };
     let e = entry_for(model, &object.needs, verb, &segs)
         .ok_or_else(|| "no need entry covers that path with that verb".to_string())?;
@@ -107,30 +106,18 @@ pub fn answer(
     }
     if c.chance(12) {
         let no = ERRORS[c.below(ERRORS.len() as u64) as usize];
-        return Ok(vec![Delivery::Error {
+        return Ok(vec![Delivery::error(
             ticket,
-            failure: Failure::runtime(no, "an error made by othc test's stub"),
-        }]);
+            Failure::runtime(no, "an error made by othc test's stub"),
+        )]);
     }
     let value = |c: &mut Choices| need.answer.as_ref().map(|t| inputs::of_type(model, t, c));
     if !(need.stream || verb.always_streams()) {
-        return Ok(vec![Delivery::Answer {
-            ticket,
-            done: true,
-            payload: value(c),
-        }]);
+        return Ok(vec![Delivery::answer(ticket, true, value(c))]);
     }
     let mut out: Vec<Delivery> = (0..c.below(4))
-        .map(|_| Delivery::Answer {
-            ticket,
-            done: false,
-            payload: value(c),
-        })
+        .map(|_| Delivery::answer(ticket, false, value(c)))
         .collect();
-    out.push(Delivery::Answer {
-        ticket,
-        done: true,
-        payload: None,
-    });
+    out.push(Delivery::answer(ticket, true, None));
     Ok(out)
 }

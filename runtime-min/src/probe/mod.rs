@@ -9,7 +9,7 @@
 pub mod image;
 
 use crate::Payload;
-use crate::abi::Failure;
+use crate::abi::{Failure, Response};
 use crate::host::Wasm;
 use crate::limits::Limits;
 use crate::ticker::Ticker;
@@ -126,6 +126,18 @@ impl Probe {
     pub fn error(&mut self, ticket: i32, failure: &Failure) -> Result<Vec<Call>, Stopped> {
         let r = self.wasm.error(ticket, failure);
         self.asked(r)
+    }
+
+    /// Delivers `response` to its request `ticket`.
+    pub fn respond(
+        &mut self,
+        ticket: i32,
+        response: &Response<Payload>,
+    ) -> Result<Vec<Call>, Stopped> {
+        match response {
+            Response::Answer { done, payload } => self.answer(ticket, *done, payload),
+            Response::Error(failure) => self.error(ticket, failure),
+        }
     }
 
     /// Tells it its caller gave up on request `id`.
