@@ -4,9 +4,9 @@
 
 use super::as_types::{string_literal, type_name};
 use super::shared::{
-    Body, Refusal, RefusedAs, Request, any_path, condition_of, doc_lines, methods_of, request_kind,
-    signature,
+    Body, Refusal, RefusedAs, any_path, condition_of, doc_lines, methods_of, signature,
 };
+use super::takes::{Syntax, TakesView, takes};
 use crate::asnames;
 use crate::model::*;
 use serde::Serialize;
@@ -42,8 +42,8 @@ pub(super) struct MethodView {
 pub(super) struct RouteView {
     pub(super) verb: String,
     pub(super) condition: String,
-    /// Statements that check the payload and call the method.
-    pub(super) body: Vec<String>,
+    /// How the payload is checked before the method is called.
+    pub(super) takes: TakesView,
 }
 
 #[derive(Serialize)]
@@ -161,15 +161,6 @@ fn body_param(model: &Model, body: &Body) -> Option<String> {
     })
 }
 
-/// A route's line failing the request as `r` says.
-fn refuse(r: &Refusal) -> String {
-    let status = match r.status {
-        RefusedAs::UnsupportedType => "UnsupportedType",
-        RefusedAs::Invalid => "Invalid",
-    };
-    format!("req.fail(Status.{status}, {})", string_literal(&r.text))
-}
-
 pub(super) fn answers_class(model: &Model, e: &EntryDef) -> String {
     match &e.answer {
         None => "OnDone".into(),
@@ -206,11 +197,12 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
     }
     for &e in &order {
         let entry = model.entry(e);
-        let body = route_body(model, entry);
+        let mut args = vec!["req".to_string()];
+        args.extend(route_args(&entry.path));
         routes.push(RouteView {
             verb: verb_const(entry.verb),
             condition: condition(&entry.path),
-            body,
+            takes: takes(model, entry, &args, &As),
         });
     }
     let (any_path, every_path) = any_path(routes.iter().map(|r| &r.condition));
@@ -228,90 +220,32 @@ pub(super) fn server(model: &Model, def: &ObjectDef) -> ServerView {
     }
 }
 
-/// The lines of the route to serves entry `entry`: the payload checked
-/// as the entry takes it (refused as the binding model says), then its
-/// method called.
-fn route_body(model: &Model, entry: &EntryDef) -> Vec<String> {
-    let names = asnames::method_names(model, entry);
-    let mut args = vec!["req".to_string()];
-    args.extend(route_args(&entry.path));
-    let call = |name: &str, body: Option<&str>| {
-        let mut a = args.clone();
-        a.extend(body.map(str::to_string));
-        format!("this.{name}({})", a.join(", "))
-    };
-    let kind = request_kind(model, entry);
-    let wrong = refuse(&kind.wrong_type(model));
-    let invalid = kind.not_a_message(model).map(|r| refuse(&r));
-    match &kind {
-        Request::None => vec![
-            "if (req.payload != null) {".into(),
-            format!("  {wrong}"),
-            "  return".into(),
-            "}".into(),
-            call(&names[0], None),
-        ],
-        Request::Text(ct) => vec![
-            "const p = req.payload".into(),
-            format!("if (p == null || !p.isOf({})) {{", string_literal(ct)),
-            format!("  {wrong}"),
-            "  return".into(),
-            "}".into(),
-            call(&names[0], Some("p.asText()")),
-        ],
-        Request::Message(id) => {
-            let t = type_name(&model.ty(*id).name);
-            vec![
-                "const p = req.payload".into(),
-                "if (p == null || p.mediaType() != bson.BSON) {".into(),
-                format!("  {wrong}"),
-                "  return".into(),
-                "}".into(),
-                format!("const m = {t}.fromPayload(p)"),
-                "if (m == null) {".into(),
-                format!("  {}", invalid.unwrap_or_default()),
-                "  return".into(),
-                "}".into(),
-                call(&names[0], Some("m")),
-            ]
-        }
-        Request::Messages(ids) => {
-            let mut b = vec![
-                "const p = req.payload".into(),
-                "if (p == null || p.mediaType() != bson.BSON) {".into(),
-                format!("  {wrong}"),
-                "  return".into(),
-                "}".into(),
-                "const m = bson.decode(p)".into(),
-            ];
-            for (name, id) in names.iter().zip(ids) {
-                let t = type_name(&model.ty(*id).name);
-                b.push(format!("if (m instanceof {t}) {{"));
-                b.push(format!(
-                    "  {}",
-                    call(name, Some(&format!("changetype<{t}>(m)")))
-                ));
-                b.push("  return".into());
-                b.push("}".into());
-            }
-            b.push(invalid.unwrap_or_default());
-            b
-        }
-        Request::Any(types) => {
-            let test = types
-                .iter()
-                .map(|t| format!("p.isOf({})", string_literal(t)))
-                .collect::<Vec<_>>()
-                .join(" || ");
-            vec![
-                "const p = req.payload".into(),
-                format!("if (p == null || !({test})) {{"),
-                format!("  {wrong}"),
-                "  return".into(),
-                "}".into(),
-                call(&names[0], Some("p")),
-            ]
-        }
+/// How AssemblyScript spells a route's pieces.
+struct As;
+
+impl Syntax for As {
+    fn literal(&self, s: &str) -> String {
+        string_literal(s)
+    }
+
+    fn type_name(&self, name: &str) -> String {
+        type_name(name)
+    }
+
+    fn method(&self, name: &str) -> String {
+        name.to_string()
+    }
+
+    fn refuse(&self, r: &Refusal) -> String {
+        let status = match r.status {
+            RefusedAs::UnsupportedType => "UnsupportedType",
+            RefusedAs::Invalid => "Invalid",
+        };
+        format!("req.fail(Status.{status}, {})", string_literal(&r.text))
+    }
+
+    fn is_of(&self, ct: &str) -> String {
+        format!("p.isOf({})", string_literal(ct))
     }
 }
 

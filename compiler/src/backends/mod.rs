@@ -12,3 +12,4 @@ pub mod rust;
 mod rust_types;
 mod shared;
 pub mod stamp;
+mod takes;

@@ -12,10 +12,11 @@ use serde::Serialize;
 
 use super::rust_types::{self, literal, snake, type_name};
 use super::shared::{
-    Body, Refusal, RefusedAs, Request, any_path, condition_of, doc_lines, methods_of, objects_of,
-    request_kind, route_order, shared_needs, signature,
+    Body, Refusal, RefusedAs, any_path, condition_of, doc_lines, methods_of, objects_of,
+    route_order, shared_needs, signature,
 };
 use super::stamp::{Generated, stamped};
+use super::takes::{Syntax, TakesView, takes};
 use crate::asnames;
 use crate::model::*;
 
@@ -55,7 +56,8 @@ struct MethodView {
 struct RouteView {
     verb: String,
     condition: String,
-    body: Vec<String>,
+    /// How the payload is checked before the method is called.
+    takes: TakesView,
 }
 
 #[derive(Serialize)]
@@ -166,29 +168,17 @@ fn condition(path: &PathPattern) -> String {
     condition_of(path).map_or_else(String::new, |c| c.render("s.len()", literal))
 }
 
-/// A route's line failing the request as `r` says, and returning.
-fn refuse(r: &Refusal) -> String {
-    let status = match r.status {
-        RefusedAs::UnsupportedType => "unsupported_type",
-        RefusedAs::Invalid => "invalid",
-    };
-    format!(
-        "req.fail(Status::{status}(), {}); return;",
-        literal(&r.text)
-    )
-}
-
 fn server(model: &Model, def: &ObjectDef) -> ServerView {
     let mut methods = Vec::new();
     let mut routes = Vec::new();
     for e in route_order(model, def) {
         let entry = model.entry(e);
-        let (mut m, body) = route(model, entry);
+        let (mut m, takes) = route(model, entry);
         methods.append(&mut m);
         routes.push(RouteView {
             verb: verb(entry.verb),
             condition: condition(&entry.path),
-            body,
+            takes,
         });
     }
     let (any_path, every_path) = any_path(routes.iter().map(|r| &r.condition));
@@ -208,100 +198,61 @@ fn server(model: &Model, def: &ObjectDef) -> ServerView {
 /// The trait's methods for serves entry `entry` (one, or one per message
 /// type it takes), and the lines of its route: the payload checked as the
 /// entry takes it, then the method called.
-fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, Vec<String>) {
-    let (caps, args) = path_params(&entry.path);
+/// The methods of serves entry `entry`, and how its route takes the
+/// payload before calling one.
+fn route(model: &Model, entry: &EntryDef) -> (Vec<MethodView>, TakesView) {
+    let (caps, path_args) = path_params(&entry.path);
     let sig = signature(model, entry);
-    let shared = methods_of(model, entry);
-    let names: Vec<String> = shared.iter().map(|(n, _)| snake(n)).collect();
-    let methods = shared
+    let methods = methods_of(model, entry)
         .iter()
-        .zip(&names)
-        .map(|((_, body), name)| {
+        .map(|(name, body)| {
             let mut p = vec!["req: Request".to_string()];
             p.extend(caps.iter().cloned());
             p.extend(body_param(model, body, false));
             MethodView {
-                name: name.clone(),
+                name: snake(name),
                 signature: sig.clone(),
                 doc: doc_lines(&entry.doc),
                 params: p.join(", "),
             }
         })
         .collect();
-    let call = |name: &str, body: Option<&str>| {
-        let mut a = vec!["req".to_string()];
-        a.extend(args.iter().cloned());
-        a.extend(body.map(str::to_string));
-        format!("self.0.{name}({});", a.join(", "))
-    };
-    let kind = request_kind(model, entry);
-    let wrong = refuse(&kind.wrong_type(model));
-    let invalid = kind
-        .not_a_message(model)
-        .map(|r| refuse(&r))
-        .unwrap_or_default();
-    let body = match &kind {
-        Request::None => vec![
-            "if req.payload.is_some() {".into(),
-            format!("    {wrong}"),
-            "}".into(),
-            call(&names[0], None),
-        ],
-        Request::Text(ct) => vec![
-            "let body = match &req.payload {".into(),
-            format!("    Some(p) if p.is_of({}) => p.as_text(),", literal(ct)),
-            format!("    _ => {{ {wrong} }}"),
-            "};".into(),
-            call(&names[0], Some("body")),
-        ],
-        Request::Message(id) => {
-            let t = type_name(&model.ty(*id).name);
-            vec![
-                "let body = match &req.payload {".into(),
-                format!(
-                    "    Some(p) if p.media_type() == \"application/bson\" => match {t}::from_payload(p) {{"
-                ),
-                "        Some(m) => m,".into(),
-                format!("        None => {{ {invalid} }}"),
-                "    },".into(),
-                format!("    _ => {{ {wrong} }}"),
-                "};".into(),
-                call(&names[0], Some("body")),
-            ]
-        }
-        Request::Messages(ids) => {
-            let mut b = vec![
-                "let p = match &req.payload {".to_string(),
-                "    Some(p) if p.media_type() == \"application/bson\" => p.clone(),".into(),
-                format!("    _ => {{ {wrong} }}"),
-                "};".into(),
-            ];
-            for (name, id) in names.iter().zip(ids) {
-                let t = type_name(&model.ty(*id).name);
-                b.push(format!("if let Some(m) = {t}::from_payload(&p) {{"));
-                b.push(format!("    {}", call(name, Some("m"))));
-                b.push("    return;".into());
-                b.push("}".into());
-            }
-            b.push(invalid);
-            b
-        }
-        Request::Any(types) => {
-            let test = types
-                .iter()
-                .map(|t| format!("p.is_of({})", literal(t)))
-                .collect::<Vec<_>>()
-                .join(" || ");
-            vec![
-                "let body = match &req.payload {".into(),
-                format!("    Some(p) if {test} => p.clone(),"),
-                format!("    _ => {{ {wrong} }}"),
-                "};".into(),
-                call(&names[0], Some("body")),
-            ]
-        }
-    };
-    (methods, body)
+    let mut args = vec!["req".to_string()];
+    args.extend(path_args);
+    (methods, takes(model, entry, &args, &Rust))
+}
+
+/// How Rust spells a route's pieces.
+struct Rust;
+
+impl Syntax for Rust {
+    fn literal(&self, s: &str) -> String {
+        literal(s)
+    }
+
+    fn type_name(&self, name: &str) -> String {
+        type_name(name)
+    }
+
+    fn method(&self, name: &str) -> String {
+        snake(name)
+    }
+
+    /// The statement failing the request, and returning.
+    fn refuse(&self, r: &Refusal) -> String {
+        let status = match r.status {
+            RefusedAs::UnsupportedType => "unsupported_type",
+            RefusedAs::Invalid => "invalid",
+        };
+        format!(
+            "req.fail(Status::{status}(), {}); return;",
+            literal(&r.text)
+        )
+    }
+
+    fn is_of(&self, ct: &str) -> String {
+        format!("p.is_of({})", literal(ct))
+    }
 }
 
 /// A method's body parameter, if it has one: owned for a server's
