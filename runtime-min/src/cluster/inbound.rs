@@ -8,9 +8,9 @@ use std::time::Instant;
 use othc::model::Seg;
 use othc::namespace::path::{parse_request, push_text};
 
-use super::Caller;
 use super::node::FromCluster;
 use super::wire::Wire;
+use super::{Origin, Sent};
 use crate::abi::{Errno, Failure, errno};
 use crate::view::Aim;
 use crate::{Body, Event, Payload, Runtime, Sender, Serving, route};
@@ -93,7 +93,7 @@ impl Runtime<'_> {
                 let done = done || !s.stream;
                 if !done && let (Some(c), Some(n)) = (&mut self.cluster, taken_by) {
                     // A stream goes on: the node that took it still holds it.
-                    c.taken.insert((a, id), n);
+                    c.taken.insert(Sent { proxy: a, id }, n);
                 }
                 if paced && !done {
                     self.paced_in(a, id, &s);
@@ -115,9 +115,9 @@ impl Runtime<'_> {
                     return;
                 };
                 if let Some(c) = &mut self.cluster {
-                    c.untaken.remove(&(a, id));
+                    c.untaken.remove(&Sent { proxy: a, id });
                     if self.actors[a].serving.contains_key(&id) {
-                        c.taken.insert((a, id), node);
+                        c.taken.insert(Sent { proxy: a, id }, node);
                     }
                 }
             }
@@ -125,7 +125,7 @@ impl Runtime<'_> {
                 let Some(cluster) = &mut self.cluster else {
                     return;
                 };
-                let Some(&k) = cluster.by_origin.get(&(reply, to, id)) else {
+                let Some(&k) = cluster.by_origin.get(&Origin { reply, to, id }) else {
                     return;
                 };
                 let relayed = cluster.forget_caller(k);
@@ -150,8 +150,8 @@ impl Runtime<'_> {
     fn settle_at(&mut self, a: usize, id: i32) -> Option<(Serving, Option<String>)> {
         let s = self.actors[a].serving.remove(&id)?;
         let taken_by = self.cluster.as_mut().and_then(|c| {
-            c.untaken.remove(&(a, id));
-            c.taken.remove(&(a, id))
+            c.untaken.remove(&Sent { proxy: a, id });
+            c.taken.remove(&Sent { proxy: a, id })
         });
         Some((s, taken_by))
     }
@@ -228,8 +228,9 @@ impl Runtime<'_> {
         cluster.publish(reply.clone(), &taken);
         cluster.next_caller = cluster.next_caller.wrapping_add(1);
         let k = cluster.next_caller;
-        cluster.by_origin.insert((reply.clone(), to.clone(), id), k);
-        cluster.callers.insert(k, Caller { reply, to, id });
+        let origin = Origin { reply, to, id };
+        cluster.by_origin.insert(origin.clone(), k);
+        cluster.callers.insert(k, origin);
         let req = Serving {
             from: Sender::Remote(k),
             ticket: k as i32,

@@ -13,7 +13,7 @@ impl Runtime<'_> {
     pub(super) fn lose_node(&mut self, node: String) {
         let Some(c) = &mut self.cluster else { return };
         c.beats.remove(&node);
-        let failed: Vec<(usize, i32)> = c
+        let failed: Vec<super::Sent> = c
             .taken
             .iter()
             .filter(|(_, n)| **n == node)
@@ -33,7 +33,7 @@ impl Runtime<'_> {
             LOST.as_millis(),
             failed.len()
         );
-        for (a, id) in failed {
+        for super::Sent { proxy: a, id } in failed {
             let to = &self.actors[a].name;
             let desc = format!("node {node}, which took the request to `{to}`, is lost");
             self.fail_unavailable(a, id, desc);

@@ -67,9 +67,10 @@ pub(crate) struct Cluster {
     /// Where answers to this node's requests go.
     reply: String,
     /// Requests other nodes sent to instances here, by the key they carry
-    /// here as their sender (`Sender::Remote`).
-    callers: HashMap<u32, Caller>,
-    by_origin: HashMap<(String, String, i32), u32>,
+    /// here as their sender (`Sender::Remote`), and that key by where they
+    /// came from.
+    callers: HashMap<u32, Origin>,
+    by_origin: HashMap<Origin, u32>,
     next_caller: u32,
     /// Each instance's view as the image gave it: what a sender on another
     /// node is checked against.
@@ -80,10 +81,10 @@ pub(crate) struct Cluster {
     beats: HashMap<String, (Instant, Beat)>,
     /// The totals of the last look at a quiet cluster.
     last_quiet: Option<(u64, u64)>,
-    /// Which node took each request sent from here (by proxy and id).
-    taken: HashMap<(usize, i32), String>,
+    /// Which node took each request sent from here.
+    taken: HashMap<Sent, String>,
     /// Requests sent from here that no node has said it took yet.
-    untaken: HashMap<(usize, i32), Untaken>,
+    untaken: HashMap<Sent, Untaken>,
     /// Paced streams answering callers on other nodes (by caller): the
     /// ticket and the rest, read as the caller's node says it took a part.
     paced_out: HashMap<u32, (i32, Box<crate::natives::files::Stream>)>,
@@ -110,12 +111,22 @@ struct Untaken {
     bytes: Vec<u8>,
 }
 
-/// A request another node sent to an instance here.
-struct Caller {
+/// A request another node sent to an instance here, as that node names
+/// it: where its answers go, the instance it was sent to, and its id on
+/// the sending node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Origin {
     reply: String,
-    /// The instance it was sent to, and its id on the sending node.
     to: String,
     id: i32,
+}
+
+/// A request sent from this node to an instance run elsewhere: the proxy
+/// it went through (the instance's stand-in here) and its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Sent {
+    pub(crate) proxy: usize,
+    pub(crate) id: i32,
 }
 
 /// A proxy for an instance run by other nodes.
@@ -157,8 +168,8 @@ impl Cluster {
     fn forget_caller(&mut self, k: u32) -> Option<RelayedOut> {
         self.paced_out.remove(&k);
         let relayed = self.relayed_out.remove(&k);
-        if let Some(c) = self.callers.remove(&k) {
-            self.by_origin.remove(&(c.reply, c.to, c.id));
+        if let Some(origin) = self.callers.remove(&k) {
+            self.by_origin.remove(&origin);
         }
         relayed
     }

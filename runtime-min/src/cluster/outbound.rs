@@ -8,7 +8,7 @@ use othc::model::Seg;
 use othc::namespace::path::push_text;
 
 use super::wire::Wire;
-use super::{LOST, TRIES, Untaken};
+use super::{LOST, Sent, TRIES, Untaken};
 use crate::abi::errno;
 use crate::{Body, Runtime, Sender, Serving};
 
@@ -74,7 +74,7 @@ impl Runtime<'_> {
         cluster.node.request(subject.clone(), to, id, bytes.clone());
         if let Some(c) = &mut self.cluster {
             c.untaken.insert(
-                (to, id),
+                Sent { proxy: to, id },
                 Untaken {
                     since: Instant::now(),
                     tries: 1,
@@ -90,7 +90,7 @@ impl Runtime<'_> {
     /// again is safe), at most `TRIES` times in all; then they fail.
     pub(super) fn retry_untaken(&mut self) {
         let Some(c) = &mut self.cluster else { return };
-        let due: Vec<(usize, i32)> = c
+        let due: Vec<Sent> = c
             .untaken
             .iter()
             .filter(|(_, u)| u.since.elapsed() > LOST)
@@ -104,7 +104,8 @@ impl Runtime<'_> {
             if u.tries < TRIES {
                 u.tries += 1;
                 u.since = Instant::now();
-                c.node.request(u.subject.clone(), k.0, k.1, u.bytes.clone());
+                c.node
+                    .request(u.subject.clone(), k.proxy, k.id, u.bytes.clone());
             } else {
                 c.untaken.remove(&k);
                 // Never received: it does not count as sent.
@@ -112,7 +113,7 @@ impl Runtime<'_> {
                 failed.push(k);
             }
         }
-        for (a, id) in failed {
+        for Sent { proxy: a, id } in failed {
             let to = &self.actors[a].name;
             let desc = format!(
                 "no node took the request to `{to}` ({TRIES} tries, {} ms each)",
@@ -125,8 +126,8 @@ impl Runtime<'_> {
     /// Request `id` to instance `to`, run elsewhere, was cancelled here.
     pub(crate) fn cancel_remote(&mut self, to: usize, id: i32) {
         if let Some(cluster) = &mut self.cluster {
-            cluster.taken.remove(&(to, id));
-            cluster.untaken.remove(&(to, id));
+            cluster.taken.remove(&Sent { proxy: to, id });
+            cluster.untaken.remove(&Sent { proxy: to, id });
             let w = Wire::Cancel {
                 reply: cluster.reply.clone(),
                 to: self.actors[to].name.clone(),

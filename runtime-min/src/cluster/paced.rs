@@ -75,7 +75,7 @@ impl Runtime<'_> {
     /// node whose answers go to `reply`, took its last part.
     pub(super) fn took(&mut self, reply: String, to: String, id: i32) {
         let Some(c) = &mut self.cluster else { return };
-        let Some(&k) = c.by_origin.get(&(reply, to, id)) else {
+        let Some(&k) = c.by_origin.get(&super::Origin { reply, to, id }) else {
             return;
         };
         // The reader there took the answers in order: those relayed to it
@@ -124,7 +124,7 @@ impl Runtime<'_> {
     /// of the stream answering it.
     pub(crate) fn ask_next_part(&mut self, a: usize, id: i32) {
         let Some(c) = &self.cluster else { return };
-        let Some(node) = c.taken.get(&(a, id)) else {
+        let Some(node) = c.taken.get(&super::Sent { proxy: a, id }) else {
             return;
         };
         let w = Wire::Took {
