@@ -252,6 +252,11 @@ pub enum LoadError {
     Image(String),
     /// Module `module` of the bundle cannot be run: why.
     Module { module: String, why: String },
+    /// Module `module` does not speak the host ABI: each way it breaks it.
+    BreaksAbi {
+        module: String,
+        problems: Vec<String>,
+    },
     /// This node's share of a cluster is not given as it must be (its
     /// flags, its placement).
     Placement(String),
@@ -265,6 +270,9 @@ impl std::fmt::Display for LoadError {
         match self {
             LoadError::Bundle(e) => e.fmt(f),
             LoadError::Module { module, why } => write!(f, "`{module}`: {why}"),
+            LoadError::BreaksAbi { module, problems } => {
+                write!(f, "`{module}` breaks the host ABI: {}", problems.join("; "))
+            }
             LoadError::Image(why) | LoadError::Placement(why) | LoadError::Host(why) => {
                 f.write_str(why)
             }

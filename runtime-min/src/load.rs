@@ -227,10 +227,10 @@ impl<'b> Compiled<'b> {
         // breaks it is refused in its words, not wasmtime's.
         let problems = othc::abi_check::problems(bytes);
         if !problems.is_empty() {
-            return Err(module_fault(
-                m,
-                format!("it breaks the host ABI: {}", problems.join("; ")),
-            ));
+            return Err(LoadError::BreaksAbi {
+                module: m.to_string(),
+                problems,
+            });
         }
         let h = othc::header::read(bytes).map_err(|e| module_fault(m, e))?;
         let digest = othc::bundle::header_sha256(bytes).map_err(|e| module_fault(m, e))?;

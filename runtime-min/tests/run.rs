@@ -169,6 +169,10 @@ fn a_tampered_module_is_refused() {
         e.to_string().contains("sha256") || e.to_string().contains("hash"),
         "{e}"
     );
+    assert!(
+        matches!(e, LoadError::Bundle(BundleError::WrongHash { .. })),
+        "{e:?}"
+    );
 }
 
 /// The bundle's entries written back as a plain archive, exactly as given
@@ -521,6 +525,7 @@ fn a_module_breaking_the_abi_is_refused_in_its_words() {
         e.to_string().contains("`modules/Shouter.wasm` breaks the host ABI: its import `othismo.request` has the wrong signature (wants 7 i32 parameters and 1 i32 results)"),
         "{e}"
     );
+    assert!(matches!(e, LoadError::BreaksAbi { .. }), "{e:?}");
 }
 
 /// StaticSite forwards a read its own stat announced: with several stats
