@@ -6,6 +6,7 @@
 use othc::model::Verb;
 use othc::namespace::MAX_DEPTH;
 
+use crate::ActorId;
 use crate::abi::errno;
 use crate::host::{Call, Carried};
 use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, view};
@@ -13,7 +14,7 @@ use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, view};
 impl Runtime<'_> {
     /// After any call into instance `a`: a trap stops it; otherwise what it
     /// asked for is done, in order.
-    pub(crate) fn after_call(&mut self, a: usize, result: wasmtime::Result<()>) {
+    pub(crate) fn after_call(&mut self, a: ActorId, result: wasmtime::Result<()>) {
         if let Err(e) = result {
             let why = self.why(&e);
             return self.kill(a, &why);
@@ -51,7 +52,7 @@ impl Runtime<'_> {
 
     /// Does what instance `a` asked for in one call, in order; stops at a
     /// call that gets it stopped.
-    fn act_on(&mut self, a: usize, calls: &mut Vec<Call>) {
+    fn act_on(&mut self, a: ActorId, calls: &mut Vec<Call>) {
         for call in calls.drain(..) {
             let went = match call {
                 Call::Request {
@@ -93,7 +94,7 @@ impl Runtime<'_> {
     }
 
     /// Instance `a` sends a request.
-    fn request(&mut self, a: usize, ticket: i32, verb: Verb, aim: view::Aim, payload: Carried) {
+    fn request(&mut self, a: ActorId, ticket: i32, verb: Verb, aim: view::Aim, payload: Carried) {
         let from = Sender::Instance(a);
         let payload = match payload {
             Carried::TooLarge(n) => {
@@ -121,7 +122,7 @@ impl Runtime<'_> {
     }
 
     /// Instance `a` answers request `id` (`done`: its last answer).
-    fn answer(&mut self, a: usize, id: i32, done: bool, payload: Carried) -> Went {
+    fn answer(&mut self, a: ActorId, id: i32, done: bool, payload: Carried) -> Went {
         let s = match self.claim(a, id, "answered") {
             Claim::Serving(s) => s,
             Claim::Late => return Went::On,
@@ -147,7 +148,7 @@ impl Runtime<'_> {
     /// table), goes to its caller; a stream not done goes on being served.
     pub(crate) fn pass_answer(
         &mut self,
-        a: usize,
+        a: ActorId,
         id: i32,
         s: Serving,
         done: bool,
@@ -169,7 +170,7 @@ impl Runtime<'_> {
 
     /// Instance `a` hands request `id` on to `aim`, to be answered to its
     /// original caller.
-    fn forward(&mut self, a: usize, id: i32, aim: view::Aim) -> Went {
+    fn forward(&mut self, a: ActorId, id: i32, aim: view::Aim) -> Went {
         let mut s = match self.claim(a, id, "forwarded") {
             Claim::Serving(s) => s,
             Claim::Late => return Went::On,
@@ -199,7 +200,7 @@ impl Runtime<'_> {
     /// Instance `a` answers, fails or forwards (`what`) request `id`: the
     /// request, taken out of what it serves; a late answer to a cancelled
     /// one, ignored; or none it is serving, and it is stopped.
-    fn claim(&mut self, a: usize, id: i32, what: &str) -> Claim {
+    fn claim(&mut self, a: ActorId, id: i32, what: &str) -> Claim {
         if let Some(s) = self.actors[a].serving.remove(&id) {
             return Claim::Serving(s);
         }
@@ -213,7 +214,7 @@ impl Runtime<'_> {
 
     /// Why instance `a` may not answer request `id`: it never got it, or
     /// has given its last answer.
-    fn not_serving(&self, a: usize, id: i32, what: &str) -> String {
+    fn not_serving(&self, a: ActorId, id: i32, what: &str) -> String {
         if id >= 1 && id <= self.actors[a].next_id {
             format!(
                 "it {what} request {id} after its last answer (only a stream answers more than once)"

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use othc::model::{EntryId, Seg};
 use othc::namespace::path::push_text;
 
+use crate::ActorId;
 use crate::abi::{Errno, Failure, errno};
 use crate::natives::Reply;
 use crate::probe::image::Came;
@@ -27,7 +28,7 @@ impl Runtime<'_> {
     }
 
     /// A request from instance `from` (its needs) aimed by `aim` in its view.
-    pub(crate) fn route(&mut self, from: usize, req: Serving, aim: view::Aim) {
+    pub(crate) fn route(&mut self, from: ActorId, req: Serving, aim: view::Aim) {
         let sender = &mut self.actors[from];
         let (model, obj) = &*sender.header;
         match route::admit(&sender.name, model, obj, req.verb, aim, &mut sender.passed) {
@@ -40,7 +41,7 @@ impl Runtime<'_> {
     /// is one), then the delivery.
     pub(crate) fn deliver_checked(
         &mut self,
-        to: usize,
+        to: ActorId,
         mut req: Serving,
         path: Arc<[Seg]>,
         readonly: bool,
@@ -65,7 +66,7 @@ impl Runtime<'_> {
     }
 
     /// What routing needs to know of instance `a`.
-    fn party(&self, a: usize) -> route::Party<'_> {
+    fn party(&self, a: ActorId) -> route::Party<'_> {
         let actor = &self.actors[a];
         route::Party {
             name: &actor.name,
@@ -249,7 +250,7 @@ impl Runtime<'_> {
     /// Request `req` to instance `to`, on `path` of its tree, which reached
     /// serves entry `entry`: refused if `to` has stopped, else served by a
     /// native or called into a module (here, or on a worker).
-    fn serve(&mut self, to: usize, req: Serving, path: Arc<[Seg]>, entry: EntryId) {
+    fn serve(&mut self, to: ActorId, req: Serving, path: Arc<[Seg]>, entry: EntryId) {
         if self.actors[to].dead {
             let name = self.actors[to].name.clone();
             return self.fail_to(
@@ -305,7 +306,7 @@ impl Runtime<'_> {
     /// told, console watches end.
     pub(crate) fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
         let mine = |s: &Serving| s.from == from && ticket.is_none_or(|t| s.ticket == t);
-        for t in 0..self.actors.len() {
+        for t in self.actors.ids() {
             let actor = &mut self.actors[t];
             let ids: Vec<i32> = actor
                 .serving
@@ -340,7 +341,7 @@ impl Runtime<'_> {
 }
 
 /// The instance an event is delivered to, if it is one.
-fn receiver(e: &Event) -> Option<usize> {
+fn receiver(e: &Event) -> Option<ActorId> {
     match e {
         Event::Serve { to, .. } | Event::Cancel { to, .. } | Event::Restart { to } => Some(*to),
         Event::Answer { to, .. } | Event::Error { to, .. } => match to {

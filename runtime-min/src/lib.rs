@@ -30,6 +30,7 @@
 
 pub mod abi;
 mod act;
+mod actors;
 mod aside;
 pub mod cluster;
 pub mod code;
@@ -66,6 +67,8 @@ use othc::bundle::ImageJson;
 use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
 
 use abi::Failure;
+pub use actors::ActorId;
+use actors::Actors;
 use host::{Call, Wasm};
 pub use input::{InputLine, Unfit};
 pub use limits::Limits;
@@ -97,7 +100,7 @@ impl Payload {
 /// of `probe::image`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Sender {
-    Instance(usize),
+    Instance(ActorId),
     Operator(usize),
     Remote(u32),
     Outside(u32),
@@ -150,7 +153,7 @@ struct Serving {
     /// Whether the entry it reached streams (more than one answer allowed).
     stream: bool,
     /// The instances that forwarded it, in order (at most `MAX_DEPTH`).
-    forwarded: Vec<usize>,
+    forwarded: Vec<ActorId>,
 }
 
 enum Body {
@@ -214,7 +217,7 @@ struct Actor {
 
 enum Event {
     Serve {
-        to: usize,
+        to: ActorId,
         req: Serving,
         path: Arc<[Seg]>,
         /// The serves entry the router matched.
@@ -232,13 +235,13 @@ enum Event {
         failure: Failure,
     },
     Cancel {
-        to: usize,
+        to: ActorId,
         id: i32,
     },
     /// Instance `to` was stopped: a fresh one takes its place
     /// (`supervise`), after what was queued before.
     Restart {
-        to: usize,
+        to: ActorId,
     },
 }
 
@@ -300,10 +303,10 @@ pub struct Io<'a> {
 }
 
 pub struct Runtime<'a> {
-    actors: Vec<Actor>,
+    actors: Actors<Actor>,
     /// Each startup request's receiver and path, in order (sent again to a
     /// restarted instance).
-    startup: Vec<(usize, Arc<[Seg]>)>,
+    startup: Vec<(ActorId, Arc<[Seg]>)>,
     json: ImageJson,
     queue: VecDeque<Event>,
     /// Deliveries taken from the queue so far: with the queue's length,
@@ -359,7 +362,7 @@ impl<'a> Runtime<'a> {
     /// Runs the image until it is idle and its input has ended. Returns the
     /// exit status.
     pub fn run(mut self) -> i32 {
-        for a in 0..self.actors.len() {
+        for a in self.actors.ids() {
             if let Body::Wasm(w) = &mut self.actors[a].body {
                 let result = w.start();
                 self.after_call(a, result);

@@ -15,7 +15,7 @@ use crate::outside::Inbox;
 use crate::supervise::Supervised;
 use crate::ticker::Ticker;
 use crate::view::{Link, parse_link};
-use crate::{Actor, Body, Header, IdMap, IdSet, Io, Limits, LoadError, Runtime};
+use crate::{Actor, ActorId, Body, Header, IdMap, IdSet, Io, Limits, LoadError, Runtime};
 
 impl<'a> Runtime<'a> {
     /// Loads a bundle: its modules checked against their hashes, read for
@@ -66,11 +66,11 @@ impl<'a> Runtime<'a> {
             headers: HashMap::new(),
         };
         let natives = natives_of(&json)?;
-        let index: HashMap<&str, usize> = json
+        let index: HashMap<&str, ActorId> = json
             .instances
             .iter()
             .enumerate()
-            .map(|(i, inst)| (inst.name.as_str(), i))
+            .map(|(i, inst)| (inst.name.as_str(), ActorId::at(i)))
             .collect();
         let mut actors = Vec::with_capacity(json.instances.len());
         let mut views = Vec::with_capacity(json.instances.len());
@@ -107,7 +107,7 @@ impl<'a> Runtime<'a> {
         drop(compiled);
         let input = std::mem::replace(&mut io.input, Box::new(std::iter::empty()));
         let mut rt = Runtime {
-            actors,
+            actors: crate::actors::Actors::new(actors),
             startup,
             json,
             queue: VecDeque::new(),
@@ -144,7 +144,7 @@ impl<'a> Runtime<'a> {
 }
 
 /// A startup request: its receiver and its path.
-type Startup = (usize, Arc<[Seg]>);
+type Startup = (ActorId, Arc<[Seg]>);
 
 impl Actor {
     /// A fresh instance, serving nothing yet.
@@ -360,7 +360,7 @@ fn held_to_image(
 /// names what is not there does not load.
 fn startup_requests(
     json: &othc::bundle::ImageJson,
-    index: &HashMap<&str, usize>,
+    index: &HashMap<&str, ActorId>,
 ) -> Result<Vec<Startup>, LoadError> {
     json.startup
         .iter()

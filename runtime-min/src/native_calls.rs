@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use othc::model::{EntryId, Seg};
 
+use crate::ActorId;
 use crate::natives::{self, Asked};
 use crate::outside::Outside;
 use crate::stall::Wait;
@@ -19,7 +20,7 @@ impl Runtime<'_> {
     /// which reached its serves entry `entry`.
     pub(crate) fn serve_native(
         &mut self,
-        to: usize,
+        to: ActorId,
         req: Serving,
         path: Arc<[Seg]>,
         entry: EntryId,

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
+use crate::ActorId;
 use crate::InputLine;
 use crate::natives::http::HttpEvent;
 
@@ -26,7 +27,7 @@ pub(crate) enum Outside {
     /// Console input has ended.
     InputEnded,
     /// What the listener of Http instance `actor` took or saw.
-    Http { actor: usize, event: HttpEvent },
+    Http { actor: ActorId, event: HttpEvent },
     /// SIGINT or SIGTERM (by name).
     Stop(&'static str),
     /// SIGUSR1: a report of what the runtime holds, on stderr.

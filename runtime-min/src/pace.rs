@@ -24,6 +24,7 @@
 //! reader keeps a `Relay` entry for the request answered, until what was
 //! relayed to it is taken, it has the last answer, it cancels or it stops.
 
+use crate::ActorId;
 use crate::natives::files::Stream;
 use crate::stall::Wait;
 use crate::{Runtime, Sender};
@@ -53,7 +54,7 @@ pub(crate) struct Pace {
 /// At the reader of a relay's answers: the relay's stream whose part is
 /// taken once the reader has taken the answers relayed of it.
 pub(crate) struct Relay {
-    from: usize,
+    from: ActorId,
     ticket: i32,
     serial: u64,
     /// Answers relayed to this request not yet taken, and how many of them
@@ -64,7 +65,7 @@ pub(crate) struct Relay {
 
 /// A stream another node reads for the request `id` to proxy `proxy`.
 pub(crate) struct RemoteRead {
-    pub(crate) proxy: usize,
+    pub(crate) proxy: ActorId,
     pub(crate) id: i32,
     /// Whether its next part was asked for since the last came.
     pub(crate) asked: bool,
@@ -120,7 +121,7 @@ impl Runtime<'_> {
 
     /// An answer (`done` or not) or an error for `ticket` is being delivered
     /// to instance `a`, which reads paced streams.
-    pub(crate) fn pace_delivery(&mut self, a: usize, ticket: i32, done: bool) {
+    pub(crate) fn pace_delivery(&mut self, a: ActorId, ticket: i32, done: bool) {
         let actor = &mut self.actors[a];
         if !done && actor.paced.contains_key(&ticket) {
             // The requests of this call are what taking the part takes.
@@ -131,7 +132,7 @@ impl Runtime<'_> {
     }
 
     /// Instance `a` made request `ticket` in the call delivering a part.
-    pub(crate) fn pace_request(&mut self, a: usize, ticket: i32) {
+    pub(crate) fn pace_request(&mut self, a: ActorId, ticket: i32) {
         let actor = &mut self.actors[a];
         if let Some(t) = actor.pacing
             && let Some(p) = actor.paced.get_mut(&t)
@@ -143,7 +144,7 @@ impl Runtime<'_> {
     /// Instance `a` answers `to`'s request `ticket`, not for the last time:
     /// if `a` is taking a part, the part is taken only once `to` has taken
     /// this answer (`a` is a relay).
-    pub(crate) fn pace_answer(&mut self, a: usize, to: Sender, ticket: i32) {
+    pub(crate) fn pace_answer(&mut self, a: ActorId, to: Sender, ticket: i32) {
         let Some(t) = self.actors[a].pacing else {
             return;
         };
@@ -184,19 +185,19 @@ impl Runtime<'_> {
     }
 
     /// Which stream `a`'s stream `t` is (its serial), if `a` reads one.
-    pub(crate) fn stream_serial(&self, a: usize, t: i32) -> Option<u64> {
+    pub(crate) fn stream_serial(&self, a: ActorId, t: i32) -> Option<u64> {
         self.actors[a].paced.get(&t).map(|p| p.serial)
     }
 
     /// `a` relayed one more answer while taking a part of stream `t`.
-    pub(crate) fn count_relayed(&mut self, a: usize, t: i32) {
+    pub(crate) fn count_relayed(&mut self, a: ActorId, t: i32) {
         if let Some(p) = self.actors[a].paced.get_mut(&t) {
             p.relayed += 1;
         }
     }
 
     /// The call delivering a part to `a` has returned.
-    pub(crate) fn pace_returned(&mut self, a: usize) {
+    pub(crate) fn pace_returned(&mut self, a: ActorId) {
         if let Some(t) = self.actors[a].pacing.take() {
             if let Some(Pace {
                 relay: Some(rel), ..
@@ -209,7 +210,7 @@ impl Runtime<'_> {
     }
 
     /// `a` has stopped: the relays whose answers it was taking go on.
-    pub(crate) fn pace_stopped(&mut self, a: usize) {
+    pub(crate) fn pace_stopped(&mut self, a: ActorId) {
         let relays: Vec<Relay> = self.actors[a]
             .paced
             .drain()
@@ -223,7 +224,7 @@ impl Runtime<'_> {
 
     /// `n` answers relayed by `a` while it took a part of stream `t`
     /// (`serial`) have been taken: the part is, once all of them are.
-    pub(crate) fn relayed_taken(&mut self, a: usize, t: i32, serial: u64, n: u32) {
+    pub(crate) fn relayed_taken(&mut self, a: ActorId, t: i32, serial: u64, n: u32) {
         let actor = &mut self.actors[a];
         let Some(p) = actor.paced.get_mut(&t) else {
             return;
@@ -239,7 +240,7 @@ impl Runtime<'_> {
 
     /// `ticket` of `a` has had its last answer, or was cancelled (then the
     /// stream it names, if it is one, is read no further).
-    pub(crate) fn settled(&mut self, a: usize, ticket: i32) {
+    pub(crate) fn settled(&mut self, a: ActorId, ticket: i32) {
         let actor = &mut self.actors[a];
         if let Some(Pace {
             relay: Some(rel), ..
@@ -267,7 +268,7 @@ impl Runtime<'_> {
     /// The next part of stream `t` of `a`, if its last one is taken (and
     /// it is not being read already). A stream whose last part was slow
     /// to read has its next read on a worker, when there are workers.
-    fn advance(&mut self, a: usize, t: i32) {
+    fn advance(&mut self, a: ActorId, t: i32) {
         let has_workers = self.has_workers();
         let Some(p) = self.actors[a].paced.get_mut(&t) else {
             return;
@@ -313,7 +314,7 @@ impl Runtime<'_> {
     /// the stream is still read (not cancelled, its reader not stopped).
     pub(crate) fn part_read(
         &mut self,
-        a: usize,
+        a: ActorId,
         t: i32,
         serial: u64,
         rest: Box<Stream>,

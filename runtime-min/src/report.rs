@@ -17,7 +17,7 @@ use crate::{Body, Runtime};
 
 impl Runtime<'_> {
     pub(crate) fn report(&mut self) {
-        for a in &self.actors {
+        for a in self.actors.iter() {
             // An instance out on a worker is not looked at: its memory is
             // left out, and `busy` says why.
             let memory = match &a.body {

@@ -21,6 +21,7 @@ use othc::namespace::needs::allows;
 use othc::namespace::path::text;
 use othc::namespace::route::{Route, select};
 
+use crate::ActorId;
 use crate::abi::{self, Errno, errno};
 use crate::view::{self, Aim, Link};
 
@@ -61,7 +62,7 @@ pub type Reached = (Arc<[Seg]>, Verb, EntryId);
 /// Where a request is delivered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Arrival {
-    pub to: usize,
+    pub to: ActorId,
     /// The path in the receiver's served tree.
     pub path: Arc<[Seg]>,
     /// The serves entry it reached.
@@ -107,8 +108,8 @@ pub fn admit(
 
 /// The receiver's side: a request on its way to `path` of instance `to`.
 pub fn arrive<'a>(
-    party: &dyn Fn(usize) -> Party<'a>,
-    mut to: usize,
+    party: &dyn Fn(ActorId) -> Party<'a>,
+    mut to: ActorId,
     mut path: Arc<[Seg]>,
     mut readonly: bool,
     verb: Verb,
@@ -190,11 +191,11 @@ pub fn probe(
     verb: Verb,
     path: &str,
 ) -> Result<Result<(String, String, EntryId), Refusal>, String> {
-    let index: std::collections::HashMap<&str, usize> = json
+    let index: std::collections::HashMap<&str, ActorId> = json
         .instances
         .iter()
         .enumerate()
-        .map(|(i, inst)| (inst.name.as_str(), i))
+        .map(|(i, inst)| (inst.name.as_str(), ActorId::at(i)))
         .collect();
     let objects: Vec<&ObjectDef> = json
         .instances
@@ -220,22 +221,22 @@ pub fn probe(
                 .collect()
         })
         .collect::<Result<_, _>>()?;
-    let aim = Aim::new(&views[a], path);
-    let (to, there, ro) = match admit(from, model, objects[a], verb, aim, &mut None) {
+    let aim = Aim::new(&views[a.index()], path);
+    let (to, there, ro) = match admit(from, model, objects[a.index()], verb, aim, &mut None) {
         Ok(admitted) => admitted,
         Err(r) => return Ok(Err(r)),
     };
-    let party = |k: usize| Party {
-        name: &json.instances[k].name,
+    let party = |k: ActorId| Party {
+        name: &json.instances[k.index()].name,
         model,
-        object: objects[k],
+        object: objects[k.index()],
         exposed: &[],
         dead: false,
         reached: None,
     };
     Ok(arrive(&party, to, there, ro, verb, 0).map(|arrival| {
         (
-            json.instances[arrival.to].name.clone(),
+            json.instances[arrival.to.index()].name.clone(),
             text(&arrival.path),
             arrival.entry,
         )

@@ -12,6 +12,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::ActorId;
+
 /// How long the loop waits on a disk before saying so.
 pub(crate) const STALL: Duration = Duration::from_secs(2);
 
@@ -101,9 +103,9 @@ impl Stall {
     }
 
     /// The loop begins to wait, for instance `who`, on `what`.
-    pub(crate) fn begin(&self, who: usize, what: Wait) -> Waiting {
+    pub(crate) fn begin(&self, who: ActorId, what: Wait) -> Waiting {
         let now = Instant::now();
-        self.who.store(who, Ordering::Relaxed);
+        self.who.store(who.index(), Ordering::Relaxed);
         self.what.store(what as u8, Ordering::Relaxed);
         self.said.store(false, Ordering::Relaxed);
         let ms = now.duration_since(self.base).as_millis() as u64 + 1;
@@ -157,7 +159,7 @@ mod tests {
     #[test]
     fn a_wait_is_said_once_past_the_stall_and_its_end_after() {
         let s = Stall::new(vec!["site".into(), "files".into()]);
-        let w = s.begin(1, Wait::Disk);
+        let w = s.begin(ActorId::at(1), Wait::Disk);
         assert_eq!(s.check(), None, "said before its time");
         std::thread::sleep(STALL + Duration::from_millis(20));
         let said = s.check().expect("said");
@@ -166,7 +168,7 @@ mod tests {
         let over = s.over(w).expect("its end said");
         assert!(over.starts_with("the disk answered after 2."), "{over}");
         // A short wait is neither said nor its end.
-        let w = s.begin(0, Wait::Output);
+        let w = s.begin(ActorId::at(0), Wait::Output);
         assert_eq!(s.check(), None);
         assert_eq!(s.over(w), None);
         assert_eq!(s.check(), None, "said with no wait");

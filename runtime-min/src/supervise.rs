@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use wasmtime::InstancePre;
 
+use crate::ActorId;
 use crate::Limits;
 use crate::abi::{self, Failure, errno};
 use crate::host::{Host, Wasm};
@@ -50,7 +51,7 @@ impl Supervised {
 /// watches withdrawn).
 pub(crate) struct Forget {
     mark: u64,
-    actor: usize,
+    actor: ActorId,
     ticket: i32,
 }
 
@@ -59,7 +60,7 @@ impl Runtime<'_> {
     /// ahead of everything queued: they configure an instance, and what it
     /// asked for while starting waits behind them (an object cannot
     /// otherwise wait for its config).
-    pub(crate) fn configure(&mut self, only: Option<usize>) {
+    pub(crate) fn configure(&mut self, only: Option<ActorId>) {
         let held = std::mem::take(&mut self.queue);
         for n in 0..self.startup.len() {
             let (to, path) = self.startup[n].clone();
@@ -112,7 +113,7 @@ impl Runtime<'_> {
 
     /// Instance `a` cancelled `ticket`: answers still on their way to it
     /// are dropped, and the ticket forgotten once they have all been taken.
-    pub(crate) fn drop_ticket(&mut self, a: usize, ticket: i32) {
+    pub(crate) fn drop_ticket(&mut self, a: ActorId, ticket: i32) {
         if self.actors[a].dropped.insert(ticket) {
             self.forget.push_back(Forget {
                 mark: self.queue_end(),
@@ -148,19 +149,19 @@ impl Runtime<'_> {
 
     /// Instance `a` was stopped: its tickets are forgotten now (a fresh
     /// instance numbers its own from 1).
-    pub(crate) fn forget_all_of(&mut self, a: usize) {
+    pub(crate) fn forget_all_of(&mut self, a: ActorId) {
         self.forget.retain(|f| f.actor != a);
         self.actors[a].dropped.clear();
     }
 
     /// Whether instance `a` is to be replaced when it stops.
-    pub(crate) fn supervised(&self, a: usize) -> bool {
+    pub(crate) fn supervised(&self, a: ActorId) -> bool {
         self.limits.restarts > 0 && self.actors[a].supervised.is_some()
     }
 
     /// Replaces stopped instance `a` with a fresh one of its module, or,
     /// past the restart intensity, leaves it stopped and ends the run.
-    pub(crate) fn restart(&mut self, a: usize) {
+    pub(crate) fn restart(&mut self, a: ActorId) {
         let now = Instant::now();
         let (max, period) = (self.limits.restarts, self.limits.restart_period());
         let actor = &mut self.actors[a];
@@ -241,7 +242,7 @@ impl Runtime<'_> {
 
     /// Whether the event is on its way to instance `a`'s tickets (which a
     /// fresh instance does not have).
-    pub(crate) fn for_old_tickets(e: &Event, a: usize) -> bool {
+    pub(crate) fn for_old_tickets(e: &Event, a: ActorId) -> bool {
         matches!(e,
             Event::Answer { to: Sender::Instance(x), .. }
             | Event::Error { to: Sender::Instance(x), .. } if *x == a)
@@ -259,7 +260,7 @@ impl Runtime<'_> {
 
     /// Stops an instance: what it was serving is answered `unavailable`,
     /// what it asked for is cancelled.
-    pub(crate) fn kill(&mut self, a: usize, why: &str) {
+    pub(crate) fn kill(&mut self, a: ActorId, why: &str) {
         let actor = &mut self.actors[a];
         if actor.dead {
             return;

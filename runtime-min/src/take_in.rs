@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::ActorId;
 use crate::natives::{
     self,
     http::{Http, HttpEvent},
@@ -23,10 +24,9 @@ impl Runtime<'_> {
                 .any(|a| matches!(&a.body, Body::Console(c) if !c.watchers.is_empty()))
     }
 
-    pub(crate) fn https(&mut self) -> impl Iterator<Item = (usize, &mut Http)> {
+    pub(crate) fn https(&mut self) -> impl Iterator<Item = (ActorId, &mut Http)> {
         self.actors
-            .iter_mut()
-            .enumerate()
+            .with_ids_mut()
             .filter_map(|(i, a)| match &mut a.body {
                 Body::Http(h) => Some((i, &mut **h)),
                 _ => None,
@@ -204,7 +204,7 @@ impl Runtime<'_> {
 
     /// What the listener of Http instance `actor` says; true when it gave
     /// the image work.
-    pub(crate) fn http_event(&mut self, actor: usize, event: HttpEvent) -> bool {
+    pub(crate) fn http_event(&mut self, actor: ActorId, event: HttpEvent) -> bool {
         if let HttpEvent::Request(incoming) = &event {
             self.trace_http(actor, incoming);
         }
@@ -231,7 +231,7 @@ impl Runtime<'_> {
     }
 
     /// Requests an Http instance holds, to its watchers.
-    pub(crate) fn hand_out_http(&mut self, actor: usize) {
+    pub(crate) fn hand_out_http(&mut self, actor: ActorId) {
         let limit = self.limits.payload;
         let Body::Http(h) = &mut self.actors[actor].body else {
             return;
@@ -248,7 +248,7 @@ impl Runtime<'_> {
 
     /// Answers an Http instance held back (`natives::http::Flow`) and now
     /// gives.
-    pub(crate) fn http_due(&mut self, actor: usize) {
+    pub(crate) fn http_due(&mut self, actor: ActorId) {
         let Body::Http(h) = &mut self.actors[actor].body else {
             return;
         };
@@ -261,7 +261,7 @@ impl Runtime<'_> {
     /// work.
     fn input_ended(&mut self) -> bool {
         self.input_ended = true;
-        for a in &mut self.actors {
+        for a in self.actors.iter_mut() {
             if let Body::Console(c) = &mut a.body {
                 for (to, ticket) in c.watchers.drain(..) {
                     self.queue.push_back(Event::Answer {

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use othc::namespace::path::text;
 
+use crate::ActorId;
 use crate::abi;
 use crate::natives::http::Incoming;
 use crate::{Event, Payload, Runtime, Sender};
@@ -80,7 +81,7 @@ impl Runtime<'_> {
     }
 
     /// A request an Http instance took from a client, for `--trace`.
-    pub(crate) fn trace_http(&mut self, actor: usize, r: &Incoming) {
+    pub(crate) fn trace_http(&mut self, actor: ActorId, r: &Incoming) {
         let name = &self.actors[actor].name;
         if let Some(t) = self.io.trace.as_mut() {
             let _ = writeln!(

@@ -12,6 +12,7 @@ use othc::model::Seg;
 use othc::namespace::path::longest;
 use othc::namespace::path::parse_request;
 
+use crate::ActorId;
 use crate::abi::{Errno, READONLY, errno};
 
 /// `at` (in the instance's view, or its served tree for an exposure) leads
@@ -19,7 +20,7 @@ use crate::abi::{Errno, READONLY, errno};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Link {
     pub at: Vec<Seg>,
-    pub target: usize,
+    pub target: ActorId,
     pub path: Vec<Seg>,
     pub readonly: bool,
 }
@@ -28,7 +29,7 @@ pub struct Link {
 /// `index`.
 pub(crate) fn parse_link(
     l: &othc::bundle::LinkJson,
-    index: &HashMap<&str, usize>,
+    index: &HashMap<&str, ActorId>,
 ) -> Result<Link, crate::LoadError> {
     let target = *index.get(l.target.as_str()).ok_or_else(|| {
         crate::LoadError::Image(format!("a view names `{}`, which is no instance", l.target))
@@ -50,7 +51,7 @@ pub(crate) fn parse_link(
 /// Where a path leads: (target, path there, read-only on the way). The
 /// path is shared: a request's aim is kept (see `View`) and handed on
 /// without copying its segments.
-pub type Resolved = (usize, Arc<[Seg]>, bool);
+pub type Resolved = (ActorId, Arc<[Seg]>, bool);
 
 /// Where a request's path leads, worked out when the request is made (a
 /// later `unmount` in the same call does not change it).
@@ -225,6 +226,7 @@ mod tests {
     }
 
     fn link(at: &str, target: usize, path: &str, readonly: bool) -> Link {
+        let target = ActorId::at(target);
         Link {
             at: segs(at),
             target,
@@ -234,7 +236,7 @@ mod tests {
     }
 
     fn led(target: usize, path: &str, readonly: bool) -> Option<Resolved> {
-        Some((target, segs(path).into(), readonly))
+        Some((ActorId::at(target), segs(path).into(), readonly))
     }
 
     #[test]

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use othc::model::{Seg, Verb};
 
+use crate::ActorId;
 use crate::abi::Failure;
 use crate::host::Wasm;
 use crate::natives::files::{Files, SLOW_DISK, Stream};
@@ -126,12 +127,12 @@ impl Cost {
 /// Work for a worker.
 pub(crate) enum Job {
     Wasm {
-        a: usize,
+        a: ActorId,
         body: Box<Wasm>,
         delivery: Delivery,
     },
     Files {
-        a: usize,
+        a: ActorId,
         files: Files,
         req: Serving,
         path: Arc<[Seg]>,
@@ -141,7 +142,7 @@ pub(crate) enum Job {
     },
     /// The next part of stream `t` that instance `a` reads (`pace`).
     Part {
-        a: usize,
+        a: ActorId,
         t: i32,
         serial: u64,
         rest: Box<Stream>,
@@ -151,19 +152,19 @@ pub(crate) enum Job {
 /// Work a worker did, on its way back to the loop.
 pub(crate) enum Finished {
     Wasm {
-        a: usize,
+        a: ActorId,
         body: Box<Wasm>,
         result: wasmtime::Result<()>,
         delivery: Delivery,
     },
     Files {
-        a: usize,
+        a: ActorId,
         files: Files,
         req: Serving,
         replies: Vec<Reply>,
     },
     Part {
-        a: usize,
+        a: ActorId,
         t: i32,
         serial: u64,
         rest: Box<Stream>,
@@ -316,7 +317,7 @@ impl Runtime<'_> {
     /// for one): the loop's thread goes on routing, answering and making
     /// the short calls meanwhile, and takes each finished call back as it
     /// comes.
-    pub(crate) fn offload(&self, a: usize) -> bool {
+    pub(crate) fn offload(&self, a: ActorId) -> bool {
         self.has_workers() && self.actors[a].cost.long()
     }
 
@@ -330,7 +331,7 @@ impl Runtime<'_> {
     /// workers, where calls are timed); `--trace` says when that makes its
     /// calls long enough to go to workers, or short enough to be made here
     /// again (`Cost`).
-    pub(crate) fn count_call(&mut self, a: usize) {
+    pub(crate) fn count_call(&mut self, a: ActorId) {
         let long_call = self.limits.long_call();
         let actor = &mut self.actors[a];
         let Body::Wasm(w) = &mut actor.body else {
@@ -352,7 +353,7 @@ impl Runtime<'_> {
     }
 
     /// Makes call `d` into instance `a`: on a worker, or here.
-    pub(crate) fn call(&mut self, a: usize, d: Delivery) {
+    pub(crate) fn call(&mut self, a: ActorId, d: Delivery) {
         if self.offload(a) {
             let Body::Wasm(body) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a call into an instance that is not a module's");
@@ -378,7 +379,7 @@ impl Runtime<'_> {
     /// A fast disk's work is done here (handing it over costs more than a
     /// stat and a read); a disk seen to be slow always has a worker do it
     /// (waiting for one to be free if need be), so it stalls nobody else.
-    pub(crate) fn serve_files(&mut self, a: usize, req: Serving, path: Arc<[Seg]>, entry: usize) {
+    pub(crate) fn serve_files(&mut self, a: ActorId, req: Serving, path: Arc<[Seg]>, entry: usize) {
         let limit = self.limits.payload;
         let slow = matches!(&self.actors[a].body, Body::Files(f) if f.slow);
         if slow && self.has_workers() {
@@ -406,7 +407,7 @@ impl Runtime<'_> {
 
     /// Hands `job` (instance `a`'s, its body taken) to the workers: `a` is
     /// busy until it is back.
-    fn dispatch(&mut self, a: usize, job: Job) {
+    fn dispatch(&mut self, a: ActorId, job: Job) {
         self.actors[a].busy = true;
         self.send_job(job);
     }
@@ -414,7 +415,7 @@ impl Runtime<'_> {
     /// Reads the next part of stream `t` of instance `a` on a worker: the
     /// reader is not busy meanwhile (it may be sent other things), and the
     /// part is delivered when it is back, if the stream is still read.
-    pub(crate) fn read_part_away(&mut self, a: usize, t: i32, serial: u64, rest: Box<Stream>) {
+    pub(crate) fn read_part_away(&mut self, a: ActorId, t: i32, serial: u64, rest: Box<Stream>) {
         self.send_job(Job::Part { a, t, serial, rest });
     }
 
@@ -447,7 +448,7 @@ impl Runtime<'_> {
     /// A call into `a` has returned: the payload of a request goes back to
     /// where it is kept (a forward sends it on), then what it asked for
     /// is done.
-    fn called(&mut self, a: usize, result: wasmtime::Result<()>, d: Delivery) {
+    fn called(&mut self, a: ActorId, result: wasmtime::Result<()>, d: Delivery) {
         match d {
             Delivery::Serve {
                 id, path, payload, ..

@@ -212,6 +212,8 @@ fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
         })
         .collect();
     let json = othc::bundle::image_json(&checked, outer, &built)?;
+    // What `othc ns` reports of the same image.
+    let report = othc::wiring::of_image(&c, outer);
     for nc in &c.checked.namespace.needs {
         let inst = &model.image(nc.image).instances[nc.instance];
         if nc.image != outer || !matches!(inst.of, Some(Shape::Object(_))) {
@@ -268,11 +270,55 @@ fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             ));
         }
+        ns_agrees(&report, &inst.name, &block.mount.join(&need.path.segs), need, &got)?;
         if want.is_ok() {
             tally.met += 1;
         } else {
             tally.refused += 1;
         }
+    }
+    Ok(())
+}
+
+/// `othc ns` says of instance `inst`'s need `need` (at `full` in its view)
+/// what the runtime did with it (`got`): a need the runtime delivered to a
+/// top-level instance is used by a line of the view that reaches that
+/// instance; one the runtime refused `not_found` because nothing in the view
+/// covers it is listed as unmet.
+fn ns_agrees(
+    report: &othc::wiring::ImageWiring,
+    inst: &str,
+    full: &othc::model::PathPattern,
+    need: &othc::model::EntryDef,
+    got: &Result<(String, String, othc::model::EntryId), othismo_runtime::route::Refusal>,
+) -> Result<(), String> {
+    let Some(wiring) = report.instances.iter().find(|i| i.name == inst) else {
+        return Err(format!("`othc ns` shows no instance `{inst}`"));
+    };
+    let text = format!("{full} {}", need.verb.as_str());
+    let mine = |u: &String| u.starts_with(&text) && !u.ends_with("(not met)");
+    match got {
+        Ok((receiver, _, _)) if !receiver.contains('.') => {
+            let through = wiring.view.iter().find(|l| l.used_by.iter().any(mine));
+            let reaches = through.and_then(|l| l.reaches.as_ref()).map(|r| r.target.as_str());
+            if reaches != Some(receiver.as_str()) {
+                return Err(format!(
+                    "the runtime delivers `{inst}`'s `{text}` to `{receiver}`; `othc ns` shows it \
+                     through {:?}, reaching {reaches:?}",
+                    through.map(|l| &l.line)
+                ));
+            }
+        }
+        Err(r) if r.errno == errno::NOT_FOUND && r.desc.starts_with("nothing is mounted") => {
+            if !wiring.unmet.iter().any(|u| u.starts_with(&text)) {
+                return Err(format!(
+                    "the runtime finds nothing for `{inst}`'s `{text}` ({}); `othc ns` does \
+                     not list it as unmet: {:?}",
+                    r.desc, wiring.unmet
+                ));
+            }
+        }
+        _ => {}
     }
     Ok(())
 }

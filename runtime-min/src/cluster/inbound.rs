@@ -11,6 +11,7 @@ use othc::namespace::path::{parse_request, push_text};
 use super::node::FromCluster;
 use super::wire::Wire;
 use super::{Origin, Sent};
+use crate::ActorId;
 use crate::abi::{Errno, Failure, errno};
 use crate::view::Aim;
 use crate::{Body, Event, Payload, Runtime, Sender, Serving, route};
@@ -30,10 +31,9 @@ impl Runtime<'_> {
                 false
             }
             FromCluster::NoResponders { proxy, id } => {
-                if self
-                    .actors
-                    .get(proxy)
-                    .is_some_and(|a| matches!(a.body, Body::Remote(_)))
+                let proxy = self.actors.id_at(proxy);
+                if let Some(proxy) =
+                    proxy.filter(|p| matches!(self.actors[*p].body, Body::Remote(_)))
                 {
                     // Never received: it does not count as sent.
                     if let Some(c) = &self.cluster {
@@ -140,14 +140,14 @@ impl Runtime<'_> {
     /// request (out of the proxy's table, and of those of requests untaken
     /// and taken) and the node that took it, if this node sent it and
     /// still waits for it.
-    fn settle(&mut self, to: &str, id: i32) -> Option<(usize, Serving, Option<String>)> {
+    fn settle(&mut self, to: &str, id: i32) -> Option<(ActorId, Serving, Option<String>)> {
         let a = self.remote_index(to)?;
         let (s, taken_by) = self.settle_at(a, id)?;
         Some((a, s, taken_by))
     }
 
     /// [`Runtime::settle`] for proxy `a`: the request and who took it.
-    fn settle_at(&mut self, a: usize, id: i32) -> Option<(Serving, Option<String>)> {
+    fn settle_at(&mut self, a: ActorId, id: i32) -> Option<(Serving, Option<String>)> {
         let s = self.actors[a].serving.remove(&id)?;
         let taken_by = self.cluster.as_mut().and_then(|c| {
             c.untaken.remove(&Sent { proxy: a, id });
@@ -158,19 +158,19 @@ impl Runtime<'_> {
 
     /// Request `id` to proxy `a` fails `unavailable` for its caller, as
     /// `desc` says (a lost node, nobody taking it), if it still waits.
-    pub(super) fn fail_unavailable(&mut self, a: usize, id: i32, desc: String) {
+    pub(super) fn fail_unavailable(&mut self, a: ActorId, id: i32, desc: String) {
         if let Some((s, _)) = self.settle_at(a, id) {
             self.fail_to(s.from, s.ticket, errno::UNAVAILABLE, desc);
         }
     }
 
     /// Instance `name`, by the cluster's table of names.
-    fn named(&self, name: &str) -> Option<usize> {
+    fn named(&self, name: &str) -> Option<ActorId> {
         self.cluster.as_ref()?.by_name.get(name).copied()
     }
 
     /// The proxy named `name`, if there is one.
-    pub(super) fn remote_index(&self, name: &str) -> Option<usize> {
+    pub(super) fn remote_index(&self, name: &str) -> Option<ActorId> {
         self.named(name)
             .filter(|a| matches!(self.actors[*a].body, Body::Remote(_)))
     }
@@ -248,13 +248,13 @@ impl Runtime<'_> {
     /// flag, if so.
     fn sent_through_view(
         &mut self,
-        s: usize,
-        t: usize,
+        s: ActorId,
+        t: ActorId,
         verb: othc::model::Verb,
         segs: &[Seg],
     ) -> Option<bool> {
         let cluster = self.cluster.as_ref()?;
-        let links = &cluster.static_views[s];
+        let links = &cluster.static_views[s.index()];
         for l in links.iter().filter(|l| l.target == t) {
             let Some(rest) = segs.strip_prefix(&l.path[..]) else {
                 continue;

@@ -24,6 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use crate::ActorId;
 use crate::view::Link;
 use crate::{Body, Runtime};
 // A request no node took within a lost node's silence is sent again.
@@ -76,7 +77,7 @@ pub(crate) struct Cluster {
     /// node is checked against.
     static_views: Vec<Vec<Link>>,
     /// Each instance by name: what messages name them by.
-    by_name: HashMap<String, usize>,
+    by_name: HashMap<String, ActorId>,
     /// The last heartbeat of each node, and when it came.
     beats: HashMap<String, (Instant, Beat)>,
     /// The totals of the last look at a quiet cluster.
@@ -97,7 +98,7 @@ pub(crate) struct Cluster {
 /// The answers a relay sent a caller on another node while taking part of
 /// its stream `ticket` (`serial`), none of them taken yet.
 pub(crate) struct RelayedOut {
-    pub(crate) from: usize,
+    pub(crate) from: ActorId,
     pub(crate) ticket: i32,
     pub(crate) serial: u64,
     pub(crate) sent: u32,
@@ -125,7 +126,7 @@ struct Origin {
 /// it went through (the instance's stand-in here) and its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Sent {
-    pub(crate) proxy: usize,
+    pub(crate) proxy: ActorId,
     pub(crate) id: i32,
 }
 
@@ -140,7 +141,7 @@ impl Cluster {
         name: String,
         prefix: String,
         static_views: Vec<Vec<Link>>,
-        by_name: HashMap<String, usize>,
+        by_name: HashMap<String, ActorId>,
     ) -> Cluster {
         let reply = node.reply.clone();
         Cluster {
@@ -292,7 +293,7 @@ impl Runtime<'_> {
             c.servers.join(","),
             running.join(", ")
         );
-        let by_name = (self.actors.iter().enumerate())
+        let by_name = (self.actors.with_ids())
             .map(|(i, a)| (a.name.clone(), i))
             .collect();
         self.cluster = Some(Cluster::new(node, name, prefix, static_views, by_name));
@@ -304,7 +305,7 @@ impl Runtime<'_> {
     }
 
     /// Whether instance `a` runs on this node.
-    pub(crate) fn is_local(&self, a: usize) -> bool {
+    pub(crate) fn is_local(&self, a: ActorId) -> bool {
         !matches!(self.actors[a].body, Body::Remote(_))
     }
 }

@@ -9,12 +9,13 @@ use othc::namespace::path::push_text;
 
 use super::wire::Wire;
 use super::{LOST, Sent, TRIES, Untaken};
+use crate::ActorId;
 use crate::abi::errno;
 use crate::{Body, Runtime, Sender, Serving};
 
 impl Runtime<'_> {
     /// Request `req` to instance `to`, run elsewhere: sent to it.
-    pub(crate) fn serve_remote(&mut self, to: usize, mut req: Serving, path: &[Seg]) {
+    pub(crate) fn serve_remote(&mut self, to: ActorId, mut req: Serving, path: &[Seg]) {
         let Some(cluster) = &self.cluster else {
             return;
         };
@@ -71,7 +72,9 @@ impl Runtime<'_> {
         actor.serving.insert(id, req);
         let bytes = w.encode();
         cluster.node.counters.sent.fetch_add(1, Ordering::SeqCst);
-        cluster.node.request(subject.clone(), to, id, bytes.clone());
+        cluster
+            .node
+            .request(subject.clone(), to.index(), id, bytes.clone());
         if let Some(c) = &mut self.cluster {
             c.untaken.insert(
                 Sent { proxy: to, id },
@@ -105,7 +108,7 @@ impl Runtime<'_> {
                 u.tries += 1;
                 u.since = Instant::now();
                 c.node
-                    .request(u.subject.clone(), k.proxy, k.id, u.bytes.clone());
+                    .request(u.subject.clone(), k.proxy.index(), k.id, u.bytes.clone());
             } else {
                 c.untaken.remove(&k);
                 // Never received: it does not count as sent.
@@ -124,7 +127,7 @@ impl Runtime<'_> {
     }
 
     /// Request `id` to instance `to`, run elsewhere, was cancelled here.
-    pub(crate) fn cancel_remote(&mut self, to: usize, id: i32) {
+    pub(crate) fn cancel_remote(&mut self, to: ActorId, id: i32) {
         if let Some(cluster) = &mut self.cluster {
             cluster.taken.remove(&Sent { proxy: to, id });
             cluster.untaken.remove(&Sent { proxy: to, id });

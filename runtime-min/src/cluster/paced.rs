@@ -10,6 +10,7 @@
 
 use super::RelayedOut;
 use super::wire::Wire;
+use crate::ActorId;
 use crate::natives::files::Stream;
 use crate::pace::{Pace, RemoteRead};
 use crate::{Runtime, Sender, Serving};
@@ -26,7 +27,7 @@ impl Runtime<'_> {
 
     /// Relay `a`, taking a part of its stream `t`, answers the caller on
     /// another node `k`: the part is taken once that answer is, there.
-    pub(crate) fn pace_relayed_out(&mut self, a: usize, t: i32, k: u32) {
+    pub(crate) fn pace_relayed_out(&mut self, a: ActorId, t: i32, k: u32) {
         let Some(serial) = self.stream_serial(a, t) else {
             return;
         };
@@ -97,7 +98,7 @@ impl Runtime<'_> {
 
     /// A part of a paced stream, answering request `id` to proxy `a` (`s`),
     /// came: its reader takes it at its pace (an instance), or at once.
-    pub(super) fn paced_in(&mut self, a: usize, id: i32, s: &Serving) {
+    pub(super) fn paced_in(&mut self, a: ActorId, id: i32, s: &Serving) {
         match s.from {
             Sender::Instance(r) if !self.actors[r].dead => {
                 self.pace_serial += 1;
@@ -122,7 +123,7 @@ impl Runtime<'_> {
 
     /// Asks the node that took request `id` to proxy `a` for the next part
     /// of the stream answering it.
-    pub(crate) fn ask_next_part(&mut self, a: usize, id: i32) {
+    pub(crate) fn ask_next_part(&mut self, a: ActorId, id: i32) {
         let Some(c) = &self.cluster else { return };
         let Some(node) = c.taken.get(&super::Sent { proxy: a, id }) else {
             return;

@@ -82,12 +82,12 @@ impl<'a> ImageProbe<'a> {
     ) -> Result<ImageProbe<'a>, LoadError> {
         limits.workers = Some(1);
         let mut rt = Runtime::load_with_code(bundle, limits, io, code)?;
-        let index: std::collections::HashMap<&str, usize> = rt
+        let index: std::collections::HashMap<&str, crate::ActorId> = rt
             .json
             .instances
             .iter()
             .enumerate()
-            .map(|(i, inst)| (inst.name.as_str(), i))
+            .map(|(i, inst)| (inst.name.as_str(), crate::ActorId::at(i)))
             .collect();
         let exports = rt
             .json
@@ -108,7 +108,7 @@ impl<'a> ImageProbe<'a> {
     /// instance stopped past its restarts.
     pub fn start(&mut self) -> Result<Outcome, NotStarted> {
         let rt = &mut self.rt;
-        for a in 0..rt.actors.len() {
+        for a in rt.actors.ids() {
             if let crate::Body::Wasm(w) = &mut rt.actors[a].body {
                 let result = w.start();
                 rt.after_call(a, result);

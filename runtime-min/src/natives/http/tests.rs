@@ -15,7 +15,7 @@ use crate::natives::Asked;
 use crate::natives::Reply;
 use crate::{Payload, Sender};
 
-const WATCHER: Sender = Sender::Instance(3);
+const WATCHER: Sender = Sender::Instance(crate::ActorId::at(3));
 
 fn message(d: bson::Document) -> Payload {
     let mut data = Vec::new();
@@ -336,7 +336,7 @@ fn an_exchange_that_fails_is_cut_off_or_a_bad_gateway() {
 #[test]
 fn requests_wait_for_a_watcher_and_go_round_in_turn() {
     let mut b = Bench::new();
-    let second = Sender::Instance(9);
+    let second = Sender::Instance(crate::ActorId::at(9));
     let cx = Context {
         notify: &unheard,
         look: std::time::Duration::ZERO,
