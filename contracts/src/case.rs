@@ -248,19 +248,13 @@ impl World<'_, '_> {
                     "  → it asks {} {path} (ticket {ticket})",
                     verb.as_str()
                 ));
-                let plan = stubs::answer(
-                    self.s.model,
-                    self.s.object,
-                    ticket,
-                    verb,
-                    path,
-                    Some(&payload),
-                    c,
-                )
-                .map_err(|why| {
-                    let request = format!("{} {path}", verb.as_str());
-                    (Kind::OutsideNeeds { request, why }, k)
-                })?;
+                let plan = self
+                    .stubs()
+                    .answer(ticket, verb, path, Some(&payload), c)
+                    .map_err(|why| {
+                        let request = format!("{} {path}", verb.as_str());
+                        (Kind::OutsideNeeds { request, why }, k)
+                    })?;
                 self.pending.extend(plan);
                 Ok(())
             }
@@ -274,12 +268,10 @@ impl World<'_, '_> {
                 self.note(format!("  → it hands #{id} on to {path}"));
                 let verb = self.verb_of(id, k)?;
                 // The request goes on as sent: a stub answers its caller.
-                stubs::answer(self.s.model, self.s.object, 0, verb, path, None, c).map_err(
-                    |why| {
-                        let request = format!("{} {path}", verb.as_str());
-                        (Kind::OutsideNeeds { request, why }, k)
-                    },
-                )?;
+                self.stubs().answer(0, verb, path, None, c).map_err(|why| {
+                    let request = format!("{} {path}", verb.as_str());
+                    (Kind::OutsideNeeds { request, why }, k)
+                })?;
                 self.end(id, k)
             }
             Call::Answer { id, done, payload } => {
@@ -295,6 +287,14 @@ impl World<'_, '_> {
                 self.note(format!("  ← it fails #{id}: {errno} {code}: {desc}"));
                 self.fail(id, &failure, k)
             }
+        }
+    }
+
+    /// The stubs that meet the object's needs.
+    fn stubs(&self) -> stubs::Stubs<'_> {
+        stubs::Stubs {
+            model: self.s.model,
+            object: self.s.object,
         }
     }
 

@@ -181,7 +181,10 @@ fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
     if s.entries.is_empty() {
         return ran;
     }
-    let mut codes = HashMap::new();
+    let mut judge = Judge {
+        model: &s.checked.model,
+        codes: HashMap::new(),
+    };
     for k in 0..1 + c.below(3) as usize {
         let at = if k == 0 {
             first
@@ -195,15 +198,7 @@ fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
         ran.trace.push(format!("→ #{} {}", k + 1, req.describe()));
         let outcome = probe.send(req.verb, req.flags, &req.path, req.payload.clone());
         ran.requests.push(req);
-        let judged = judge_outcome(
-            s,
-            k,
-            &ran.requests[k],
-            &outcome,
-            &mut codes,
-            &mut ran.trace,
-            &mut probe,
-        );
+        let judged = judge.outcome(k, &ran.requests[k], &outcome, &mut ran.trace, &mut probe);
         if let Err(kind) = judged {
             ran.failed = Some((kind, Some(k)));
             return ran;
@@ -212,82 +207,93 @@ fn run(s: &Subject, first: usize, c: &mut Choices) -> Ran {
     ran
 }
 
-/// What came back to `req`, judged.
-fn judge_outcome(
-    s: &Subject,
-    k: usize,
-    req: &Request,
-    outcome: &Outcome,
-    codes: &mut HashMap<Errno, String>,
-    trace: &mut Vec<String>,
-    probe: &mut ImageProbe,
-) -> Result<(), Kind> {
-    let model = &s.checked.model;
-    let e = model.entry(req.entry);
-    let stream = e.stream || req.verb.always_streams();
-    let mut ended = false;
-    for came in &outcome.came {
-        if ended {
-            return Err(Kind::AnsweredAgain {
-                what: format!(
-                    "answered `{} {}` again after its last answer",
-                    req.verb.as_str(),
-                    req.path
-                ),
-            });
-        }
-        match came {
-            Came::Answer { done, payload } => {
-                trace.push(format!(
-                    "  ← answer{}: {}",
-                    if *done { " (done)" } else { "" },
-                    payload.as_ref().map_or("no payload".into(), |p| format!(
-                        "{} ({} bytes)",
-                        p.content_type,
-                        p.data.len()
-                    ))
-                ));
-                if let Some(kind) = judge::answer(model, req, stream, *done, Ok(payload.as_ref())) {
-                    return Err(kind);
-                }
-                ended = *done || !stream;
+/// What judges a case's outcomes: the image's model, and the code each
+/// errno was failed with so far.
+struct Judge<'m> {
+    model: &'m othc::model::Model,
+    codes: HashMap<Errno, String>,
+}
+
+impl Judge<'_> {
+    /// What came back to `req` (request `k` of the case), judged; its
+    /// trace written on `trace`, a watch left open cancelled through
+    /// `probe`.
+    fn outcome(
+        &mut self,
+        k: usize,
+        req: &Request,
+        outcome: &Outcome,
+        trace: &mut Vec<String>,
+        probe: &mut ImageProbe,
+    ) -> Result<(), Kind> {
+        let model = self.model;
+        let e = model.entry(req.entry);
+        let stream = e.stream || req.verb.always_streams();
+        let mut ended = false;
+        for came in &outcome.came {
+            if ended {
+                return Err(Kind::AnsweredAgain {
+                    what: format!(
+                        "answered `{} {}` again after its last answer",
+                        req.verb.as_str(),
+                        req.path
+                    ),
+                });
             }
-            Came::Error(failure) => {
-                let Failure { errno, code, desc } = failure;
-                trace.push(format!("  ← error {errno} {code}: {desc}"));
-                // The runtime's own refusals are not the image's answers.
-                if let Some(kind) = judge::error(codes, failure) {
-                    return Err(kind);
+            match came {
+                Came::Answer { done, payload } => {
+                    trace.push(format!(
+                        "  ← answer{}: {}",
+                        if *done { " (done)" } else { "" },
+                        payload.as_ref().map_or("no payload".into(), |p| format!(
+                            "{} ({} bytes)",
+                            p.content_type,
+                            p.data.len()
+                        ))
+                    ));
+                    if let Some(kind) =
+                        judge::answer(model, req, stream, *done, Ok(payload.as_ref()))
+                    {
+                        return Err(kind);
+                    }
+                    ended = *done || !stream;
                 }
-                ended = true;
+                Came::Error(failure) => {
+                    let Failure { errno, code, desc } = failure;
+                    trace.push(format!("  ← error {errno} {code}: {desc}"));
+                    // The runtime's own refusals are not the image's answers.
+                    if let Some(kind) = judge::error(&mut self.codes, failure) {
+                        return Err(kind);
+                    }
+                    ended = true;
+                }
             }
         }
-    }
-    if let Some(why) = outcome.stopped.first() {
-        trace.push(format!("✗ {}", why.replace('\n', "\n    ")));
-        return Err(Kind::Stopped {
-            during: During::Request(k + 1, req.describe()),
-            why: why.clone(),
-        });
-    }
-    if ended {
-        return Ok(());
-    }
-    if req.verb == Verb::Watch {
-        trace.push("→ cancel".into());
-        let after = probe.cancel();
-        if let Some(why) = after.stopped.first() {
+        if let Some(why) = outcome.stopped.first() {
+            trace.push(format!("✗ {}", why.replace('\n', "\n    ")));
             return Err(Kind::Stopped {
                 during: During::Request(k + 1, req.describe()),
                 why: why.clone(),
             });
         }
-        return Ok(());
+        if ended {
+            return Ok(());
+        }
+        if req.verb == Verb::Watch {
+            trace.push("→ cancel".into());
+            let after = probe.cancel();
+            if let Some(why) = after.stopped.first() {
+                return Err(Kind::Stopped {
+                    during: During::Request(k + 1, req.describe()),
+                    why: why.clone(),
+                });
+            }
+            return Ok(());
+        }
+        Err(Kind::NeverAnswered { stream })
     }
-    Err(Kind::NeverAnswered { stream })
 }
 
-/// The finding a case made, placed at the entry behind the export.
 /// Where startup request `n` of the flattened image is written.
 fn startup_at(s: &Subject, n: Option<usize>) -> Option<FileSpan> {
     let flat = s.checked.namespace.flat(s.image)?;
@@ -295,6 +301,7 @@ fn startup_at(s: &Subject, n: Option<usize>) -> Option<FileSpan> {
     Some(s.checked.spans.images[img.index()].startup.get(si)?.whole)
 }
 
+/// The finding a case made, placed at the entry behind the export.
 fn finding(s: &Subject, ran: &Ran) -> Option<Finding> {
     let (kind, k) = ran.failed.clone()?;
     let model = &s.checked.model;

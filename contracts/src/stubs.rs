@@ -68,56 +68,64 @@ const ERRORS: [Errno; 5] = [
     errno::IO_ERROR,
 ];
 
-/// The answers to the instance's request `ticket` (`verb path`, with
-/// `payload` when it is a request of its own, not one handed on), or why
-/// its needs do not allow it. A malformed path is answered `invalid`, as
-/// the runtime answers it.
-pub fn answer(
-    model: &Model,
-    object: &ObjectDef,
-    ticket: i32,
-    verb: Verb,
-    path: &str,
-    payload: Option<&Carried>,
-    c: &mut Choices,
-) -> Result<Vec<Delivery>, String> {
-    let Some(segs) = parse_request(path) else {
-        // The runtime answers it so: no stub ever sees it.
-        return Ok(vec![Delivery::error(
-            ticket,
-            Failure::runtime(errno::INVALID, format!("malformed path `{path}`")),
-        )]);
-    };
-    let e = entry_for(model, &object.needs, verb, &segs)
-        .ok_or_else(|| "no need entry covers that path with that verb".to_string())?;
-    let need = model.entry(e);
-    if let Some(p) = payload {
-        match (p, need.request.is_empty()) {
-            (Carried::None, true) | (Carried::TooLarge(_), _) => {}
-            (Carried::None, false) => {
-                return Err("it carries no payload, where its need declares one".into());
-            }
-            (Carried::Some(p), _) => {
-                if let Some(why) = conform::mismatch_any(model, &need.request, p) {
-                    return Err(format!("its payload does not fit its need: {why}"));
+/// The stubs of an object's needs.
+pub struct Stubs<'a> {
+    pub model: &'a Model,
+    pub object: &'a ObjectDef,
+}
+
+impl Stubs<'_> {
+    /// The answers to the instance's request `ticket` (`verb path`, with
+    /// `payload` when it is a request of its own, not one handed on), or
+    /// why its needs do not allow it. A malformed path is answered
+    /// `invalid`, as the runtime answers it.
+    pub fn answer(
+        &self,
+        ticket: i32,
+        verb: Verb,
+        path: &str,
+        payload: Option<&Carried>,
+        c: &mut Choices,
+    ) -> Result<Vec<Delivery>, String> {
+        let (model, object) = (self.model, self.object);
+        let Some(segs) = parse_request(path) else {
+            // The runtime answers it so: no stub ever sees it.
+            return Ok(vec![Delivery::error(
+                ticket,
+                Failure::runtime(errno::INVALID, format!("malformed path `{path}`")),
+            )]);
+        };
+        let e = entry_for(model, &object.needs, verb, &segs)
+            .ok_or_else(|| "no need entry covers that path with that verb".to_string())?;
+        let need = model.entry(e);
+        if let Some(p) = payload {
+            match (p, need.request.is_empty()) {
+                (Carried::None, true) | (Carried::TooLarge(_), _) => {}
+                (Carried::None, false) => {
+                    return Err("it carries no payload, where its need declares one".into());
+                }
+                (Carried::Some(p), _) => {
+                    if let Some(why) = conform::mismatch_any(model, &need.request, p) {
+                        return Err(format!("its payload does not fit its need: {why}"));
+                    }
                 }
             }
         }
+        if c.chance(12) {
+            let no = ERRORS[c.below(ERRORS.len() as u64) as usize];
+            return Ok(vec![Delivery::error(
+                ticket,
+                Failure::runtime(no, "an error made by othc test's stub"),
+            )]);
+        }
+        let value = |c: &mut Choices| need.answer.as_ref().map(|t| inputs::of_type(model, t, c));
+        if !(need.stream || verb.always_streams()) {
+            return Ok(vec![Delivery::answer(ticket, true, value(c))]);
+        }
+        let mut out: Vec<Delivery> = (0..c.below(4))
+            .map(|_| Delivery::answer(ticket, false, value(c)))
+            .collect();
+        out.push(Delivery::answer(ticket, true, None));
+        Ok(out)
     }
-    if c.chance(12) {
-        let no = ERRORS[c.below(ERRORS.len() as u64) as usize];
-        return Ok(vec![Delivery::error(
-            ticket,
-            Failure::runtime(no, "an error made by othc test's stub"),
-        )]);
-    }
-    let value = |c: &mut Choices| need.answer.as_ref().map(|t| inputs::of_type(model, t, c));
-    if !(need.stream || verb.always_streams()) {
-        return Ok(vec![Delivery::answer(ticket, true, value(c))]);
-    }
-    let mut out: Vec<Delivery> = (0..c.below(4))
-        .map(|_| Delivery::answer(ticket, false, value(c)))
-        .collect();
-    out.push(Delivery::answer(ticket, true, None));
-    Ok(out)
 }

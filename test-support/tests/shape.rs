@@ -75,10 +75,11 @@ fn no_source_file_is_over_600_lines() {
 }
 
 /// Functions of 80 lines or more (their braces, outside tests): at most.
-const LONG_FUNCTIONS: usize = 50;
+const LONG_FUNCTIONS: usize = 48;
 /// Functions of six parameters or more (`self` not counted), the host
-/// ABI's imports and exports among them: at most.
-const WIDE_FUNCTIONS: usize = 32;
+/// ABI's imports and exports among them (14: the runtime's five host
+/// functions, the SDK's six imports and three exports): at most.
+const WIDE_FUNCTIONS: usize = 29;
 
 #[test]
 fn no_more_long_or_wide_functions_than_the_bounds() {

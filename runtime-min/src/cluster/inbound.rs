@@ -9,12 +9,12 @@ use othc::model::Seg;
 use othc::namespace::path::{parse_request, push_text};
 
 use super::node::FromCluster;
-use super::wire::Wire;
+use super::wire::{Request, Wire};
 use super::{Origin, Sent};
 use crate::ActorId;
 use crate::abi::{Errno, Failure, errno};
 use crate::view::Aim;
-use crate::{Body, Event, Payload, Runtime, Sender, Serving, route};
+use crate::{Body, Event, Runtime, Sender, Serving, route};
 
 impl Runtime<'_> {
     /// What came from the cluster; true when it gave the image work.
@@ -70,16 +70,7 @@ impl Runtime<'_> {
     }
     pub(super) fn wire(&mut self, w: Wire) {
         match w {
-            Wire::Request {
-                from,
-                to,
-                id,
-                verb,
-                path,
-                flags,
-                payload,
-                reply,
-            } => self.remote_request(from, to, id, verb, path, flags, payload, reply),
+            Wire::Request(r) => self.remote_request(r),
             Wire::Answer {
                 to,
                 id,
@@ -177,18 +168,17 @@ impl Runtime<'_> {
 
     /// A request another node sent to instance `to` here: checked again
     /// against this node's copy of the image, then delivered.
-    #[allow(clippy::too_many_arguments)] // the request's parts, as they came
-    fn remote_request(
-        &mut self,
-        from: String,
-        to: String,
-        id: i32,
-        verb: othc::model::Verb,
-        path: String,
-        flags: i32,
-        payload: Option<Payload>,
-        reply: String,
-    ) {
+    fn remote_request(&mut self, r: Request) {
+        let Request {
+            from,
+            to,
+            id,
+            verb,
+            path,
+            flags,
+            payload,
+            reply,
+        } = r;
         let refuse = |rt: &mut Self, errno: Errno, desc: String| {
             if let Some(c) = &rt.cluster {
                 let w = Wire::Error {

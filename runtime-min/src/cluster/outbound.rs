@@ -7,7 +7,7 @@ use std::time::Instant;
 use othc::model::Seg;
 use othc::namespace::path::push_text;
 
-use super::wire::Wire;
+use super::wire::{Request, Wire};
 use super::{LOST, Sent, TRIES, Untaken};
 use crate::ActorId;
 use crate::abi::errno;
@@ -58,7 +58,7 @@ impl Runtime<'_> {
         let actor = &mut self.actors[to];
         actor.next_id += 1;
         let id = actor.next_id;
-        let w = Wire::Request {
+        let w = Wire::Request(Request {
             from,
             to: actor.name.clone(),
             id,
@@ -68,7 +68,7 @@ impl Runtime<'_> {
             // Sent, not kept: the request waits for its answer without it.
             payload: req.payload.take(),
             reply: cluster.reply.clone(),
-        };
+        });
         actor.serving.insert(id, req);
         let bytes = w.encode();
         cluster.node.counters.sent.fetch_add(1, Ordering::SeqCst);

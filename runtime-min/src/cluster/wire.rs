@@ -16,19 +16,8 @@ pub const VERSION: i32 = 1;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Wire {
-    /// A request from instance `from` (on the sending node) to instance
-    /// `to`, on `path` of `to`'s tree, as the sender's node routed it.
-    /// Answers go to the subject `reply`, naming the request by `id`.
-    Request {
-        from: String,
-        to: String,
-        id: i32,
-        verb: Verb,
-        path: String,
-        flags: i32,
-        payload: Option<Payload>,
-        reply: String,
-    },
+    /// A request from an instance on the sending node.
+    Request(Request),
     /// An answer to request `id` of the node that sent it, made by `to`.
     /// `paced`: a part of a stream read at its reader's pace; the next
     /// part comes once the reader's node says it was taken (`Took`).
@@ -57,6 +46,21 @@ pub enum Wire {
     Took { reply: String, to: String, id: i32 },
 }
 
+/// A request from instance `from` on the sending node to instance `to`,
+/// on `path` of `to`'s tree, as the sender's node routed it. Answers go to
+/// the subject `reply`, naming the request by `id`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub from: String,
+    pub to: String,
+    pub id: i32,
+    pub verb: Verb,
+    pub path: String,
+    pub flags: i32,
+    pub payload: Option<Payload>,
+    pub reply: String,
+}
+
 impl Wire {
     /// Whether it is work for its receiver (counted for quiescence), not
     /// bookkeeping (a cancel, a request taken).
@@ -68,7 +72,7 @@ impl Wire {
         let mut d = Document::new();
         d.insert("v", VERSION);
         match self {
-            Wire::Request {
+            Wire::Request(Request {
                 from,
                 to,
                 id,
@@ -77,7 +81,7 @@ impl Wire {
                 flags,
                 payload,
                 reply,
-            } => {
+            }) => {
                 d.insert("k", "request");
                 d.insert("from", from.as_str());
                 d.insert("to", to.as_str());
@@ -151,7 +155,7 @@ impl Wire {
         };
         let int = |k: &'static str| d.get_i32(k).map_err(|_| WireError::Missing(k));
         match d.get_str("k").map_err(|_| WireError::Missing("k"))? {
-            "request" => Ok(Wire::Request {
+            "request" => Ok(Wire::Request(Request {
                 from: text("from")?,
                 to: text("to")?,
                 id: int("id")?,
@@ -163,7 +167,7 @@ impl Wire {
                 flags: int("flags")?,
                 payload: get_payload(&d)?,
                 reply: text("reply")?,
-            }),
+            })),
             "answer" => Ok(Wire::Answer {
                 to: text("to")?,
                 id: int("id")?,
@@ -276,7 +280,7 @@ mod tests {
             data: b"Ada".to_vec(),
         });
         let all = [
-            Wire::Request {
+            Wire::Request(Request {
                 from: "greeter".into(),
                 to: "loud".into(),
                 id: 7,
@@ -285,7 +289,7 @@ mod tests {
                 flags: 0,
                 payload: p.clone(),
                 reply: "oth.x.n.a".into(),
-            },
+            }),
             Wire::Answer {
                 to: "loud".into(),
                 id: 7,
@@ -340,7 +344,7 @@ mod tests {
 
     #[test]
     fn each_way_a_message_is_unreadable_is_its_own_error() {
-        let request = Wire::Request {
+        let request = Wire::Request(Request {
             from: "a".into(),
             to: "b".into(),
             id: 1,
@@ -349,7 +353,7 @@ mod tests {
             flags: 0,
             payload: None,
             reply: "r".into(),
-        };
+        });
         let doc = |bytes: &[u8]| Document::from_reader(bytes).unwrap();
         let mut d = doc(&request.encode());
         d.insert("k", "gossip");
