@@ -109,15 +109,7 @@ impl Runtime<'_> {
         if self.actors[a].pacing.is_some() {
             self.pace_request(a, ticket);
         }
-        let req = Serving {
-            from,
-            ticket,
-            verb,
-            flags: 0,
-            payload,
-            stream: false,
-            forwarded: Vec::new(),
-        };
+        let req = Serving::sent(from, ticket, verb, 0, payload);
         self.route(a, req, aim);
     }
 

@@ -156,6 +156,28 @@ struct Serving {
     forwarded: Vec<ActorId>,
 }
 
+impl Serving {
+    /// A request as its sender makes it: not yet routed (whether it
+    /// streams is the entry's to say), forwarded by nobody.
+    fn sent(
+        from: Sender,
+        ticket: i32,
+        verb: Verb,
+        flags: i32,
+        payload: Option<Payload>,
+    ) -> Serving {
+        Serving {
+            from,
+            ticket,
+            verb,
+            flags,
+            payload,
+            stream: false,
+            forwarded: Vec::new(),
+        }
+    }
+}
+
 enum Body {
     Wasm(Box<Wasm>),
     Console(Console),

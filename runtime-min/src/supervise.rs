@@ -74,15 +74,8 @@ impl Runtime<'_> {
                 content_type: p.content_type.as_str().into(),
                 data: p.bytes(),
             });
-            let req = Serving {
-                from: Sender::Operator(n),
-                ticket: n as i32 + 1,
-                verb: s.verb,
-                flags: abi::OPERATOR,
-                payload,
-                stream: false,
-                forwarded: Vec::new(),
-            };
+            let from = Sender::Operator(n);
+            let req = Serving::sent(from, n as i32 + 1, s.verb, abi::OPERATOR, payload);
             self.deliver_checked(to, req, path, false);
         }
         self.queue.extend(held);

@@ -169,16 +169,8 @@ impl Runtime<'_> {
     /// A request another node sent to instance `to` here: checked again
     /// against this node's copy of the image, then delivered.
     fn remote_request(&mut self, r: Request) {
-        let Request {
-            from,
-            to,
-            id,
-            verb,
-            path,
-            flags,
-            payload,
-            reply,
-        } = r;
+        let (from, to, id, verb, path) = (&r.from, &r.to, r.id, r.verb, &r.path);
+        let reply = &r.reply;
         let refuse = |rt: &mut Self, errno: Errno, desc: String| {
             if let Some(c) = &rt.cluster {
                 let w = Wire::Error {
@@ -189,12 +181,12 @@ impl Runtime<'_> {
                 c.publish(reply.clone(), &w);
             }
         };
-        let local = self.named(&to).filter(|t| self.is_local(*t));
-        let sender = self.named(&from);
+        let local = self.named(to).filter(|t| self.is_local(*t));
+        let sender = self.named(from);
         let (Some(t), Some(s)) = (local, sender) else {
             return refuse(self, errno::NOT_FOUND, format!("no instance `{to}` here"));
         };
-        let Some(segs) = parse_request(&path) else {
+        let Some(segs) = parse_request(path) else {
             return refuse(self, errno::INVALID, format!("malformed path `{path}`"));
         };
         let Some(readonly) = self.sent_through_view(s, t, verb, &segs) else {
@@ -218,18 +210,14 @@ impl Runtime<'_> {
         cluster.publish(reply.clone(), &taken);
         cluster.next_caller = cluster.next_caller.wrapping_add(1);
         let k = cluster.next_caller;
-        let origin = Origin { reply, to, id };
+        let origin = Origin {
+            reply: reply.clone(),
+            to: to.clone(),
+            id,
+        };
         cluster.by_origin.insert(origin.clone(), k);
         cluster.callers.insert(k, origin);
-        let req = Serving {
-            from: Sender::Remote(k),
-            ticket: k as i32,
-            verb,
-            flags,
-            payload,
-            stream: false,
-            forwarded: Vec::new(),
-        };
+        let req = Serving::sent(Sender::Remote(k), k as i32, verb, r.flags, r.payload);
         self.deliver_checked(t, req, segs.into(), readonly);
     }
 

@@ -164,15 +164,7 @@ impl<'a> ImageProbe<'a> {
                 format!("the image exports nothing at {path}"),
             );
         };
-        let req = Serving {
-            from: Sender::Outside(k),
-            ticket: k as i32,
-            verb,
-            flags,
-            payload,
-            stream: false,
-            forwarded: Vec::new(),
-        };
+        let req = Serving::sent(Sender::Outside(k), k as i32, verb, flags, payload);
         self.rt.deliver_checked(to, req, there, readonly);
         self.settle();
         self.seen(Some(k))
