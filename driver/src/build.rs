@@ -217,10 +217,40 @@ fn build_modules(
     failed: &mut Vec<(Implementation, toolchain::CompileError)>,
 ) -> Vec<Built> {
     let model = &c.checked.model;
-    let mut jobs: Vec<(Implementation, String)> = Vec::new();
-    // One bindings file per .oth file, however many of its objects are
-    // built: generated, compared and written once.
-    // (A file's objects may be written in both languages: a file of each.)
+    let jobs = jobs(c, diags);
+    // As many at once as the compiler processes allow (one after another
+    // when they tier up: see `Compilers::at_once`), the results in order.
+    let results: Vec<(Implementation, Compiled)> =
+        crate::in_turns::in_turns(&jobs, opts.compilers.at_once(), |(imp, bindings)| {
+            let name = &model.object(imp.object).name;
+            (imp.clone(), compile_cached(name, imp, bindings, opts))
+        });
+    // What follows a build (bundling, running an image) does not compile.
+    opts.compilers.release_idle();
+    let mut built = Vec::new();
+    for (imp, result) in results {
+        match result {
+            Ok(compiled) => built.extend(finish(c, opts, imp.object, compiled, diags)),
+            Err(error) => failed.push((imp, error)),
+        }
+    }
+    for o in prebuilt_objects(&c.front, &c.checked) {
+        if let Some(b) = copy_prebuilt(c, o, opts, diags) {
+            built.push(b);
+        }
+    }
+    built
+}
+
+/// What there is to compile: each implementation the checker found, with
+/// the bindings it is compiled against. One bindings file per .oth file
+/// (and language: a file's objects may be written in both), however many
+/// of its objects are built: generated, compared and written once. An
+/// object whose bindings were edited by hand or cannot be written is
+/// reported instead.
+fn jobs(c: &Compilation, diags: &mut Diagnostics) -> Vec<(Implementation, String)> {
+    let model = &c.checked.model;
+    let mut jobs = Vec::new();
     let mut bindings_of: std::collections::HashMap<(u32, Language), Bindings> =
         std::collections::HashMap::new();
     for imp in check_implementations(&c.front, &c.checked, &Disk, diags) {
@@ -247,85 +277,70 @@ fn build_modules(
             }),
         }
     }
-    // As many at once as the compiler processes allow (one after another
-    // when they tier up: see `Compilers::at_once`), the results in order.
-    let results: Vec<(Implementation, Compiled)> =
-        crate::in_turns::in_turns(&jobs, opts.compilers.at_once(), |(imp, bindings)| {
-            let name = &model.object(imp.object).name;
-            (imp.clone(), compile_cached(name, imp, bindings, opts))
+    jobs
+}
+
+/// Object `o`'s compiled module (and whether it came from the cache),
+/// held to the host ABI, given its header sections and written into the
+/// build; `None` when one of those fails (reported).
+fn finish(
+    c: &Compilation,
+    opts: &Options,
+    o: ObjectId,
+    (wasm, cached): (Vec<u8>, bool),
+    diags: &mut Diagnostics,
+) -> Option<Built> {
+    let model = &c.checked.model;
+    let def = model.object(o);
+    let at = c.checked.spans.objects[o.index()].name;
+    let problems = othc::abi_check::problems(&wasm);
+    if !problems.is_empty() {
+        diags.report(BuildError::BreaksAbi {
+            module: def.name.clone(),
+            prebuilt: false,
+            at,
+            problems,
         });
-    // What follows a build (bundling, running an image) does not compile.
-    opts.compilers.release_idle();
-    let mut built = Vec::new();
-    for (imp, result) in results {
-        let o = imp.object;
-        let def = model.object(o);
-        let at = c.checked.spans.objects[o.index()].name;
-        let (wasm, cached) = match result {
-            Ok(r) => r,
-            Err(error) => {
-                failed.push((imp, error));
-                continue;
-            }
-        };
-        let problems = othc::abi_check::problems(&wasm);
-        if !problems.is_empty() {
-            diags.report(BuildError::BreaksAbi {
-                module: def.name.clone(),
-                prebuilt: false,
+        return None;
+    }
+    let with_sections = match othc::sections::append(&wasm, &othc::sections::sections_of(model, o))
+    {
+        Ok(b) => b,
+        Err(e) => {
+            diags.report(BuildError::NoSections {
+                object: def.name.clone(),
                 at,
-                problems,
-            });
-            continue;
-        }
-        let with_sections =
-            match othc::sections::append(&wasm, &othc::sections::sections_of(model, o)) {
-                Ok(b) => b,
-                Err(e) => {
-                    diags.report(BuildError::NoSections {
-                        object: def.name.clone(),
-                        at,
-                        reason: e.to_string(),
-                    });
-                    continue;
-                }
-            };
-        let path = opts.out.join(format!("{}.wasm", def.name));
-        if let Err(e) =
-            std::fs::create_dir_all(&opts.out).and_then(|_| write_whole(&path, &with_sections))
-        {
-            diags.report(BuildError::Io {
-                at,
-                verb: "write",
-                path: path.display().to_string(),
-                what: "its compiled module",
                 reason: e.to_string(),
             });
-            continue;
+            return None;
         }
-        eprintln!(
-            "  wrote {}{}",
-            path.display(),
-            if cached {
-                " (unchanged, from the cache)"
-            } else {
-                ""
-            }
-        );
-        built.push(Built {
-            object: o,
-            name: def.name.clone(),
-            sha256: sha256_hex(&with_sections),
-            path,
-            cached,
+    };
+    let path = opts.out.join(format!("{}.wasm", def.name));
+    if let Err(e) =
+        std::fs::create_dir_all(&opts.out).and_then(|_| write_whole(&path, &with_sections))
+    {
+        diags.report(BuildError::Io {
+            at,
+            verb: "write",
+            path: path.display().to_string(),
+            what: "its compiled module",
+            reason: e.to_string(),
         });
+        return None;
     }
-    for o in prebuilt_objects(&c.front, &c.checked) {
-        if let Some(b) = copy_prebuilt(c, o, opts, diags) {
-            built.push(b);
-        }
-    }
-    built
+    let from_cache = if cached {
+        " (unchanged, from the cache)"
+    } else {
+        ""
+    };
+    eprintln!("  wrote {}{from_cache}", path.display());
+    Some(Built {
+        object: o,
+        name: def.name.clone(),
+        sha256: sha256_hex(&with_sections),
+        path,
+        cached,
+    })
 }
 
 /// An object imported from a `.wasm` file: its module goes into the build

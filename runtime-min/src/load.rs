@@ -2,7 +2,7 @@
 //! held against what `image.json` says the instance is, modules compiled
 //! once, instances made, views and startup requests resolved.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -46,26 +46,24 @@ impl<'a> Runtime<'a> {
         cluster: Option<&crate::cluster::ClusterConfig>,
     ) -> Result<Runtime<'a>, LoadError> {
         let (json, modules) = othc::bundle::read(bundle)?;
-        let here = match cluster {
-            Some(c) => Some(crate::cluster::placed_here(&json, c)?),
-            None => None,
-        };
+        let here = (cluster.map(|c| crate::cluster::placed_here(&json, c))).transpose()?;
         let prefix = crate::cluster::prefix_of(bundle);
-        let engine = wasmtime::Engine::new(&crate::code::config())
-            .map_err(|e| LoadError::Host(e.to_string()))?;
-        let names = json.instances.iter().map(|i| i.name.clone()).collect();
-        let stall = Arc::new(crate::stall::Stall::new(names));
-        let ticker = Ticker::start(&engine, Some(stall.clone()));
+        let (engine, stall, ticker) = engine_for(&json)?;
         let mut io = io;
-        let mut compiled = Compiled {
-            linker: host::linker(&engine).map_err(|e| LoadError::Host(e.to_string()))?,
-            engine: &engine,
-            modules: &modules,
-            code,
-            done: HashMap::new(),
-            headers: HashMap::new(),
+        let mut making = Making {
+            compiled: Compiled {
+                linker: host::linker(&engine).map_err(|e| LoadError::Host(e.to_string()))?,
+                engine: &engine,
+                modules: &modules,
+                code,
+                done: HashMap::new(),
+                headers: HashMap::new(),
+            },
+            natives: natives_of(&json)?,
+            prefix: &prefix,
+            limits: &limits,
+            here: here.as_ref(),
         };
-        let natives = natives_of(&json)?;
         let index: HashMap<&str, ActorId> = json
             .instances
             .iter()
@@ -83,28 +81,10 @@ impl<'a> Runtime<'a> {
             if here.is_some() {
                 views.push(view.clone());
             }
-            let elsewhere = here.as_ref().is_some_and(|h| !h.contains(&inst.name));
-            let actor = if elsewhere {
-                proxy_actor(inst, &natives, &mut compiled, &prefix)?
-            } else {
-                match (&inst.native, &inst.module) {
-                    (Some(n), _) => native_actor(inst, n, &natives)?,
-                    (None, Some(m)) => {
-                        let module = compiled.module(m, &mut *io.err)?;
-                        wasm_actor(inst, m, module, view, &limits)?
-                    }
-                    (None, None) => {
-                        return Err(LoadError::Image(format!(
-                            "instance `{}` has no module",
-                            inst.name
-                        )));
-                    }
-                }
-            };
-            actors.push(actor);
+            actors.push(making.actor(inst, view, &mut *io.err)?);
         }
         let startup = startup_requests(&json, &index)?;
-        drop(compiled);
+        drop(making);
         let input = std::mem::replace(&mut io.input, Box::new(std::iter::empty()));
         let mut rt = Runtime {
             actors: crate::actors::Actors::new(actors),
@@ -140,6 +120,56 @@ impl<'a> Runtime<'a> {
             rt.join(c, &here, prefix, views)?;
         }
         Ok(rt)
+    }
+}
+
+/// The engine a bundle's modules run on, the record of the loop's waits
+/// on a disk (by instance), and the ticker that watches both.
+fn engine_for(
+    json: &othc::bundle::ImageJson,
+) -> Result<(wasmtime::Engine, Arc<crate::stall::Stall>, Ticker), LoadError> {
+    let engine = wasmtime::Engine::new(&crate::code::config())
+        .map_err(|e| LoadError::Host(e.to_string()))?;
+    let names = json.instances.iter().map(|i| i.name.clone()).collect();
+    let stall = Arc::new(crate::stall::Stall::new(names));
+    let ticker = Ticker::start(&engine, Some(stall.clone()));
+    Ok((engine, stall, ticker))
+}
+
+/// What makes each instance of a bundle on this node: its modules
+/// (compiled once), the natives' headers, the bundle's cluster subjects,
+/// the limits, and which instances run here (`None`: all of them).
+struct Making<'b, 'l> {
+    compiled: Compiled<'b>,
+    natives: Vec<Rc<Header>>,
+    prefix: &'l str,
+    limits: &'l Limits,
+    here: Option<&'l HashSet<String>>,
+}
+
+impl Making<'_, '_> {
+    /// Instance `inst` with view `view`: a module's instance, a native, or
+    /// a proxy for an instance other nodes run. Compiling says so on `err`.
+    fn actor(
+        &mut self,
+        inst: &othc::bundle::InstanceJson,
+        view: Vec<Link>,
+        err: &mut dyn std::io::Write,
+    ) -> Result<Actor, LoadError> {
+        if self.here.is_some_and(|h| !h.contains(&inst.name)) {
+            return proxy_actor(inst, &self.natives, &mut self.compiled, self.prefix);
+        }
+        match (&inst.native, &inst.module) {
+            (Some(n), _) => native_actor(inst, n, &self.natives),
+            (None, Some(m)) => {
+                let module = self.compiled.module(m, err)?;
+                wasm_actor(inst, m, module, view, self.limits)
+            }
+            (None, None) => Err(LoadError::Image(format!(
+                "instance `{}` has no module",
+                inst.name
+            ))),
+        }
     }
 }
 

@@ -216,6 +216,47 @@ impl Flattener<'_, '_> {
     }
 }
 
+impl Flattener<'_, '_> {
+    /// The view of instance `i` of frame `f`'s image, each link grounded
+    /// at an instance of the flattened image (a later mount or bind at the
+    /// same place replaces an earlier one).
+    fn links_of(&self, f: usize, i: usize) -> Result<Vec<FlatLink>, FlatError> {
+        let img_id = self.frames[f].img;
+        let inst = &self.tree.model.image(img_id).instances[i];
+        let mut links = Vec::new();
+        for (k, w) in inst.wiring.iter().enumerate() {
+            if inst.wiring[k + 1..].iter().any(|x| x.link.at == w.link.at) {
+                continue;
+            }
+            let Ok(r) = &self.wires[img_id][i][k] else {
+                let kind = match w.kind {
+                    crate::model::WireKind::Mount => "mount",
+                    crate::model::WireKind::Bind => "bind",
+                };
+                let why = format!(
+                    "the {kind} at `{}` of `{}` leads nowhere",
+                    w.link.at, inst.name
+                );
+                return Err(self.error(Some((f, i)), false, why));
+            };
+            let ro = !r.readonly.is_empty();
+            let (target, path, readonly) = self
+                .ground(f, r.target.clone(), r.path.clone(), ro, 0)
+                .map_err(|e| FlatError {
+                    at: e.at.or(Some((img_id, i))),
+                    ..e
+                })?;
+            links.push(FlatLink {
+                at: w.link.at.clone(),
+                target,
+                path: PathPattern { segs: path },
+                readonly,
+            });
+        }
+        Ok(links)
+    }
+}
+
 /// Flattens image `id`, whose links (and its nested images') are `wires`.
 pub fn flatten(tree: &Tree, wires: &Wires, id: ImageId) -> Result<Flat, FlatError> {
     let mut fl = Flattener {
@@ -239,45 +280,7 @@ pub fn flatten(tree: &Tree, wires: &Wires, id: ImageId) -> Result<Flat, FlatErro
             if let Some(Shape::Image(_)) = inst.of {
                 continue;
             }
-            let mut links = Vec::new();
-            for (k, w) in inst.wiring.iter().enumerate() {
-                // A later mount or bind at the same place replaces this one.
-                if inst.wiring[k + 1..].iter().any(|x| x.link.at == w.link.at) {
-                    continue;
-                }
-                let r = match &wires[img_id][i][k] {
-                    Ok(r) => r.clone(),
-                    Err(_) => {
-                        return Err(fl.error(
-                            Some((f, i)),
-                            false,
-                            format!(
-                                "the {} at `{}` of `{}` leads nowhere",
-                                if w.kind == crate::model::WireKind::Mount {
-                                    "mount"
-                                } else {
-                                    "bind"
-                                },
-                                w.link.at,
-                                inst.name
-                            ),
-                        ));
-                    }
-                };
-                let ro = !r.readonly.is_empty();
-                let (target, path, readonly) =
-                    fl.ground(f, r.target, r.path, ro, 0)
-                        .map_err(|e| FlatError {
-                            at: e.at.or(Some((img_id, i))),
-                            ..e
-                        })?;
-                links.push(FlatLink {
-                    at: w.link.at.clone(),
-                    target,
-                    path: PathPattern { segs: path },
-                    readonly,
-                });
-            }
+            let links = fl.links_of(f, i)?;
             instances.push(FlatInstance {
                 name: format!("{}{}", fl.frames[f].prefix, inst.name),
                 decl: (img_id, i),

@@ -7,9 +7,9 @@ use super::{
     ExportLine, ImageWiring, InstanceWiring, LineKind, Reach, ShapeKind, StartupLine, ViewLine,
     entry_rest,
 };
-use crate::bundle::{ImageJson, tree_path};
+use crate::bundle::{ImageJson, InstanceJson, tree_path};
 use crate::header::Header;
-use crate::model::Seg;
+use crate::model::{PathPattern, Seg};
 use crate::namespace::path::longest;
 use crate::namespace::path::parse_request;
 
@@ -42,107 +42,8 @@ pub fn of_bundle(bytes: &[u8]) -> Result<ImageWiring, String> {
 }
 
 fn wiring(json: &ImageJson, headers: &[Option<Header>]) -> ImageWiring {
-    let of = |name: &str| {
-        json.instances
-            .iter()
-            .find(|i| i.name == name)
-            .map_or_else(|| "?".into(), |i| i.object.clone())
-    };
-    let serves_of = |i: usize| -> Vec<String> {
-        let Some(h) = &headers[i] else {
-            return Vec::new();
-        };
-        h.object
-            .serves
-            .iter()
-            .map(|&e| {
-                let def = h.model.entry(e);
-                format!(
-                    "{} {}",
-                    tree_path(&json.instances[i].name, &def.path.to_string()),
-                    entry_rest(&h.model, e)
-                )
-            })
-            .collect()
-    };
-    let instances = json
-        .instances
-        .iter()
-        .enumerate()
-        .map(|(i, inst)| {
-            // A link's `at` that is not a path (a damaged bundle) matches nothing.
-            let ats: Vec<Vec<Seg>> = inst
-                .view
-                .iter()
-                .map(|l| parse_request(&l.at).unwrap_or_else(|| vec![Seg::Rest, Seg::Rest]))
-                .collect();
-            let mut used_by = vec![Vec::new(); inst.view.len()];
-            let mut unmet = Vec::new();
-            if let Some(h) = &headers[i] {
-                for b in &h.object.needs {
-                    for &e in &b.entries {
-                        let full = b.mount.join(&h.model.entry(e).path.segs);
-                        let text = format!("{full} {}", entry_rest(&h.model, e));
-                        let links = ats.iter().enumerate().map(|(k, a)| (&a[..], k));
-                        match longest(links, &full.segs) {
-                            Some((k, _)) => used_by[k].push(text),
-                            None => unmet.push(text),
-                        }
-                    }
-                }
-            }
-            let mut view: Vec<(usize, ViewLine)> = inst
-                .view
-                .iter()
-                .enumerate()
-                .map(|(k, l)| {
-                    (
-                        k,
-                        ViewLine {
-                            at: l.at.clone(),
-                            kind: LineKind::Mount,
-                            line: format!(
-                                "{} -> {}{}",
-                                l.at,
-                                tree_path(&l.target, &l.path),
-                                if l.readonly { " readonly" } else { "" }
-                            ),
-                            written: String::new(),
-                            reaches: Some(Reach {
-                                target: l.target.clone(),
-                                of: of(&l.target),
-                                path: l.path.clone(),
-                            }),
-                            readonly_by: if l.readonly {
-                                vec!["the bundle's link".into()]
-                            } else {
-                                Vec::new()
-                            },
-                            used_by: std::mem::take(&mut used_by[k]),
-                        },
-                    )
-                })
-                .collect();
-            view.sort_by(|(ka, a), (kb, b)| {
-                let len = |s: &str| s.split('/').filter(|x| !x.is_empty()).count();
-                len(&b.at).cmp(&len(&a.at)).then(kb.cmp(ka))
-            });
-            InstanceWiring {
-                name: inst.name.clone(),
-                of: inst.object.clone(),
-                kind: if inst.native.is_some() {
-                    ShapeKind::Native
-                } else {
-                    ShapeKind::Object
-                },
-                declared: String::new(),
-                view: view.into_iter().map(|(_, v)| v).collect(),
-                serves: serves_of(i),
-                unmet,
-                nested: None,
-                nodes: None,
-            }
-        })
+    let instances = (json.instances.iter().zip(headers))
+        .map(|(inst, h)| instance(json, inst, h.as_ref()))
         .collect();
     ImageWiring {
         image: json.image.clone(),
@@ -171,4 +72,99 @@ fn wiring(json: &ImageJson, headers: &[Option<Header>]) -> ImageWiring {
             })
             .collect(),
     }
+}
+
+/// Instance `inst` of the bundle, its header `h` (none: unknown).
+fn instance(json: &ImageJson, inst: &InstanceJson, h: Option<&Header>) -> InstanceWiring {
+    // A link's `at` that is not a path (a damaged bundle) matches nothing.
+    let ats: Vec<Vec<Seg>> = inst
+        .view
+        .iter()
+        .map(|l| parse_request(&l.at).unwrap_or_else(|| vec![Seg::Rest, Seg::Rest]))
+        .collect();
+    let mut used_by = vec![Vec::new(); inst.view.len()];
+    let mut unmet = Vec::new();
+    for (full, text) in h.map(needs_of).unwrap_or_default() {
+        let links = ats.iter().enumerate().map(|(k, a)| (&a[..], k));
+        match longest(links, &full.segs) {
+            Some((k, _)) => used_by[k].push(text),
+            None => unmet.push(text),
+        }
+    }
+    let serves = h.map_or_else(Vec::new, |h| {
+        (h.object.serves.iter())
+            .map(|&e| {
+                let at = h.model.entry(e).path.to_string();
+                format!("{} {}", tree_path(&inst.name, &at), entry_rest(&h.model, e))
+            })
+            .collect()
+    });
+    InstanceWiring {
+        name: inst.name.clone(),
+        of: inst.object.clone(),
+        kind: if inst.native.is_some() {
+            ShapeKind::Native
+        } else {
+            ShapeKind::Object
+        },
+        declared: String::new(),
+        view: view_lines(json, inst, used_by),
+        serves,
+        unmet,
+        nested: None,
+        nodes: None,
+    }
+}
+
+/// Each need entry of header `h`: its full path in the instance's view,
+/// and as a report writes it.
+fn needs_of(h: &Header) -> Vec<(PathPattern, String)> {
+    let needs = h.object.needs.iter();
+    needs
+        .flat_map(|b| b.entries.iter().map(move |&e| (b, e)))
+        .map(|(b, e)| {
+            let full = b.mount.join(&h.model.entry(e).path.segs);
+            let text = format!("{full} {}", entry_rest(&h.model, e));
+            (full, text)
+        })
+        .collect()
+}
+
+/// Instance `inst`'s view as a report shows it (longest `at` first), each
+/// line with the needs that go through it (`used_by`, by line).
+fn view_lines(json: &ImageJson, inst: &InstanceJson, used_by: Vec<Vec<String>>) -> Vec<ViewLine> {
+    let of = |name: &str| {
+        json.instances
+            .iter()
+            .find(|i| i.name == name)
+            .map_or_else(|| "?".into(), |i| i.object.clone())
+    };
+    let mut view: Vec<(usize, ViewLine)> = (inst.view.iter().zip(used_by).enumerate())
+        .map(|(k, (l, used_by))| {
+            let readonly = if l.readonly { " readonly" } else { "" };
+            let line = ViewLine {
+                at: l.at.clone(),
+                kind: LineKind::Mount,
+                line: format!("{} -> {}{readonly}", l.at, tree_path(&l.target, &l.path)),
+                written: String::new(),
+                reaches: Some(Reach {
+                    target: l.target.clone(),
+                    of: of(&l.target),
+                    path: l.path.clone(),
+                }),
+                readonly_by: if l.readonly {
+                    vec!["the bundle's link".into()]
+                } else {
+                    Vec::new()
+                },
+                used_by,
+            };
+            (k, line)
+        })
+        .collect();
+    view.sort_by(|(ka, a), (kb, b)| {
+        let len = |s: &str| s.split('/').filter(|x| !x.is_empty()).count();
+        len(&b.at).cmp(&len(&a.at)).then(kb.cmp(ka))
+    });
+    view.into_iter().map(|(_, v)| v).collect()
 }

@@ -276,32 +276,7 @@ impl Report<'_> {
             }
             None => ("?".into(), ShapeKind::Unknown, Vec::new(), None),
         };
-        let needs = self.needs_of(img, ii);
-        let ats: Vec<&[crate::model::Seg]> =
-            def.wiring.iter().map(|w| &w.link.at.segs[..]).collect();
-        // Which line each need goes through: the view's own rule.
-        let through = |full: &PathPattern| {
-            longest(ats.iter().enumerate().map(|(w, at)| (*at, w)), &full.segs).map(|(w, _)| w)
-        };
-        let mut used_by: Vec<Vec<String>> = vec![Vec::new(); def.wiring.len()];
-        let mut unmet = Vec::new();
-        for (need, full, outcome, pattern) in &needs {
-            let text = need_text(model, full, *need);
-            match (through(full), outcome) {
-                (Some(w), Some(NeedOutcome::Reached { .. })) => used_by[w].push(text),
-                // A need at a pattern mount point sends anywhere under its
-                // prefix: each request is checked when it is sent.
-                (Some(w), None) if *pattern => {
-                    used_by[w].push(format!("{text} (checked when sent)"))
-                }
-                (None, None) if *pattern => {}
-                (Some(w), _) => {
-                    used_by[w].push(format!("{text} (not met)"));
-                    unmet.push(text);
-                }
-                (None, _) => unmet.push(text),
-            }
-        }
+        let (mut used_by, unmet) = self.needs_through(img, ii);
         let mut view: Vec<(usize, ViewLine)> = def
             .wiring
             .iter()
@@ -343,6 +318,40 @@ impl Report<'_> {
             nested,
             nodes: None,
         }
+    }
+
+    /// The needs of instance `ii` of image `img` that go through each line
+    /// of its view (by line, as a report writes them), and those nothing
+    /// meets.
+    fn needs_through(&self, img: ImageId, ii: usize) -> (Vec<Vec<String>>, Vec<String>) {
+        let model = self.model();
+        let def = &model.image(img).instances[ii];
+        let ats: Vec<&[crate::model::Seg]> =
+            def.wiring.iter().map(|w| &w.link.at.segs[..]).collect();
+        // Which line each need goes through: the view's own rule.
+        let through = |full: &PathPattern| {
+            longest(ats.iter().enumerate().map(|(w, at)| (*at, w)), &full.segs).map(|(w, _)| w)
+        };
+        let mut used_by: Vec<Vec<String>> = vec![Vec::new(); def.wiring.len()];
+        let mut unmet = Vec::new();
+        for (need, full, outcome, pattern) in &self.needs_of(img, ii) {
+            let text = need_text(model, full, *need);
+            match (through(full), outcome) {
+                (Some(w), Some(NeedOutcome::Reached { .. })) => used_by[w].push(text),
+                // A need at a pattern mount point sends anywhere under its
+                // prefix: each request is checked when it is sent.
+                (Some(w), None) if *pattern => {
+                    used_by[w].push(format!("{text} (checked when sent)"))
+                }
+                (None, None) if *pattern => {}
+                (Some(w), _) => {
+                    used_by[w].push(format!("{text} (not met)"));
+                    unmet.push(text);
+                }
+                (None, _) => unmet.push(text),
+            }
+        }
+        (used_by, unmet)
     }
 
     /// Each need entry of instance `ii`: its id, its full path in the

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{ImageWiring, InstanceWiring, ShapeKind};
+use super::{ImageWiring, InstanceWiring, ShapeKind, ViewLine};
 
 /// The report of `w`, all instances or the one named `only`.
 pub fn render(w: &ImageWiring, only: Option<&str>) -> String {
@@ -94,33 +94,7 @@ fn instance(out: &mut String, inst: &InstanceWiring, indent: &str) {
         let _ = writeln!(out, "{indent}  view: nothing mounted");
     } else {
         let _ = writeln!(out, "{indent}  view (longest path first, as resolved):");
-        let rows: Vec<[String; 5]> = inst
-            .view
-            .iter()
-            .map(|v| {
-                let reaches = match &v.reaches {
-                    Some(r) if r.path == "/" => format!("{} ({})", r.target, r.of),
-                    Some(r) => format!("{} ({}) {}", r.target, r.of, r.path),
-                    None => "nowhere (see its error)".into(),
-                };
-                let ro = if v.readonly_by.is_empty() {
-                    "no".into()
-                } else {
-                    format!("yes: {}", v.readonly_by.join(", then "))
-                };
-                let line = if v.written.is_empty() {
-                    v.line.clone()
-                } else {
-                    format!("{} ({})", v.line, short(&v.written))
-                };
-                let used = if v.used_by.is_empty() {
-                    "-".into()
-                } else {
-                    v.used_by.join("; ")
-                };
-                [v.at.clone(), line, reaches, ro, used]
-            })
-            .collect();
+        let rows: Vec<[String; 5]> = inst.view.iter().map(view_row).collect();
         table(
             out,
             &format!("{indent}    "),
@@ -147,6 +121,31 @@ fn instance(out: &mut String, inst: &InstanceWiring, indent: &str) {
         }
         image_parts(out, n, &inner);
     }
+}
+
+/// A line of an instance's view, as the table's columns show it.
+fn view_row(v: &ViewLine) -> [String; 5] {
+    let reaches = match &v.reaches {
+        Some(r) if r.path == "/" => format!("{} ({})", r.target, r.of),
+        Some(r) => format!("{} ({}) {}", r.target, r.of, r.path),
+        None => "nowhere (see its error)".into(),
+    };
+    let ro = if v.readonly_by.is_empty() {
+        "no".into()
+    } else {
+        format!("yes: {}", v.readonly_by.join(", then "))
+    };
+    let line = if v.written.is_empty() {
+        v.line.clone()
+    } else {
+        format!("{} ({})", v.line, short(&v.written))
+    };
+    let used = if v.used_by.is_empty() {
+        "-".into()
+    } else {
+        v.used_by.join("; ")
+    };
+    [v.at.clone(), line, reaches, ro, used]
 }
 
 /// Columns padded to their widest cell (in characters); the last one is

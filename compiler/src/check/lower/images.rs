@@ -42,10 +42,8 @@ impl Lowerer<'_> {
                         doc: doc(&s.doc),
                         value: None,
                     });
-                    slot_spans.push(SlotSpans {
-                        name: fs(file, s.name.span),
-                        ty: fs(file, s.ty.span()),
-                    });
+                    let (name, ty) = (fs(file, s.name.span), fs(file, s.ty.span()));
+                    slot_spans.push(SlotSpans { name, ty });
                 }
                 ImagePart::Instance(inst) => {
                     if let Some(first) = inst_names.get(&inst.name.name) {
@@ -53,32 +51,9 @@ impl Lowerer<'_> {
                         continue;
                     }
                     inst_names.insert(inst.name.name.clone(), inst.name.span);
-                    let of = self.shape(mi, file, &inst.object);
-                    let mut wiring = Vec::new();
-                    let mut wiring_spans = Vec::new();
-                    for w in &inst.wiring {
-                        let (kind, link) = match w {
-                            Wire::Mount(l) => (WireKind::Mount, l),
-                            Wire::Bind(l) => (WireKind::Bind, l),
-                            Wire::Error(_) => continue,
-                        };
-                        wiring.push(WireDef {
-                            kind,
-                            link: link_def(link),
-                        });
-                        wiring_spans.push(link_spans(file, link));
-                    }
-                    instances.push(InstanceDef {
-                        name: inst.name.name.clone(),
-                        of,
-                        doc: doc(&inst.doc),
-                        wiring,
-                    });
-                    inst_spans.push(InstanceSpans {
-                        name: fs(file, inst.name.span),
-                        object: fs(file, inst.object.span),
-                        wiring: wiring_spans,
-                    });
+                    let (def, spans) = self.instance(mi, file, inst);
+                    instances.push(def);
+                    inst_spans.push(spans);
                 }
                 ImagePart::Export(e) => {
                     exports.push(link_def(&e.link));
@@ -90,12 +65,7 @@ impl Lowerer<'_> {
                         path: PathPattern::from_syntax(&s.path.path.segments),
                         payload: None,
                     });
-                    startup_spans.push(StartupSpans {
-                        whole: fs(file, s.span),
-                        verb: fs(file, s.verb.span),
-                        path: fs(file, s.path.span),
-                        payload: s.payload.as_ref().map(|p| fs(file, payload_span(p))),
-                    });
+                    startup_spans.push(startup_spans_of(file, s));
                 }
                 ImagePart::Needs(n) => {
                     needs.push(self.need(mi, file, n));
@@ -117,6 +87,42 @@ impl Lowerer<'_> {
         sp.exports = export_spans;
         sp.startup = startup_spans;
         sp.needs = need_spans;
+    }
+
+    /// An instance and its wiring (a line that did not parse is left out).
+    fn instance(
+        &mut self,
+        mi: usize,
+        file: FileId,
+        inst: &ast::Instance,
+    ) -> (InstanceDef, InstanceSpans) {
+        let of = self.shape(mi, file, &inst.object);
+        let mut wiring = Vec::new();
+        let mut wiring_spans = Vec::new();
+        for w in &inst.wiring {
+            let (kind, link) = match w {
+                Wire::Mount(l) => (WireKind::Mount, l),
+                Wire::Bind(l) => (WireKind::Bind, l),
+                Wire::Error(_) => continue,
+            };
+            wiring.push(WireDef {
+                kind,
+                link: link_def(link),
+            });
+            wiring_spans.push(link_spans(file, link));
+        }
+        let def = InstanceDef {
+            name: inst.name.name.clone(),
+            of,
+            doc: doc(&inst.doc),
+            wiring,
+        };
+        let spans = InstanceSpans {
+            name: fs(file, inst.name.span),
+            object: fs(file, inst.object.span),
+            wiring: wiring_spans,
+        };
+        (def, spans)
     }
 
     /// The image tree holds `/INSTANCE` for each instance and each `needs`
@@ -218,5 +224,15 @@ pub fn payload_span(p: &ast::Payload) -> Span {
         ast::Payload::Slot(i) => i.span,
         ast::Payload::Text(s) => s.span,
         ast::Payload::Typed(c, s) => c.span.to(s.span),
+    }
+}
+
+/// Where a startup request and its parts are written.
+fn startup_spans_of(file: FileId, s: &ast::Startup) -> StartupSpans {
+    StartupSpans {
+        whole: fs(file, s.span),
+        verb: fs(file, s.verb.span),
+        path: fs(file, s.path.span),
+        payload: s.payload.as_ref().map(|p| fs(file, payload_span(p))),
     }
 }

@@ -159,53 +159,77 @@ impl Lowerer<'_> {
                         }
                     }
                     Declares::Object(o) => {
-                        let id = ObjectId(self.out.model.objects.len() as u32);
-                        self.out.model.objects.push(ObjectDef {
-                            name: o.name.name.clone(),
-                            file: fix,
-                            exported,
-                            native: o.native.is_some(),
-                            doc: doc(&o.doc),
-                            serves: Vec::new(),
-                            needs: Vec::new(),
-                        });
-                        self.out.spans.objects.push(ObjectSpans {
-                            name: fs(file, o.name.span),
-                            native: o.native.map(|n| fs(file, n)),
-                            needs: Vec::new(),
-                        });
-                        let sym = Sym::Object(id);
+                        let sym = Sym::Object(self.declare_object(fix, file, exported, o));
                         scope.bind(&o.name.name, sym, fs(file, o.name.span), false, self.diags);
                     }
                     Declares::Image(i) => {
-                        let id = ImageId(self.out.model.images.len() as u32);
-                        self.out.model.images.push(ImageDef {
-                            name: i.name.name.clone(),
-                            file: fix,
-                            exported,
-                            doc: doc(&i.doc),
-                            slots: Vec::new(),
-                            instances: Vec::new(),
-                            exports: Vec::new(),
-                            startup: Vec::new(),
-                            needs: Vec::new(),
-                        });
-                        self.out.spans.images.push(ImageSpans {
-                            name: fs(file, i.name.span),
-                            slots: Vec::new(),
-                            instances: Vec::new(),
-                            exports: Vec::new(),
-                            startup: Vec::new(),
-                            needs: Vec::new(),
-                        });
-                        self.out.image_src.push((FileIx(mi as u32), ii));
-                        let sym = Sym::Image(id);
+                        let sym = Sym::Image(self.declare_image(fix, file, exported, i));
+                        self.out.image_src.push((fix, ii));
                         scope.bind(&i.name.name, sym, fs(file, i.name.span), false, self.diags);
                     }
                 }
             }
             self.out.scopes.push(scope);
         }
+    }
+
+    /// Object `o` of file `fix` (`file`), declared: its id, its parts to
+    /// come.
+    fn declare_object(
+        &mut self,
+        fix: FileIx,
+        file: FileId,
+        exported: bool,
+        o: &ast::Object,
+    ) -> ObjectId {
+        let id = ObjectId(self.out.model.objects.len() as u32);
+        self.out.model.objects.push(ObjectDef {
+            name: o.name.name.clone(),
+            file: fix,
+            exported,
+            native: o.native.is_some(),
+            doc: doc(&o.doc),
+            serves: Vec::new(),
+            needs: Vec::new(),
+        });
+        self.out.spans.objects.push(ObjectSpans {
+            name: fs(file, o.name.span),
+            native: o.native.map(|n| fs(file, n)),
+            needs: Vec::new(),
+        });
+        id
+    }
+
+    /// Image `i` of file `fix` (`file`), declared: its id, its parts to
+    /// come.
+    fn declare_image(
+        &mut self,
+        fix: FileIx,
+        file: FileId,
+        exported: bool,
+        i: &ast::Image,
+    ) -> ImageId {
+        let id = ImageId(self.out.model.images.len() as u32);
+        self.out.model.images.push(ImageDef {
+            name: i.name.name.clone(),
+            file: fix,
+            exported,
+            doc: doc(&i.doc),
+            slots: Vec::new(),
+            instances: Vec::new(),
+            exports: Vec::new(),
+            startup: Vec::new(),
+            needs: Vec::new(),
+        });
+        self.out.spans.images.push(ImageSpans {
+            name: fs(file, i.name.span),
+            slots: Vec::new(),
+            instances: Vec::new(),
+            exports: Vec::new(),
+            startup: Vec::new(),
+            needs: Vec::new(),
+        });
+        id
     }
 
     /// Binds imported names. Names the target does not export were reported
