@@ -26,31 +26,10 @@ pub struct FmtArgs {
 
 pub fn run(args: FmtArgs) -> u8 {
     let mut status = EXIT_OK;
-    let named = if args.files.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.files.clone()
+    let files = match files_named(&args.files) {
+        Ok(files) => files,
+        Err(status) => return status,
     };
-    let mut files = Vec::new();
-    for path in named {
-        if !path.is_dir() {
-            files.push(path);
-            continue;
-        }
-        let mut found = Vec::new();
-        oth_files_under(&path, &mut found);
-        if found.is_empty() {
-            let shown = if path == Path::new(".") {
-                "the current directory".to_string()
-            } else {
-                format!("`{}`", path.display())
-            };
-            eprintln!("error: no .oth files under {shown}; name the files to format");
-            return EXIT_USAGE;
-        }
-        found.sort();
-        files.extend(found);
-    }
     for path in &files {
         let text = match std::fs::File::open(path)
             .and_then(othc::loader::read_bounded)
@@ -107,6 +86,34 @@ pub fn run(args: FmtArgs) -> u8 {
         }
     }
     status
+}
+
+/// The files `named` (the current directory when none is), each folder
+/// as the `.oth` files under it; a folder with none is a usage error.
+fn files_named(named: &[PathBuf]) -> Result<Vec<PathBuf>, u8> {
+    let here = [PathBuf::from(".")];
+    let named = if named.is_empty() { &here[..] } else { named };
+    let mut files = Vec::new();
+    for path in named {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let mut found = Vec::new();
+        oth_files_under(path, &mut found);
+        if found.is_empty() {
+            let shown = if path == Path::new(".") {
+                "the current directory".to_string()
+            } else {
+                format!("`{}`", path.display())
+            };
+            eprintln!("error: no .oth files under {shown}; name the files to format");
+            return Err(EXIT_USAGE);
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
 }
 
 /// The `.oth` files under `dir`, skipping what is not the user's sources.

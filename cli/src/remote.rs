@@ -109,6 +109,24 @@ fn failed(host: &str, what: &str, e: ClientError) -> u8 {
     EXIT_USAGE
 }
 
+/// The bundle at `bundle`, its file name and the archive it is pushed in;
+/// a usage error (said) when it cannot be read.
+fn packed(bundle: &Path) -> Result<(String, Vec<u8>), u8> {
+    let bytes = std::fs::read(bundle).map_err(|e| {
+        eprintln!("error: cannot read `{}`: {e}", bundle.display());
+        EXIT_USAGE
+    })?;
+    let name = bundle
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "image.othimg".into());
+    let tar = pack(&name, &bytes).map_err(|e| {
+        eprintln!("error: packing the bundle: {e}");
+        EXIT_USAGE
+    })?;
+    Ok((name, tar))
+}
+
 async fn push_and_run(
     c: &Client,
     host: &str,
@@ -117,23 +135,9 @@ async fn push_and_run(
     limits: &Limits,
     trace: bool,
 ) -> u8 {
-    let bytes = match std::fs::read(bundle) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: cannot read `{}`: {e}", bundle.display());
-            return EXIT_USAGE;
-        }
-    };
-    let name = bundle
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "image.othimg".into());
-    let tar = match pack(&name, &bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: packing the bundle: {e}");
-            return EXIT_USAGE;
-        }
+    let (name, tar) = match packed(bundle) {
+        Ok(p) => p,
+        Err(status) => return status,
     };
     let dest = "/run/othc";
     if let Err(e) = c.push(id, dest, tar).await {

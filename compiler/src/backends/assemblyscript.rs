@@ -122,6 +122,38 @@ pub fn exerciser(model: &Model, file: FileIx, source_text: &str) -> String {
     head + &tail
 }
 
+/// The servers of `objects` and the clients of their needs: rendered onto
+/// `out` at once when generating (a view of a large object is large), or
+/// kept for the exerciser, which names them all.
+fn servers_and_clients(
+    model: &Model,
+    objects: &[ObjectId],
+    hb: &Handlebars,
+    mut out: Option<&mut String>,
+) -> (Vec<ServerView>, Vec<ClientView>) {
+    let rendered = "the embedded templates render every view (tested)";
+    let mut servers = Vec::new();
+    for &o in objects {
+        let def = model.object(o);
+        if !def.native {
+            let view = server(model, def);
+            match out.as_deref_mut() {
+                Some(out) => out.push_str(&hb.render("server", &view).expect(rendered)),
+                None => servers.push(view),
+            }
+        }
+    }
+    let mut clients = Vec::new();
+    for n in &super::shared::shared_needs(model, objects) {
+        let view = client(model, n);
+        match out.as_deref_mut() {
+            Some(out) => out.push_str(&hb.render("client", &view).expect(rendered)),
+            None => clients.push(view),
+        }
+    }
+    (servers, clients)
+}
+
 /// Renders `template` for `file`: (the file's name, the text before the
 /// types, the text after them); the types are appended to `types`, when
 /// they are wanted.
@@ -162,28 +194,7 @@ fn render(
     for name in render_messages(model, &types, &mut helpers, &message, out.as_deref_mut()) {
         message_names.push(Named { name });
     }
-    let mut servers = Vec::new();
-    for &o in &objects {
-        let def = model.object(o);
-        if !def.native {
-            // Rendered at once when generating (a view of a large object
-            // is large); kept for the exerciser, which names them all.
-            let view = server(model, def);
-            match out.as_deref_mut() {
-                Some(out) => out.push_str(&hb.render("server", &view).expect(rendered)),
-                None => servers.push(view),
-            }
-        }
-    }
-    let shared = super::shared::shared_needs(model, &objects);
-    let mut clients: Vec<ClientView> = Vec::new();
-    for n in &shared {
-        let view = client(model, n);
-        match out.as_deref_mut() {
-            Some(out) => out.push_str(&hb.render("client", &view).expect(rendered)),
-            None => clients.push(view),
-        }
-    }
+    let (servers, clients) = servers_and_clients(model, &objects, &hb, out);
     let view = FileView {
         import: format!("./{base}"),
         source: base.clone(),

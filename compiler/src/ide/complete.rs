@@ -128,31 +128,7 @@ pub fn completions(analysis: &Analysis, file: FileId, offset: usize) -> Vec<Comp
             if let Some(fields) = img.and_then(|_| literal_fields(analysis, scope, text, offset)) {
                 return fields;
             }
-            match done {
-                [] => {
-                    let mut out =
-                        keywords(&["require", "instance", "mount", "bind", "export", "needs"]);
-                    out.extend(verbs());
-                    out
-                }
-                ["instance", _, "="] => scope
-                    .iter()
-                    .filter(|(_, s)| matches!(s, Sym::Object(_) | Sym::Image(_)))
-                    .map(|(n, s)| item(n, CompletionKind::Object, s.kind().describe()))
-                    .collect(),
-                ["require", _, ..] if done.last().is_some_and(|w| w.ends_with(':')) => {
-                    payload_types(analysis, scope)
-                }
-                ["mount" | "export", _] => img.map(|i| tree_paths(analysis, i)).unwrap_or_default(),
-                ["mount" | "bind" | "export", _, _] => keywords(&["readonly"]),
-                [v, _] if Verb::ALL.iter().any(|x| x.as_str() == *v) => {
-                    types_in_scope(analysis, scope)
-                }
-                [v] if Verb::ALL.iter().any(|x| x.as_str() == *v) => {
-                    img.map(|i| tree_paths(analysis, i)).unwrap_or_default()
-                }
-                _ => entry_completions(analysis, scope, done, &[]),
-            }
+            in_image(analysis, scope, img, done)
         }
         _ => match done {
             [] => keywords(&["import", "export", "schemas", "native", "object", "image"]),
@@ -161,6 +137,37 @@ pub fn completions(analysis: &Analysis, file: FileId, offset: usize) -> Vec<Comp
             ["schemas"] | ["export", "schemas"] => content_types(analysis),
             _ => Vec::new(),
         },
+    }
+}
+
+/// What may come in an image's body after the words `done` of the line.
+fn in_image(
+    analysis: &Analysis,
+    scope: &[(String, Sym)],
+    img: Option<ImageId>,
+    done: &[&str],
+) -> Vec<Completion> {
+    match done {
+        [] => {
+            let mut out = keywords(&["require", "instance", "mount", "bind", "export", "needs"]);
+            out.extend(verbs());
+            out
+        }
+        ["instance", _, "="] => scope
+            .iter()
+            .filter(|(_, s)| matches!(s, Sym::Object(_) | Sym::Image(_)))
+            .map(|(n, s)| item(n, CompletionKind::Object, s.kind().describe()))
+            .collect(),
+        ["require", _, ..] if done.last().is_some_and(|w| w.ends_with(':')) => {
+            payload_types(analysis, scope)
+        }
+        ["mount" | "export", _] => img.map(|i| tree_paths(analysis, i)).unwrap_or_default(),
+        ["mount" | "bind" | "export", _, _] => keywords(&["readonly"]),
+        [v, _] if Verb::ALL.iter().any(|x| x.as_str() == *v) => types_in_scope(analysis, scope),
+        [v] if Verb::ALL.iter().any(|x| x.as_str() == *v) => {
+            img.map(|i| tree_paths(analysis, i)).unwrap_or_default()
+        }
+        _ => entry_completions(analysis, scope, done, &[]),
     }
 }
 

@@ -24,23 +24,7 @@ pub fn check(placement: &Placement, image: &PlacedImage) -> Vec<PlacementError> 
         return errors;
     }
     let names: Vec<String> = image.instances.iter().map(|i| i.name.clone()).collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    // The instances a misspelt name was likely meant for: said once, by
-    // the unknown name's "did you mean", not again as placed nowhere.
-    let mut meant: Vec<&str> = Vec::new();
-    for node in &placement.nodes {
-        for inst in &node.instances {
-            if !names.contains(&inst.name) {
-                meant.extend(crate::diagnostics::suggest::closest(&inst.name, &refs));
-                errors.push(PlacementError::UnknownInstance {
-                    at: inst.at,
-                    name: inst.name.clone(),
-                    image: image.name.clone(),
-                    instances: names.clone(),
-                });
-            }
-        }
-    }
+    let meant = unknown_instances(placement, image, &names, &mut errors);
     // With no node at all, that one error says it.
     if placement.nodes.is_empty() {
         return errors;
@@ -85,6 +69,31 @@ pub fn check(placement: &Placement, image: &PlacedImage) -> Vec<PlacementError> 
         }
     }
     errors
+}
+
+/// The names `placement` places that are no instance of `image`, each
+/// an error; what they were likely meant for is returned: said once, by
+/// the unknown name's "did you mean", not again as placed nowhere.
+fn unknown_instances<'n>(
+    placement: &Placement,
+    image: &PlacedImage,
+    names: &'n [String],
+    errors: &mut Vec<PlacementError>,
+) -> Vec<&'n str> {
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut meant = Vec::new();
+    for inst in placement.nodes.iter().flat_map(|n| &n.instances) {
+        if !names.contains(&inst.name) {
+            meant.extend(crate::diagnostics::suggest::closest(&inst.name, &refs));
+            errors.push(PlacementError::UnknownInstance {
+                at: inst.at,
+                name: inst.name.clone(),
+                image: image.name.clone(),
+                instances: names.to_vec(),
+            });
+        }
+    }
+    meant
 }
 
 #[cfg(test)]
