@@ -40,6 +40,38 @@ fn all_i32(types: &[ValType]) -> bool {
     types.iter().all(|t| *t == ValType::I32)
 }
 
+/// What is wrong with import `imp`, if anything, given the module's
+/// function types so far (`types`).
+fn import_problem(
+    imp: &wasmparser::Import<'_>,
+    types: &[(Vec<ValType>, Vec<ValType>)],
+) -> Option<String> {
+    let (module, name) = (imp.module, imp.name);
+    let TypeRef::Func(t) = imp.ty else {
+        return Some(format!(
+            "it imports `{module}.{name}`, which is not a function the runtime provides"
+        ));
+    };
+    let Some((_, _, p, r)) = IMPORTS
+        .iter()
+        .find(|(m, n, _, _)| *m == module && *n == name)
+    else {
+        return Some(format!(
+            "it imports `{module}.{name}`, which the runtime does not provide"
+        ));
+    };
+    match types.get(t as usize) {
+        Some((params, results))
+            if params.len() == *p && results.len() == *r && all_i32(params) && all_i32(results) =>
+        {
+            None
+        }
+        _ => Some(format!(
+            "its import `{module}.{name}` has the wrong signature (wants {p} i32 parameters and {r} i32 results)"
+        )),
+    }
+}
+
 /// Every way the module breaks the ABI, one line each; empty when it keeps it.
 pub fn problems(module: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
@@ -61,32 +93,11 @@ pub fn problems(module: &[u8]) -> Vec<String> {
                 }
             }
             Payload::ImportSection(r) => {
-                for imp in r.into_imports() {
-                    let Ok(imp) = imp else { continue };
-                    match imp.ty {
-                        TypeRef::Func(t) => {
-                            funcs.push(t);
-                            let sig = types.get(t as usize);
-                            match IMPORTS.iter().find(|(m, n, _, _)| *m == imp.module && *n == imp.name) {
-                                None => out.push(format!(
-                                    "it imports `{}.{}`, which the runtime does not provide",
-                                    imp.module, imp.name
-                                )),
-                                Some((_, _, p, r)) => match sig {
-                                    Some((params, results))
-                                        if params.len() == *p && results.len() == *r && all_i32(params) && all_i32(results) => {}
-                                    _ => out.push(format!(
-                                        "its import `{}.{}` has the wrong signature (wants {p} i32 parameters and {r} i32 results)",
-                                        imp.module, imp.name
-                                    )),
-                                },
-                            }
-                        }
-                        _ => out.push(format!(
-                            "it imports `{}.{}`, which is not a function the runtime provides",
-                            imp.module, imp.name
-                        )),
+                for imp in r.into_imports().flatten() {
+                    if let TypeRef::Func(t) = imp.ty {
+                        funcs.push(t);
                     }
+                    out.extend(import_problem(&imp, &types));
                 }
             }
             Payload::FunctionSection(r) => {

@@ -52,7 +52,6 @@ impl<'a> ImageChecker<'a> {
                 }),
                 Found::Entry { entry, readonly } => {
                     self.startup_entries[img][si] = Some(entry);
-                    let serve = model.entry(entry);
                     if !verb.is_safe() && !readonly.is_empty() {
                         let readonly = readonly
                             .iter()
@@ -64,35 +63,43 @@ impl<'a> ImageChecker<'a> {
                         };
                         self.report(e);
                     }
-                    let names =
-                        |ts: &[PayloadType]| ts.iter().map(|t| describe(model, t)).collect();
-                    match payload_ty {
-                        Some(pt) => {
-                            let sent: Vec<PayloadType> = pt.into_iter().collect();
-                            (!request_met(model, &serve.request, &sent)).then(|| {
-                                StartupError::Payload {
-                                    request,
-                                    at: sp.payload.unwrap_or(sp.whole),
-                                    sends: names(&sent),
-                                    takes: names(&serve.request),
-                                    serve_at: self.spans().entries[entry.index()].whole,
-                                    expected: match serve.request.first() {
-                                        Some(PayloadType::Message(id)) => {
-                                            Expected::Message(model.ty(*id).name.clone())
-                                        }
-                                        Some(t) => Expected::Content(describe(model, t)),
-                                        None => Expected::Nothing,
-                                    },
-                                }
-                            })
-                        }
-                        None => None,
-                    }
+                    let at = sp.payload.unwrap_or(sp.whole);
+                    payload_ty.and_then(|pt| self.payload_unfit(request, at, pt, entry))
                 }
             };
             if let Some(e) = error {
                 self.report(e);
             }
         }
+    }
+
+    /// Why startup request `request`'s payload (of type `sent`, written at
+    /// `at`) is not what serve `entry` takes, if it is not.
+    fn payload_unfit(
+        &self,
+        request: Request,
+        at: crate::source::FileSpan,
+        sent: Option<PayloadType>,
+        entry: EntryId,
+    ) -> Option<StartupError> {
+        let model = self.model();
+        let serve = model.entry(entry);
+        let sent: Vec<PayloadType> = sent.into_iter().collect();
+        if request_met(model, &serve.request, &sent) {
+            return None;
+        }
+        let names = |ts: &[PayloadType]| ts.iter().map(|t| describe(model, t)).collect();
+        Some(StartupError::Payload {
+            request,
+            at,
+            sends: names(&sent),
+            takes: names(&serve.request),
+            serve_at: self.spans().entries[entry.index()].whole,
+            expected: match serve.request.first() {
+                Some(PayloadType::Message(id)) => Expected::Message(model.ty(*id).name.clone()),
+                Some(t) => Expected::Content(describe(model, t)),
+                None => Expected::Nothing,
+            },
+        })
     }
 }
