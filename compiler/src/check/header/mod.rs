@@ -123,33 +123,38 @@ fn needs_rules(cx: &mut Cx, needs: &[NeedBlock], spans: &[FileSpan], clients: &m
             mount: mount.clone(),
             methods: HashMap::new(),
         });
-        // The shared client's methods: one entry each, whichever object's.
-        // Against the other objects' only (one block's own are E0404 above).
-        // The methods this block adds; the rest were there before it. (Not a
-        // copy of the keys before: with one mount shared by every object of
-        // a file, that copy made the check quadratic.)
-        let mut mine: std::collections::HashSet<String> = std::collections::HashSet::new();
-        for &e in &n.entries {
-            let whole = cx.spans.entries[e.index()].whole;
-            for method in asnames::method_names(cx.model, cx.model.entry(e)) {
-                match shared.methods.get(&method) {
-                    Some((other, first))
-                        if !mine.contains(&method)
-                            && !cx.model.entry(*other).same_for_client(cx.model.entry(e)) =>
-                    {
-                        let first = *first;
-                        cx.diags.report(HeaderError::MethodsCollide {
-                            block: "needs",
-                            name: method,
-                            at: whole,
-                            first,
-                        });
-                    }
-                    Some(_) => {}
-                    None => {
-                        mine.insert(method.clone());
-                        shared.methods.insert(method, (e, whole));
-                    }
+        add_to_shared(cx, shared, &n.entries);
+    }
+}
+
+/// The methods of need entries `entries` added to the client their mount
+/// point shares: one entry each, whichever object's. Held against the
+/// other objects' only (one block's own are E0404 above): the methods this
+/// block adds are told from the ones there before it. (Not a copy of the
+/// keys before: with one mount shared by every object of a file, that copy
+/// made the check quadratic.)
+fn add_to_shared(cx: &mut Cx, shared: &mut SharedClient, entries: &[EntryId]) {
+    let mut mine: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for &e in entries {
+        let whole = cx.spans.entries[e.index()].whole;
+        for method in asnames::method_names(cx.model, cx.model.entry(e)) {
+            match shared.methods.get(&method) {
+                Some((other, first))
+                    if !mine.contains(&method)
+                        && !cx.model.entry(*other).same_for_client(cx.model.entry(e)) =>
+                {
+                    let first = *first;
+                    cx.diags.report(HeaderError::MethodsCollide {
+                        block: "needs",
+                        name: method,
+                        at: whole,
+                        first,
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    mine.insert(method.clone());
+                    shared.methods.insert(method, (e, whole));
                 }
             }
         }

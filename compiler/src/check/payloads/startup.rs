@@ -73,33 +73,38 @@ impl PayloadChecker<'_> {
                     }
                 }
             }
-            Some(ast::Payload::Message(v)) => {
-                let ast::ValueKind::Message(tname, _) = &v.kind else {
-                    return (None, None);
-                };
-                let names = ScopeNames {
-                    scope: &self.lowered.scopes[mi],
-                };
-                let id = match crate::formats::TypeNames::lookup(
-                    &names,
-                    &tname.name,
-                    FileSpan::new(file, tname.span),
-                ) {
-                    crate::formats::TypeLookup::Message(id) => Some(id),
-                    _ => None,
-                };
-                let Some(id) = id else {
-                    // Let the literal checker say what is wrong with the name.
-                    self.encode(file, mi, None, v);
-                    return (None, Some(StartupPayload::Literal(None)));
-                };
-                let enc = self.encode(file, mi, Some(id), v);
-                (
-                    Some(Some(PayloadType::Message(id))),
-                    Some(StartupPayload::Literal(enc)),
-                )
-            }
+            Some(ast::Payload::Message(v)) => self.startup_message(file, mi, v),
         }
+    }
+
+    /// A message literal sent by a startup request: its type and what it
+    /// encodes to.
+    fn startup_message(
+        &mut self,
+        file: FileId,
+        mi: usize,
+        v: &ast::Value,
+    ) -> (super::Sent, Option<StartupPayload>) {
+        let ast::ValueKind::Message(tname, _) = &v.kind else {
+            return (None, None);
+        };
+        let names = ScopeNames {
+            scope: &self.lowered.scopes[mi],
+        };
+        let at = FileSpan::new(file, tname.span);
+        let id = match crate::formats::TypeNames::lookup(&names, &tname.name, at) {
+            crate::formats::TypeLookup::Message(id) => id,
+            _ => {
+                // Let the literal checker say what is wrong with the name.
+                self.encode(file, mi, None, v);
+                return (None, Some(StartupPayload::Literal(None)));
+            }
+        };
+        let enc = self.encode(file, mi, Some(id), v);
+        (
+            Some(Some(PayloadType::Message(id))),
+            Some(StartupPayload::Literal(enc)),
+        )
     }
 
     /// Checks and encodes a message literal of type `ty` (or reports its
