@@ -98,61 +98,11 @@ pub(super) fn serves(old: &Version, new: &Version) -> Vec<Change> {
             };
             push(s.clone(), what, Class::Compatible);
         }
-        // What callers expected of the old answer must cover the new one.
-        let answer_fits = match (&o.def.answer, &n.def.answer) {
-            (Some(a), Some(b)) => covers_across(old.model, a, new.model, b),
-            _ => true,
-        };
-        match (&o.answer, &n.answer) {
-            (Some(a), Some(b)) if !answer_fits => push(
-                s.clone(),
-                &format!(
-                    "answer changed from `{a}` to `{b}`: callers expecting `{a}` get something else"
-                ),
-                Class::BreaksCallers,
-            ),
-            (None, Some(b)) => push(
-                s.clone(),
-                &format!("now answers `{b}`: callers expecting no payload get one"),
-                Class::BreaksCallers,
-            ),
-            (Some(a), None) => push(
-                s.clone(),
-                &format!("no longer answers `{a}`: callers expecting it get nothing"),
-                Class::BreaksCallers,
-            ),
-            (Some(a), Some(b)) if a != b => push(
-                s.clone(),
-                &format!("answer narrowed from `{a}` to `{b}`"),
-                Class::Compatible,
-            ),
-            _ => {}
+        if let Some((what, class)) = answer_change((old, o), (new, n)) {
+            push(s.clone(), &what, class);
         }
-        if n.def.stream && !o.def.stream {
-            push(
-                s.clone(),
-                "now answers a stream: callers expecting one answer get several",
-                Class::BreaksCallers,
-            );
-        } else if o.def.stream && !n.def.stream {
-            push(
-                s.clone(),
-                "no longer streams: callers get one answer",
-                Class::Compatible,
-            );
-        }
-        if n.def.operator && !o.def.operator {
-            push(
-                s.clone(),
-                "now `operator`: only startup requests may use it, objects are refused",
-                Class::BreaksCallers,
-            );
-        } else if o.def.operator && !n.def.operator {
-            push(
-                s.clone(),
-                "no longer `operator`: any caller may use it",
-                Class::Compatible,
-            );
+        for (what, class) in flag_changes(o.def, n.def) {
+            push(s.clone(), what, class);
         }
         if o.def.doc != n.def.doc {
             push(s, "its doc changed", Class::Compatible);
@@ -163,6 +113,68 @@ pub(super) fn serves(old: &Version, new: &Version) -> Vec<Change> {
         .filter(|n| !was.iter().any(|o| o.key() == n.key()))
     {
         push(n.subject("serve"), "added", Class::Compatible);
+    }
+    out
+}
+
+/// How a serve's answer changed, seen by its callers: what callers
+/// expected of the old answer must cover the new one.
+fn answer_change(
+    (old, o): (&Version, &Seen),
+    (new, n): (&Version, &Seen),
+) -> Option<(String, Class)> {
+    let answer_fits = match (&o.def.answer, &n.def.answer) {
+        (Some(a), Some(b)) => covers_across(old.model, a, new.model, b),
+        _ => true,
+    };
+    Some(match (&o.answer, &n.answer) {
+        (Some(a), Some(b)) if !answer_fits => (
+            format!(
+                "answer changed from `{a}` to `{b}`: callers expecting `{a}` get something else"
+            ),
+            Class::BreaksCallers,
+        ),
+        (None, Some(b)) => (
+            format!("now answers `{b}`: callers expecting no payload get one"),
+            Class::BreaksCallers,
+        ),
+        (Some(a), None) => (
+            format!("no longer answers `{a}`: callers expecting it get nothing"),
+            Class::BreaksCallers,
+        ),
+        (Some(a), Some(b)) if a != b => (
+            format!("answer narrowed from `{a}` to `{b}`"),
+            Class::Compatible,
+        ),
+        _ => return None,
+    })
+}
+
+/// How a serve's `stream` and `operator` flags changed, seen by its
+/// callers.
+fn flag_changes(o: &EntryDef, n: &EntryDef) -> Vec<(&'static str, Class)> {
+    let mut out = Vec::new();
+    if n.stream && !o.stream {
+        out.push((
+            "now answers a stream: callers expecting one answer get several",
+            Class::BreaksCallers,
+        ));
+    } else if o.stream && !n.stream {
+        out.push((
+            "no longer streams: callers get one answer",
+            Class::Compatible,
+        ));
+    }
+    if n.operator && !o.operator {
+        out.push((
+            "now `operator`: only startup requests may use it, objects are refused",
+            Class::BreaksCallers,
+        ));
+    } else if o.operator && !n.operator {
+        out.push((
+            "no longer `operator`: any caller may use it",
+            Class::Compatible,
+        ));
     }
     out
 }

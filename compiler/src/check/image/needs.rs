@@ -151,6 +151,20 @@ impl ImageChecker<'_> {
         near.map(|(wi, _)| wi)
     }
 
+    /// The path `holder` serves that is nearest `there`, when `holder` is
+    /// an object: what a need for `there` likely meant.
+    fn served_near(&self, holder: Holder, there: &PathPattern) -> Option<String> {
+        let Holder::Object(o) = holder else {
+            return None;
+        };
+        let model = self.model();
+        let served: Vec<String> = (model.object(o).serves.iter())
+            .map(|e| model.entry(*e).path.to_string())
+            .collect();
+        let refs: Vec<&str> = served.iter().map(String::as_str).collect();
+        crate::diagnostics::suggest::closest(&there.to_string(), &refs).map(str::to_string)
+    }
+
     fn need_entry(
         &mut self,
         tree: &Tree,
@@ -190,15 +204,7 @@ impl ImageChecker<'_> {
         for &w in &hit.wires {
             used[w] = true;
         }
-        let wiring = &self.spans().images[img.index()].instances[ii].wiring;
-        let way = Way {
-            instance: model.image(img).instances[ii].name.clone(),
-            verb: need.verb,
-            path: full.to_string(),
-            wire: wiring[hit.wires[0]].whole,
-            need: self.spans().entries[e.index()].whole,
-            through: hit.wires[1..].iter().map(|w| wiring[*w].whole).collect(),
-        };
+        let way = self.way((img, ii), e, &full, &hit.wires);
         let there = PathPattern {
             segs: hit.path.clone(),
         };
@@ -211,21 +217,7 @@ impl ImageChecker<'_> {
                 let readonly = !hit.readonly.is_empty() || !ro.is_empty();
                 record(self, NeedOutcome::NothingServed { readonly });
                 let owner_at = self.holder_at(holder);
-                let near = match holder {
-                    Holder::Object(o) => {
-                        let model = self.model();
-                        let served: Vec<String> = model
-                            .object(o)
-                            .serves
-                            .iter()
-                            .map(|e| model.entry(*e).path.to_string())
-                            .collect();
-                        let refs: Vec<&str> = served.iter().map(String::as_str).collect();
-                        let want = there.to_string();
-                        crate::diagnostics::suggest::closest(&want, &refs).map(str::to_string)
-                    }
-                    _ => None,
-                };
+                let near = self.served_near(holder, &there);
                 let add = self.add_entry(holder, &there, need);
                 self.report(NeedError::NotServed {
                     way,
@@ -268,8 +260,26 @@ impl ImageChecker<'_> {
         }
     }
 
-    /// Holds a need against the serve it reaches: operator, read-only,
-    /// payload types, streams.
+    /// The way need `e` of instance `ii` of image `img` (at `full` in its
+    /// view) goes: through the lines `wires` of its view, the first first.
+    fn way(
+        &self,
+        (img, ii): (ImageId, usize),
+        e: EntryId,
+        full: &PathPattern,
+        wires: &[usize],
+    ) -> Way {
+        let wiring = &self.spans().images[img.index()].instances[ii].wiring;
+        Way {
+            instance: self.model().image(img).instances[ii].name.clone(),
+            verb: self.model().entry(e).verb,
+            path: full.to_string(),
+            wire: wiring[wires[0]].whole,
+            need: self.spans().entries[e.index()].whole,
+            through: wires[1..].iter().map(|w| wiring[*w].whole).collect(),
+        }
+    }
+
     /// The serve entry that would meet `need` at `there` in the object that
     /// holds the path, to add after its last serve entry; `None` when the
     /// holder is not an object with serve entries in a source file.
