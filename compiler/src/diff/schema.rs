@@ -3,7 +3,7 @@
 
 use super::{Change, Class, Version};
 use crate::formats::describe_field_type as describe;
-use crate::model::{FieldDef, Model, TypeDef, TypeId, TypeKind};
+use crate::model::{EnumValueDef, FieldDef, Model, TypeDef, TypeId, TypeKind};
 
 fn types<'m>(v: &Version<'m>) -> Vec<&'m TypeDef> {
     let file = v.object().file;
@@ -155,27 +155,37 @@ fn members(om: &Model, o: &TypeDef, nm: &Model, n: &TypeDef, out: &mut Vec<Chang
             }
         }
         (TypeKind::Enum { values: a }, TypeKind::Enum { values: b }) => {
-            for v in a.iter().filter(|v| !b.iter().any(|w| w.name == v.name)) {
-                push(
-                    subject(&v.name),
-                    "enum value removed: the new version rejects it when the old one sends it"
-                        .into(),
-                    Class::BreaksWire,
-                );
-            }
-            for w in b.iter().filter(|w| !a.iter().any(|v| v.name == w.name)) {
-                push(
-                    subject(&w.name),
-                    "enum value added: the old version rejects it when the new one sends it".into(),
-                    Class::BreaksWire,
-                );
-            }
+            values_changed(&o.name, a, b, &mut push)
         }
         _ => push(
             format!("{} {}", kind(o), o.name),
             format!("now {} {}", article(kind(n)), kind(n)),
             Class::BreaksWire,
         ),
+    }
+}
+
+/// The values enum `name` lost (`a` before, `b` after) and gained: each
+/// breaks the wire, one way or the other.
+fn values_changed(
+    name: &str,
+    a: &[EnumValueDef],
+    b: &[EnumValueDef],
+    push: &mut impl FnMut(String, String, Class),
+) {
+    for v in a.iter().filter(|v| !b.iter().any(|w| w.name == v.name)) {
+        push(
+            format!("{name}.{}", v.name),
+            "enum value removed: the new version rejects it when the old one sends it".into(),
+            Class::BreaksWire,
+        );
+    }
+    for w in b.iter().filter(|w| !a.iter().any(|v| v.name == w.name)) {
+        push(
+            format!("{name}.{}", w.name),
+            "enum value added: the old version rejects it when the new one sends it".into(),
+            Class::BreaksWire,
+        );
     }
 }
 
