@@ -96,6 +96,42 @@ impl LocalSandbox {
 
 const CHUNK: usize = 32 * 1024;
 
+/// Passes what `from` gives on to `to`, each read as `wrap` makes it an
+/// output, until `from` ends or nobody takes the output.
+async fn pump(
+    mut from: impl tokio::io::AsyncRead + Unpin,
+    to: mpsc::Sender<Output>,
+    wrap: fn(Vec<u8>) -> Output,
+) {
+    let mut buf = vec![0; CHUNK];
+    while let Ok(n) = from.read(&mut buf).await {
+        if n == 0 || to.send(wrap(buf[..n].to_vec())).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// What a session sends the command's standard input, written as it
+/// comes; closing it (or the session ending) closes the input, and the
+/// command sees its end.
+fn feed(mut stdin: tokio::process::ChildStdin) -> mpsc::Sender<Input> {
+    let (in_tx, mut in_rx) = mpsc::channel::<Input>(64);
+    tokio::spawn(async move {
+        while let Some(i) = in_rx.recv().await {
+            match i {
+                Input::Stdin(b) => {
+                    if stdin.write_all(&b).await.is_err() {
+                        break;
+                    }
+                }
+                Input::Close => break,
+            }
+        }
+        // Dropping stdin closes it: the command sees EOF.
+    });
+    in_tx
+}
+
 impl Sandbox for LocalSandbox {
     fn exec(&self, req: &ExecRequest, interactive: bool) -> Result<Process, String> {
         let cwd = match &req.cwd {
@@ -129,50 +165,16 @@ impl Sandbox for LocalSandbox {
         let group = ProcessGroup(child.id());
         let (out_tx, out_rx) = mpsc::channel(64);
         let (kill_tx, kill_rx) = oneshot::channel::<()>();
-        let input = if interactive {
-            let (in_tx, mut in_rx) = mpsc::channel::<Input>(64);
-            let mut stdin = child.stdin.take().expect("piped stdin");
-            tokio::spawn(async move {
-                while let Some(i) = in_rx.recv().await {
-                    match i {
-                        Input::Stdin(b) => {
-                            if stdin.write_all(&b).await.is_err() {
-                                break;
-                            }
-                        }
-                        Input::Close => break,
-                    }
-                }
-                // Dropping stdin closes it: the command sees EOF.
-            });
-            Some(in_tx)
-        } else {
-            None
-        };
-        let mut stdout = child.stdout.take().expect("piped stdout");
-        let mut stderr = child.stderr.take().expect("piped stderr");
+        let input = child.stdin.take().map(feed);
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
         let timeout = req.timeout_s.map(Duration::from_secs);
         tokio::spawn(async move {
             // However the session ends (exit, timeout, the client gone),
             // whatever is left of its group goes with it.
             let _group = group;
-            let (tx1, tx2) = (out_tx.clone(), out_tx.clone());
-            let pump_out = async move {
-                let mut buf = vec![0; CHUNK];
-                while let Ok(n) = stdout.read(&mut buf).await {
-                    if n == 0 || tx1.send(Output::Stdout(buf[..n].to_vec())).await.is_err() {
-                        break;
-                    }
-                }
-            };
-            let pump_err = async move {
-                let mut buf = vec![0; CHUNK];
-                while let Ok(n) = stderr.read(&mut buf).await {
-                    if n == 0 || tx2.send(Output::Stderr(buf[..n].to_vec())).await.is_err() {
-                        break;
-                    }
-                }
-            };
+            let pump_out = pump(stdout, out_tx.clone(), Output::Stdout);
+            let pump_err = pump(stderr, out_tx.clone(), Output::Stderr);
             let waited = async {
                 let ((), (), status) = tokio::join!(pump_out, pump_err, child.wait());
                 status

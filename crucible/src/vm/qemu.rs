@@ -146,12 +146,18 @@ fn argv(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path, how: How<'_>) -> 
             _ => "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny".into(),
         },
     ];
-    // The template writes its memory into the RAM file (shared), and the
-    // migration leaves that memory out (`x-ignore-shared`, set over QMP on
-    // both ends: this qemu has no command-line switch for it): the state file
-    // holds the devices only. A resumed VM maps the same file privately:
-    // every VM reads the pages it has not written from the one copy in the
-    // host's page cache, and a page it writes becomes its own.
+    a.extend(snapshot_args(size, dir, how));
+    a
+}
+
+/// What a template or a resumed VM adds to qemu's arguments. The template
+/// writes its memory into the RAM file (shared), and the migration leaves
+/// that memory out (`x-ignore-shared`, set over QMP on both ends: this qemu
+/// has no command-line switch for it): the state file holds the devices
+/// only. A resumed VM maps the same file privately: every VM reads the
+/// pages it has not written from the one copy in the host's page cache,
+/// and a page it writes becomes its own.
+fn snapshot_args(size: Size, dir: &Path, how: How<'_>) -> Vec<String> {
     let ram = |file: &Path, share: &str| {
         [
             "-object".to_string(),
@@ -166,6 +172,7 @@ fn argv(guest: &Guest, cfg: &VmConfig, size: Size, dir: &Path, how: How<'_>) -> 
         "-qmp".to_string(),
         format!("unix:{},server=on,wait=off", dir.join("qmp.sock").display()),
     ];
+    let mut a = Vec::new();
     match how {
         How::Cold => {}
         How::Template(file) => {

@@ -190,15 +190,7 @@ impl ImageChecker<'_> {
             Err(ViewMiss::Broken) => return record(self, NeedOutcome::Unresolved),
             Err(ViewMiss::Nothing) => {
                 record(self, NeedOutcome::NothingMounted);
-                let at = self.spans().images[img.index()].instances[ii].name;
-                self.report(NeedError::NothingAtPath {
-                    instance: model.image(img).instances[ii].name.clone(),
-                    verb: need.verb,
-                    path: full.to_string(),
-                    at,
-                    need: self.spans().entries[e.index()].whole,
-                });
-                return;
+                return self.nothing_at_path((img, ii), e, &full);
             }
         };
         for &w in &hit.wires {
@@ -258,6 +250,19 @@ impl ImageChecker<'_> {
                 self.match_entry(&way, need, entry, readonly);
             }
         }
+    }
+
+    /// Nothing in the view of instance `ii` of image `img` covers need
+    /// `e` at `full`: E0503.
+    fn nothing_at_path(&mut self, (img, ii): (ImageId, usize), e: EntryId, full: &PathPattern) {
+        let at = self.spans().images[img.index()].instances[ii].name;
+        self.report(NeedError::NothingAtPath {
+            instance: self.model().image(img).instances[ii].name.clone(),
+            verb: self.model().entry(e).verb,
+            path: full.to_string(),
+            at,
+            need: self.spans().entries[e.index()].whole,
+        });
     }
 
     /// The way need `e` of instance `ii` of image `img` (at `full` in its
