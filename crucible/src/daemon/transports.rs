@@ -308,11 +308,10 @@ pub(super) fn websocket(
         .expect("a response")
 }
 
-pub(super) async fn ws_session<S>(
-    d: Arc<Daemon>,
-    sandbox: Arc<dyn Sandbox>,
-    mut ws: WebSocketStream<S>,
-) where
+/// A session's first message, its `ExecRequest`; `None` (the session
+/// closed, saying why) when none comes in time or it is not one.
+async fn first_request<S>(d: &Daemon, ws: &mut WebSocketStream<S>) -> Option<ExecRequest>
+where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     let first = tokio::time::timeout(d.config.first_message_timeout, ws.next()).await;
@@ -322,19 +321,31 @@ pub(super) async fn ws_session<S>(
                 "no ExecRequest within {} s",
                 d.config.first_message_timeout.as_secs()
             );
-            end(&mut ws, close(CloseCode::Policy, &why)).await;
-            return;
+            end(ws, close(CloseCode::Policy, &why)).await;
+            return None;
         }
         Ok(Some(Ok(Message::Text(t)))) => t.as_bytes().to_vec(),
         Ok(Some(Ok(Message::Binary(b)))) => b.to_vec(),
-        Ok(_) => return,
+        Ok(_) => return None,
     };
-    let exec = match ExecRequest::parse(&body) {
-        Ok(e) => e,
+    match ExecRequest::parse(&body) {
+        Ok(e) => Some(e),
         Err(e) => {
-            end(&mut ws, close(CloseCode::Policy, &e)).await;
-            return;
+            end(ws, close(CloseCode::Policy, &e)).await;
+            None
         }
+    }
+}
+
+pub(super) async fn ws_session<S>(
+    d: Arc<Daemon>,
+    sandbox: Arc<dyn Sandbox>,
+    mut ws: WebSocketStream<S>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let Some(exec) = first_request(&d, &mut ws).await else {
+        return;
     };
     let mut p = match sandbox.exec(&exec, true) {
         Ok(p) => p,

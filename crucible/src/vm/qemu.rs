@@ -246,6 +246,47 @@ fn console_tail(dir: &Path) -> String {
     }
 }
 
+/// Starts qemu with `args`, handing it `snapshot` (the saved state of a VM
+/// to resume) as descriptor `SNAPSHOT_FD`. qemu dies with the daemon,
+/// however the daemon ends: a VM is never left running with no one to
+/// reach it.
+fn spawn(
+    cfg: &VmConfig,
+    args: Vec<String>,
+    snapshot: Option<&std::fs::File>,
+) -> Result<tokio::process::Child, String> {
+    let mut command = tokio::process::Command::new(&cfg.qemu);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let snapshot_fd = snapshot.map(|f| {
+        use std::os::fd::AsRawFd;
+        f.as_raw_fd()
+    });
+    // SAFETY: prctl and dup2 are async-signal-safe and touch no memory of
+    // ours; the snapshot's descriptor stays open until the spawn is done
+    // (the caller holds it).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(fd) = snapshot_fd
+                && libc::dup2(fd, SNAPSHOT_FD) < 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", cfg.qemu.display()))
+}
+
 /// Starts a VM in `dir` (made fresh) and waits for its agent: booted, it
 /// says it is ready; restored, it answers a ping.
 pub async fn start(
@@ -264,37 +305,7 @@ pub async fn start(
         }
         _ => None,
     };
-    let mut command = tokio::process::Command::new(&cfg.qemu);
-    command
-        .args(argv(guest, cfg, size, dir, how))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let snapshot_fd = snapshot.as_ref().map(|f| {
-        use std::os::fd::AsRawFd;
-        f.as_raw_fd()
-    });
-    // qemu dies with the daemon, however the daemon ends: a VM is never
-    // left running with no one to reach it.
-    // SAFETY: prctl and dup2 are async-signal-safe and touch no memory of
-    // ours; the snapshot's descriptor stays open until the spawn is done.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if let Some(fd) = snapshot_fd
-                && libc::dup2(fd, SNAPSHOT_FD) < 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", cfg.qemu.display()))?;
+    let mut child = spawn(cfg, argv(guest, cfg, size, dir, how), snapshot.as_ref())?;
     drop(snapshot);
     if let How::Restore(_) = how {
         let qmp = dir.join("qmp.sock");
