@@ -241,7 +241,7 @@ impl Flattener<'_, '_> {
             };
             let ro = !r.readonly.is_empty();
             let (target, path, readonly) = self
-                .ground(f, r.target.clone(), r.path.clone(), ro, 0)
+                .ground(f, r.target, r.path.clone(), ro, 0)
                 .map_err(|e| FlatError {
                     at: e.at.or(Some((img_id, i))),
                     ..e
