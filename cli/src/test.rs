@@ -225,6 +225,11 @@ fn run_image(args: TestArgs, mut compiled: othc::Compilation) -> u8 {
         );
         return EXIT_USAGE;
     };
+    let entries = othc_contracts::image::exported(&compiled.checked, id, args.writes);
+    if let Some(why) = nothing_to_send(&compiled.checked, id, &entries, args.writes) {
+        eprintln!("error: image `{want}` {why}");
+        return EXIT_USAGE;
+    }
     let (built, opts) = match build(&args, &mut compiled) {
         Ok(b) => b,
         Err(status) => return status,
@@ -253,7 +258,7 @@ fn run_image(args: TestArgs, mut compiled: othc::Compilation) -> u8 {
         image: id,
         bundle: &bundle,
         code: &code,
-        entries: othc_contracts::image::exported(&compiled.checked, id, args.writes),
+        entries,
     };
     eprintln!(
         "testing image `{want}` through its exports ({} exported {}{}; {} cases; seed {seed}: `--seed {seed}` makes the same requests again)",
@@ -280,6 +285,34 @@ fn run_image(args: TestArgs, mut compiled: othc::Compilation) -> u8 {
         began.elapsed().as_secs_f64(),
     );
     finish(&args, seed, &[r])
+}
+
+/// Why image `id`, whose exported entries are `entries` (`writes`: unsafe
+/// verbs too), gives a test nothing to send, if it does: a test that
+/// checks no request is no test.
+fn nothing_to_send(
+    checked: &othc::check::Checked,
+    id: othc::model::ImageId,
+    entries: &[othc_contracts::image::Exported],
+    writes: bool,
+) -> Option<String> {
+    if !entries.is_empty() {
+        return None;
+    }
+    if checked.model.image(id).exports.is_empty() {
+        return Some(
+            "exports nothing, so a test has nothing to send it: export what callers use \
+             (`export /PATH /INSTANCE/PATH` in the image), or test its objects \
+             (`othc test FILE --object NAME`)"
+                .into(),
+        );
+    }
+    Some(if writes {
+        "exports no path any instance serves: check where its `export` lines lead (`othc ns`)"
+            .into()
+    } else {
+        "exports only unsafe verbs (write, create, remove): add --writes to send them".into()
+    })
 }
 
 /// How the cases run.
