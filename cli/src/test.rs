@@ -37,6 +37,16 @@ pub struct TestArgs {
     #[arg(long, requires = "image")]
     pub writes: bool,
 
+    /// With --image: a value file of `slot = Value` lines for the image's
+    /// slots, as `othc run` takes it (repeatable; later files win)
+    #[arg(long = "values", value_name = "FILE", requires = "image")]
+    pub values: Vec<PathBuf>,
+
+    /// With --image: set one slot, as `othc run --set` does (repeatable;
+    /// wins over value files and defaults)
+    #[arg(long = "set", value_name = "SLOT=VALUE", requires = "image")]
+    pub set: Vec<String>,
+
     /// Cases per object, spread over its serves entries in turn; each case
     /// is a fresh instance sent one to three generated requests
     #[arg(long, value_name = "N", default_value_t = 200)]
@@ -83,7 +93,10 @@ pub fn run(args: TestArgs) -> u8 {
             EXIT_USAGE
         }
     };
-    let inputs = othc::ValueInputs::default();
+    let inputs = othc::ValueInputs {
+        files: args.values.clone(),
+        sets: args.set.clone(),
+    };
     let mut compiled =
         match compile_and_report(std::slice::from_ref(&args.file), &inputs, &args.report) {
             Ok(c) => c,
@@ -421,6 +434,17 @@ fn show(sources: &othc::source::SourceMap, args: &TestArgs, seed: u64, r: &Repor
     }
 }
 
+/// `w` as one word of a POSIX shell's command line: as it is when it has
+/// nothing the shell reads, else in single quotes.
+fn shell_word(w: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-=:,+@%".contains(c);
+    if !w.is_empty() && w.chars().all(plain) {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', r"'\''"))
+    }
+}
+
 /// A finding for people: its diagnostic, how to replay it, what happened.
 fn human(sources: &othc::source::SourceMap, args: &TestArgs, seed: u64, f: &Failure) {
     let mut diags = othc::Diagnostics::new();
@@ -428,7 +452,20 @@ fn human(sources: &othc::source::SourceMap, args: &TestArgs, seed: u64, f: &Fail
     print_diagnostics(sources, &diags, &args.report);
     let mut err = std::io::stderr().lock();
     let which = match &args.image {
-        Some(i) => format!("--image {i}{}", if args.writes { " --writes" } else { "" }),
+        Some(i) => {
+            let mut which = format!("--image {i}{}", if args.writes { " --writes" } else { "" });
+            // The image's slots as they were given: a replay runs the same image.
+            for v in &args.values {
+                which.push_str(&format!(
+                    " --values {}",
+                    shell_word(&v.display().to_string())
+                ));
+            }
+            for set in &args.set {
+                which.push_str(&format!(" --set {}", shell_word(set)));
+            }
+            which
+        }
         None => format!("--object {}", f.finding.object),
     };
     let _ = writeln!(

@@ -232,6 +232,39 @@ fn an_image_keeps_its_contracts_through_its_exports() {
     let (_, err) = texts(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("add --writes"), "{err}");
+    // Slots as `othc run` takes them: the default folder is not there (the
+    // startup request fails, at its line), `--set` names one that is, and
+    // then every contract of the exported Files is kept (a `stat` with a
+    // payload used to be answered as if Files took one).
+    let shelf = "fixtures/cli/test/shelf.oth";
+    let o = othc(&[
+        "test", shelf, "--image", "Shelf", "--seed", "3", "--out", &out,
+    ]);
+    let (_, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("startup request write /books failed: 1 not_found")
+            && err.contains("this startup request failed"),
+        "{err}"
+    );
+    // A replay names the slots as they were set.
+    let missing = r#"shelf=FilesConfig { dir: "not/here" }"#;
+    let o = othc(&[
+        "test", shelf, "--image", "Shelf", "--seed", "3", "--set", missing, "--out", &out,
+    ]);
+    let (_, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("--image Shelf --set '{missing}' --seed 3")),
+        "{err}"
+    );
+    let set = r#"shelf=FilesConfig { dir: "fixtures/cli/test", readonly: true }"#;
+    let o = othc(&[
+        "test", shelf, "--image", "Shelf", "--seed", "3", "--set", set, "--out", &out,
+    ]);
+    let (_, err) = texts(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("every contract kept"), "{err}");
     // Safe verbs only unless --writes: the tally's `write` is left out, so
     // nothing is found.
     let o = othc(&[

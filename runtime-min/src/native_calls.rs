@@ -10,6 +10,7 @@ use std::sync::Arc;
 use othc::model::{EntryId, Seg};
 
 use crate::ActorId;
+use crate::abi::errno;
 use crate::natives::{self, Asked};
 use crate::outside::Outside;
 use crate::stall::Wait;
@@ -25,13 +26,15 @@ impl Runtime<'_> {
         path: Arc<[Seg]>,
         entry: EntryId,
     ) {
-        let place = self.actors[to]
-            .header
-            .1
-            .serves
-            .iter()
+        let (model, object) = &*self.actors[to].header;
+        let place = (object.serves.iter())
             .position(|e| *e == entry)
             .unwrap_or(usize::MAX);
+        // A native reads its payload itself: one of a type its entry does
+        // not take is refused here, as a generated server refuses it.
+        if let Some(why) = natives::unfit_payload(model, model.entry(entry), req.payload.as_ref()) {
+            return self.fail_to(req.from, req.ticket, errno::UNSUPPORTED_TYPE, why);
+        }
         let asked = Asked {
             entry: place,
             from: req.from,

@@ -74,7 +74,7 @@ pub fn content_covers(a: &ContentType, b: &ContentType) -> bool {
 
 /// How a payload type reads in messages: its content type, or its
 /// message's name.
-pub(crate) fn describe(model: &Model, t: &PayloadType) -> String {
+pub fn describe(model: &Model, t: &PayloadType) -> String {
     match t {
         PayloadType::Content(c) => c.text.clone(),
         PayloadType::Message(id) => model.ty(*id).name.clone(),

@@ -37,6 +37,38 @@ pub(crate) fn body(name: &str) -> Option<Body> {
     })
 }
 
+/// Why `payload` is of no type serves entry `entry` takes, if it is not
+/// (worded as a generated server words it). By content type only: what
+/// is in a payload a native reads itself. A request without a payload is
+/// the native's to answer.
+pub(crate) fn unfit_payload(
+    model: &othc::model::Model,
+    entry: &othc::model::EntryDef,
+    payload: Option<&Payload>,
+) -> Option<String> {
+    use othc::check::matching::content_covers;
+    use othc::model::{ContentType, PayloadType};
+    let p = payload?;
+    if entry.request.is_empty() {
+        return Some("this request takes no payload".into());
+    }
+    let actual = ContentType::parse(&p.content_type);
+    let fits = entry.request.iter().any(|t| match t {
+        PayloadType::Content(ct) => content_covers(ct, &actual),
+        PayloadType::Message(id) => {
+            content_covers(&ContentType::parse(&model.ty(*id).format), &actual)
+        }
+        PayloadType::Unknown => true,
+    });
+    let takes = || {
+        let types: Vec<String> = (entry.request.iter())
+            .map(|t| othc::check::matching::describe(model, t))
+            .collect();
+        format!("this request takes {}", types.join(" | "))
+    };
+    (!fits).then(takes)
+}
+
 /// A request to a native object, as the router delivers it.
 pub(crate) struct Asked<'a> {
     /// The serves entry it reached: its place in the native's header (and
@@ -182,6 +214,47 @@ mod tests {
                 .collect();
             assert_eq!(entries, serves, "{name}'s ENTRIES and its header");
         }
+    }
+
+    /// A payload of no type its entry takes is refused before a native
+    /// sees it (found by `othc test --image`: Files answered a `stat`
+    /// that carried text as if it took it), in the words of a generated
+    /// server; a request without one, or of a type taken, goes on.
+    #[test]
+    fn a_payload_its_entry_does_not_take_is_refused() {
+        let headers = othc::header::natives().unwrap();
+        let entry = |native: &str, verb: Verb, path: &str| {
+            let h = headers.iter().find(|h| h.object.name == native).unwrap();
+            let e = (h.object.serves.iter())
+                .map(|e| h.model.entry(*e))
+                .find(|e| e.verb == verb && e.path.to_string() == path)
+                .unwrap();
+            (&h.model, e)
+        };
+        let payload = |ct: &str| Payload {
+            content_type: ct.into(),
+            data: b"a".to_vec(),
+        };
+        let (m, stat) = entry("Files", Verb::Stat, "/**");
+        assert_eq!(
+            unfit_payload(m, stat, Some(&payload("text/plain"))).as_deref(),
+            Some("this request takes no payload")
+        );
+        assert_eq!(unfit_payload(m, stat, None), None);
+        let (m, write) = entry("Files", Verb::Write, "/**");
+        assert_eq!(unfit_payload(m, write, Some(&payload("image/png"))), None);
+        let (m, print) = entry("Console", Verb::Write, "/");
+        assert_eq!(unfit_payload(m, print, Some(&payload("text/plain"))), None);
+        assert_eq!(
+            unfit_payload(m, print, Some(&payload("application/json"))).as_deref(),
+            Some("this request takes text/plain")
+        );
+        let (m, config) = entry("Files", Verb::Write, "/");
+        assert_eq!(
+            unfit_payload(m, config, Some(&payload("application/bson"))),
+            None
+        );
+        assert!(unfit_payload(m, config, Some(&payload("text/plain"))).is_some());
     }
 
     /// What the disk says, as the errno a caller gets: a name too long for
