@@ -88,13 +88,6 @@ pub enum Response<P> {
     Error(Failure),
 }
 
-impl<P> Response<P> {
-    /// Whether nothing follows it: an answer marked `done`, or an error.
-    pub fn is_last(&self) -> bool {
-        !matches!(self, Response::Answer { done: false, .. })
-    }
-}
-
 /// The runtime's own errnos (book: reference/wire.md).
 pub mod errno {
     use super::Errno;
