@@ -19,7 +19,7 @@ impl Runtime<'_> {
             let why = self.why(&e);
             return self.kill(a, &why);
         }
-        let mut calls = std::mem::take(&mut self.spare_calls);
+        let mut calls = std::mem::take(&mut self.spare.calls);
         let actor = &mut self.actors[a];
         if let Body::Wasm(w) = &mut actor.body {
             w.swap_calls(&mut calls);
@@ -30,7 +30,7 @@ impl Runtime<'_> {
         self.count_call(a);
         self.act_on(a, &mut calls);
         calls.clear();
-        self.spare_calls = calls;
+        self.spare.calls = calls;
         self.pace_returned(a);
         if self.queue.len() > self.limits.queue {
             let why = format!(

@@ -269,7 +269,7 @@ impl Runtime<'_> {
             Body::Wasm(w) => {
                 actor.next_id += 1;
                 let id = actor.next_id;
-                let mut served = std::mem::take(&mut self.spare_path);
+                let mut served = std::mem::take(&mut self.spare.path);
                 served.clear();
                 push_text(&mut served, &path);
                 if !offload {
@@ -277,7 +277,7 @@ impl Runtime<'_> {
                     // the request kept once the call has returned (the round
                     // trip's path, measured by instruction counts).
                     let result = w.serve(id, req.verb.wire(), req.flags, &served, &req.payload);
-                    self.spare_path = served;
+                    self.spare.path = served;
                     actor.serving.insert(id, req);
                     self.after_call(to, result);
                 } else {

@@ -324,6 +324,41 @@ pub struct Io<'a> {
     pub trace: Option<&'a mut dyn Write>,
 }
 
+/// How a run stands toward its end.
+#[derive(Default)]
+struct Ending {
+    /// It must end now (a startup request failed, an instance stopped past
+    /// its restarts): it serves nothing more.
+    fatal: bool,
+    /// It ends with status 1 (something was lost or refused on the way).
+    failed: bool,
+    /// A second signal: the run ends now.
+    halted: bool,
+    /// Set by SIGINT/SIGTERM: how long in-flight HTTP requests may take.
+    stopping: Option<Instant>,
+}
+
+/// The console's input as a run has taken it.
+#[derive(Default)]
+struct ConsoleInput {
+    /// A line that came while nobody watched.
+    pending: Option<InputLine>,
+    /// Lines taken so far (delivered or not): a line's number in what the
+    /// run says of it.
+    lines: u64,
+    /// It has ended (or could not be read on).
+    ended: bool,
+}
+
+/// Buffers reused from one delivery to the next.
+#[derive(Default)]
+struct Spare {
+    /// What an instance asked of the host in a call.
+    calls: Vec<Call>,
+    /// The path of a request delivered to an instance.
+    path: String,
+}
+
 pub struct Runtime<'a> {
     actors: Actors<Actor>,
     /// Each startup request's receiver and path, in order (sent again to a
@@ -336,16 +371,8 @@ pub struct Runtime<'a> {
     taken: u64,
     /// Dropped tickets to forget, each once `taken` reaches its mark.
     forget: VecDeque<supervise::Forget>,
-    /// The worker threads, started when the first job goes to one (never
-    /// with `--workers 1`: every call is made on this thread).
-    pool: Option<workers::Pool>,
-    /// The threads asked for (`--workers`): 1 until the run's starts are
-    /// done, and if they could not be started.
-    workers: usize,
-    /// Calls into instances handed to workers so far.
-    on_workers: u64,
-    /// Jobs waiting for a worker to be free (disk work of a slow disk).
-    waiting_jobs: VecDeque<workers::Job>,
+    /// The calls and disk work handed to other threads.
+    workers: workers::Workers,
     /// The last stream given to a reader (`pace`).
     pace_serial: u64,
     /// The other nodes, when the image runs on several (`--cluster`).
@@ -353,28 +380,15 @@ pub struct Runtime<'a> {
     /// When driven from outside (`probe::image`): what came back to the
     /// outside caller's requests, and each instance stopped, as they came.
     probed: Option<probe::image::Seen>,
-    in_flight: usize,
-    /// Why the run must end now (a startup request failed, an instance
-    /// stopped past its restarts): it serves nothing more.
-    fatal: bool,
+    /// How the run stands toward its end.
+    ending: Ending,
     io: Io<'a>,
     inbox: Inbox,
-    /// A console line that came while nobody watched.
-    pending_line: Option<InputLine>,
-    /// Console input lines taken so far (delivered or not): a line's
-    /// number in what the run says of it.
-    input_lines: u64,
-    input_ended: bool,
-    /// Set by SIGINT/SIGTERM: how long in-flight HTTP requests may take.
-    stopping: Option<Instant>,
+    /// The console's input as the run has taken it.
+    input: ConsoleInput,
     limits: Limits,
-    failed: bool,
-    /// A second signal: the run ends now.
-    halted: bool,
-    /// The buffer instances' host calls are collected in, reused.
-    spare_calls: Vec<Call>,
-    /// The buffer each delivered request's path is written into, reused.
-    spare_path: String,
+    /// Buffers reused from one delivery to the next.
+    spare: Spare,
     /// The loop's waits on a disk, watched by the ticker's thread.
     stall: Arc<stall::Stall>,
     _ticker: Ticker,
@@ -393,7 +407,7 @@ impl<'a> Runtime<'a> {
         self.configure(None);
         // The starts and the startup requests' order are settled: from here
         // on, long calls go to the workers if there are several (`workers`).
-        self.workers = self.limits.workers();
+        self.workers.allow(self.limits.workers());
         loop {
             // When this stretch of work began: one that goes on too long
             // lets what came from outside in (`take_in_between`).
@@ -402,10 +416,10 @@ impl<'a> Runtime<'a> {
                 self.taken += 1;
                 self.deliver(e);
                 self.forget_dropped();
-                if self.fatal {
+                if self.ending.fatal {
                     break;
                 }
-                if self.in_flight > 0 {
+                if self.workers.in_flight > 0 {
                     self.take_in_meanwhile();
                 } else if self.taken.is_multiple_of(take_in::FAIR_CHECK)
                     && busy_since.elapsed() >= take_in::FAIR_WAIT
@@ -414,7 +428,7 @@ impl<'a> Runtime<'a> {
                     busy_since = Instant::now();
                 }
             }
-            if self.fatal {
+            if self.ending.fatal {
                 // Nothing more is served: listeners close at once.
                 self.flush_http();
                 for (_, h) in self.https() {
@@ -422,7 +436,7 @@ impl<'a> Runtime<'a> {
                 }
                 break;
             }
-            if self.in_flight > 0 {
+            if self.workers.in_flight > 0 {
                 // Calls are out on the workers: wait for one, and take in
                 // what comes from outside meanwhile (a console line waits
                 // for the image to be idle, as ever).
@@ -436,8 +450,8 @@ impl<'a> Runtime<'a> {
             }
         }
         self.flush_http();
-        if self.on_workers > 0 {
-            let n = self.on_workers;
+        if self.workers.calls > 0 {
+            let n = self.workers.calls;
             self.note(format_args!("{n} call(s) made on workers"));
         }
         let _ = self.io.out.flush();
@@ -450,8 +464,8 @@ impl<'a> Runtime<'a> {
                 self.io.err,
                 "error: console output was lost: writing to standard output failed ({why})"
             );
-            self.failed = true;
+            self.ending.failed = true;
         }
-        if self.failed { 1 } else { 0 }
+        if self.ending.failed { 1 } else { 0 }
     }
 }

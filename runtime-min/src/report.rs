@@ -55,7 +55,7 @@ impl Runtime<'_> {
             self.queue.len(),
             self.forget.len(),
             self.taken,
-            self.on_workers,
+            self.workers.calls,
             self.inbox.caught,
             self.inbox.slept
         );

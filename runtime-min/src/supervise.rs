@@ -100,8 +100,8 @@ impl Runtime<'_> {
         if let Some(seen) = &mut self.probed {
             seen.startup_failed = Some((n, request, failure.clone()));
         }
-        self.failed = true;
-        self.fatal = true;
+        self.ending.failed = true;
+        self.ending.fatal = true;
     }
 
     /// Instance `a` cancelled `ticket`: answers still on their way to it
@@ -181,7 +181,7 @@ impl Runtime<'_> {
                  (`--max-restarts`, `--restart-period`): it stays stopped, and the run ends",
                 actor.name, self.limits.restart_period_s
             );
-            self.fatal = true;
+            self.ending.fatal = true;
             return;
         }
         sup.restarts.push_back(now);
@@ -198,7 +198,7 @@ impl Runtime<'_> {
                     "error: instance `{}` could not be restarted: {e:#}; the run ends",
                     actor.name
                 );
-                self.fatal = true;
+                self.ending.fatal = true;
                 return;
             }
         };
@@ -267,7 +267,7 @@ impl Runtime<'_> {
         if let Some(p) = &mut self.probed {
             p.stopped.push(format!("`{name}` stopped: {why}"));
         }
-        self.failed = true;
+        self.ending.failed = true;
         for s in serving {
             self.fail_to(
                 s.from,

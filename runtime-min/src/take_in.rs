@@ -17,7 +17,7 @@ use crate::{Body, Event, InputLine, Runtime, Sender, Unfit};
 impl Runtime<'_> {
     /// Whether the console has a watcher that input could still reach.
     pub(crate) fn console_watched(&self) -> bool {
-        !self.input_ended
+        !self.input.ended
             && self
                 .actors
                 .iter()
@@ -44,11 +44,11 @@ impl Runtime<'_> {
 
     pub(crate) fn wait_for_work(&mut self) -> bool {
         loop {
-            if self.halted {
+            if self.ending.halted {
                 return false;
             }
-            let watched = self.console_watched() && self.stopping.is_none();
-            if watched && let Some(line) = self.pending_line.take() {
+            let watched = self.console_watched() && self.ending.stopping.is_none();
+            if watched && let Some(line) = self.input.pending.take() {
                 self.hand_line(line);
                 return true;
             }
@@ -59,7 +59,7 @@ impl Runtime<'_> {
             if watched {
                 self.inbox.ask_line();
             }
-            let Some(o) = self.next_outside(self.stopping) else {
+            let Some(o) = self.next_outside(self.ending.stopping) else {
                 let left: usize = self.https().map(|(_, h)| h.in_flight()).sum();
                 let _ = writeln!(
                     self.io.err,
@@ -75,7 +75,7 @@ impl Runtime<'_> {
                 }
                 return true;
             }
-            if self.halted {
+            if self.ending.halted {
                 return false;
             }
         }
@@ -104,7 +104,7 @@ impl Runtime<'_> {
     /// per turn (a cluster's output is the same as one node's).
     pub(crate) fn take_ready(&mut self) {
         for _ in 0..BATCH {
-            if self.halted || self.stopping.is_some() {
+            if self.ending.halted || self.ending.stopping.is_some() {
                 return;
             }
             let Some(o) = self.inbox.ready() else {
@@ -140,7 +140,7 @@ impl Runtime<'_> {
         for _ in 0..BATCH {
             let Some(o) = self.inbox.ready() else { return };
             self.outside(o);
-            if self.halted || self.in_flight == 0 {
+            if self.ending.halted || self.workers.in_flight == 0 {
                 return;
             }
         }
@@ -154,11 +154,11 @@ impl Runtime<'_> {
                     self.io.err,
                     "error: console input could not be read: {why}; input ends here"
                 );
-                self.failed = true;
+                self.ending.failed = true;
                 self.input_ended()
             }
             Outside::Line(line) => {
-                self.pending_line = Some(line);
+                self.input.pending = Some(line);
                 false
             }
             Outside::InputEnded => self.input_ended(),
@@ -177,14 +177,14 @@ impl Runtime<'_> {
                 false
             }
             Outside::Stop(signal) => {
-                if self.stopping.is_some() {
+                if self.ending.stopping.is_some() {
                     let _ = writeln!(self.io.err, "{signal} again: stopping now");
-                    self.halted = true;
+                    self.ending.halted = true;
                     return false;
                 }
                 if self.https().next().is_none() && self.cluster.is_some() {
                     let _ = writeln!(self.io.err, "{signal}: this node leaves the cluster");
-                    self.halted = true;
+                    self.ending.halted = true;
                     return false;
                 }
                 let left: usize = self.https().map(|(_, h)| h.in_flight()).sum();
@@ -193,7 +193,7 @@ impl Runtime<'_> {
                     "{signal}: no new connections; finishing {left} request(s) in flight (at most {} s)",
                     DRAIN.as_secs()
                 );
-                self.stopping = Some(Instant::now() + DRAIN);
+                self.ending.stopping = Some(Instant::now() + DRAIN);
                 for (_, h) in self.https() {
                     h.stop();
                 }
@@ -260,7 +260,7 @@ impl Runtime<'_> {
     /// Input ended: the watch streams end. True when that gave the image
     /// work.
     fn input_ended(&mut self) -> bool {
-        self.input_ended = true;
+        self.input.ended = true;
         for a in self.actors.iter_mut() {
             if let Body::Console(c) = &mut a.body {
                 for (to, ticket) in c.watchers.drain(..) {
@@ -279,8 +279,8 @@ impl Runtime<'_> {
     /// Hands an input line to the console's watchers, or says why it
     /// cannot (and the run ends with status 1: input was lost).
     pub(crate) fn hand_line(&mut self, line: InputLine) {
-        self.input_lines += 1;
-        let n = self.input_lines;
+        self.input.lines += 1;
+        let n = self.input.lines;
         let limit = self.limits.payload;
         let line = match line {
             // A payload the console would make obeys the payload limit
@@ -313,7 +313,7 @@ impl Runtime<'_> {
             self.io.err,
             "error: console input line {n} {why}; it was not delivered"
         );
-        self.failed = true;
+        self.ending.failed = true;
     }
 
     fn deliver_line(&mut self, line: String) {
@@ -346,9 +346,9 @@ impl Runtime<'_> {
         for (_, h) in self.https() {
             h.stop();
         }
-        self.failed = true;
-        self.fatal = true;
-        self.halted = true;
+        self.ending.failed = true;
+        self.ending.fatal = true;
+        self.ending.halted = true;
     }
 }
 

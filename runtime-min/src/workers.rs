@@ -18,6 +18,7 @@
 //! pool: the channel everything from outside comes on, so the loop waits
 //! on one thing (`Inbox::worker_done`).
 
+use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -172,6 +173,84 @@ pub(crate) enum Finished {
     },
 }
 
+/// The calls and disk work a run hands to other threads: the part of the
+/// runtime that owns its pool. It knows nothing of the loop: what the
+/// threads finish goes where the `Done` it is given when it starts them
+/// says.
+pub(crate) struct Workers {
+    /// The threads, started when the first job goes to one (never with
+    /// `--workers 1`: every call is made on the loop's thread).
+    pool: Option<Pool>,
+    /// The threads asked for (`--workers`): 1 until the run's starts are
+    /// done, and if they could not be started.
+    wanted: usize,
+    /// Calls into instances handed to workers so far.
+    pub(crate) calls: u64,
+    /// Jobs waiting for a worker to be free (disk work of a slow disk).
+    waiting: VecDeque<Job>,
+    /// Jobs out and not yet finished (on a worker, or done on the loop's
+    /// thread when there is none).
+    pub(crate) in_flight: usize,
+}
+
+impl Workers {
+    /// None yet: every call is made on the loop's thread until `allow`.
+    pub(crate) fn new() -> Workers {
+        Workers {
+            pool: None,
+            wanted: 1,
+            calls: 0,
+            waiting: VecDeque::new(),
+            in_flight: 0,
+        }
+    }
+
+    /// `n` threads may be used from now on (`--workers`; the run's starts
+    /// are done).
+    pub(crate) fn allow(&mut self, n: usize) {
+        self.wanted = n;
+    }
+
+    /// Whether there are workers to hand work to.
+    pub(crate) fn any(&self) -> bool {
+        self.wanted > 1
+    }
+
+    /// Hands `job` to a free worker, starting them when first needed (what
+    /// they finish goes to `done()`); with none free it waits for one.
+    /// Given back when it must be done on the loop's thread: there are no
+    /// workers (or they could not be started, or are gone).
+    pub(crate) fn send(&mut self, job: Job, done: impl FnOnce() -> Done) -> Option<Job> {
+        if self.pool.is_none() && self.any() {
+            self.pool = Pool::start(self.wanted, done());
+            if self.pool.is_none() {
+                self.wanted = 1;
+            }
+        }
+        self.in_flight += 1;
+        let Some(pool) = &self.pool else {
+            return Some(job);
+        };
+        if self.in_flight > pool.threads {
+            self.in_flight -= 1;
+            self.waiting.push_back(job);
+            return None;
+        }
+        if let Err(mpsc::SendError(job)) = pool.jobs.send(job) {
+            self.pool = None;
+            self.wanted = 1;
+            return Some(job);
+        }
+        None
+    }
+
+    /// A job came back: the next waiting one, if any, to send.
+    pub(crate) fn finished(&mut self) -> Option<Job> {
+        self.in_flight -= 1;
+        self.waiting.pop_front()
+    }
+}
+
 /// The worker threads, taking jobs from one channel.
 pub(crate) struct Pool {
     jobs: Sender<Job>,
@@ -324,7 +403,7 @@ impl Runtime<'_> {
     /// Whether there are workers to hand work to (started when first
     /// needed): `--workers` 2 or more, once the run's starts are done.
     pub(crate) fn has_workers(&self) -> bool {
-        self.workers > 1
+        self.workers.any()
     }
 
     /// Counts the time of the call into `a` just returned (with several
@@ -358,7 +437,7 @@ impl Runtime<'_> {
             let Body::Wasm(body) = std::mem::replace(&mut self.actors[a].body, Body::Away) else {
                 unreachable!("a call into an instance that is not a module's");
             };
-            self.on_workers += 1;
+            self.workers.calls += 1;
             return self.dispatch(
                 a,
                 Job::Wasm {
@@ -423,24 +502,8 @@ impl Runtime<'_> {
     /// job here is disk work or a call, which a worker finishes). With no
     /// worker at all (they could not be started), it is done here.
     fn send_job(&mut self, job: Job) {
-        if self.pool.is_none() && self.has_workers() {
-            self.pool = Pool::start(self.workers, self.inbox.worker_done());
-            if self.pool.is_none() {
-                self.workers = 1;
-            }
-        }
-        let Some(pool) = &self.pool else {
-            self.in_flight += 1;
-            return self.finish(job.run());
-        };
-        if self.in_flight >= pool.threads {
-            self.waiting_jobs.push_back(job);
-            return;
-        }
-        self.in_flight += 1;
-        if let Err(mpsc::SendError(job)) = pool.jobs.send(job) {
-            self.pool = None;
-            self.workers = 1;
+        let inbox = &self.inbox;
+        if let Some(job) = self.workers.send(job, || inbox.worker_done()) {
             self.finish(job.run());
         }
     }
@@ -453,7 +516,7 @@ impl Runtime<'_> {
             Delivery::Serve {
                 id, path, payload, ..
             } => {
-                self.spare_path = path;
+                self.spare.path = path;
                 if let Some(s) = self.actors[a].serving.get_mut(&id) {
                     s.payload = payload;
                 }
@@ -472,8 +535,7 @@ impl Runtime<'_> {
     /// A worker's work is back: the instance takes its body again, what it
     /// did is acted on, and its mailbox is delivered.
     pub(crate) fn finish(&mut self, f: Finished) {
-        self.in_flight -= 1;
-        if let Some(job) = self.waiting_jobs.pop_front() {
+        if let Some(job) = self.workers.finished() {
             self.send_job(job);
         }
         let a = match f {

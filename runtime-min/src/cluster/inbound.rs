@@ -62,8 +62,8 @@ impl Runtime<'_> {
             }
             FromCluster::Lost(why) => {
                 let _ = writeln!(self.io.err, "error: the cluster is lost: {why}");
-                self.failed = true;
-                self.halted = true;
+                self.ending.failed = true;
+                self.ending.halted = true;
                 false
             }
         }

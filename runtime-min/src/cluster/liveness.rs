@@ -52,14 +52,14 @@ impl Runtime<'_> {
     /// cluster (the console may still be written to); a node without it
     /// serves until SIGINT or SIGTERM.
     pub(crate) fn cluster_holds(&mut self) -> bool {
-        if self.cluster.is_none() || self.halted || self.stopping.is_some() {
+        if self.cluster.is_none() || self.ending.halted || self.ending.stopping.is_some() {
             return false;
         }
         let console_here = self
             .actors
             .iter()
             .any(|a| matches!(a.body, Body::Console(_)));
-        !(console_here && self.input_ended && self.cluster_quiet())
+        !(console_here && self.input.ended && self.cluster_quiet())
     }
 
     /// This node says whether it is idle, for the others' heartbeats.

@@ -129,7 +129,7 @@ impl<'a> ImageProbe<'a> {
                 failure,
             });
         }
-        if self.rt.fatal {
+        if self.rt.ending.fatal {
             let why = seen
                 .stopped
                 .last()
@@ -181,7 +181,7 @@ impl<'a> ImageProbe<'a> {
     /// Whether the run can serve no more (an instance stopped past its
     /// restarts).
     pub fn over(&self) -> bool {
-        self.rt.fatal
+        self.rt.ending.fatal
     }
 
     fn settle(&mut self) {
@@ -190,7 +190,7 @@ impl<'a> ImageProbe<'a> {
             rt.taken += 1;
             rt.deliver(e);
             rt.forget_dropped();
-            if rt.fatal {
+            if rt.ending.fatal {
                 break;
             }
         }
