@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 
 use othc::check::Checked;
-use othc::model::{EntryId, ImageId, PathPattern, Shape, Verb};
-use othc::namespace::path::{parse_request, strip_prefix};
+use othc::model::{EntryId, ImageId, PathPattern, Verb};
+use othc::namespace::path::parse_request;
 use othc::namespace::route::{Route, select};
 use othc::source::FileSpan;
 use othismo_runtime::abi::{Errno, Failure};
@@ -44,32 +44,14 @@ pub fn exported(checked: &Checked, id: ImageId, writes: bool) -> Vec<Exported> {
     let Some(flat) = checked.namespace.flat(id) else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for link in &flat.exports {
-        let Some(inst) = flat.instances.iter().find(|i| i.name == link.target) else {
-            continue;
-        };
-        let (img, i) = inst.decl;
-        let Some(Shape::Object(o)) = model.image(img).instances[i].of else {
-            continue;
-        };
-        for &e in &model.object(o).serves {
-            let entry = model.entry(e);
-            if (link.readonly || !writes) && !entry.verb.is_safe() {
-                continue;
-            }
-            let Some(rest) = strip_prefix(&entry.path.segs, &link.path.segs) else {
-                continue;
-            };
-            let pattern = link.at.join(rest);
-            out.push(Exported {
-                entry: e,
-                name: format!("{} {pattern}", entry.verb.as_str()),
-                pattern,
-            });
-        }
-    }
-    out
+    (flat.exported_entries(model).into_iter())
+        .filter(|x| (writes && !x.readonly) || model.entry(x.entry).verb.is_safe())
+        .map(|x| Exported {
+            entry: x.entry,
+            name: format!("{} {}", model.entry(x.entry).verb.as_str(), x.pattern),
+            pattern: x.pattern,
+        })
+        .collect()
 }
 
 /// Where the image's exports take `path` for `verb`: the serves entry it
@@ -80,11 +62,7 @@ fn reached(checked: &Checked, id: ImageId, verb: Verb, path: &str) -> Option<Ent
     let segs = parse_request(path)?;
     let (link, rest) = flat.export_for(&segs)?;
     let there = link.path.join(rest);
-    let inst = flat.instances.iter().find(|i| i.name == link.target)?;
-    let (img, i) = inst.decl;
-    let Some(Shape::Object(o)) = model.image(img).instances[i].of else {
-        return None;
-    };
+    let o = flat.object_of(model, &link.target)?;
     match select(model, &model.object(o).serves, verb, &there.segs) {
         Route::Entry(e) => Some(e),
         _ => None,

@@ -15,6 +15,10 @@
 //! line of the view that reaches its receiver; one nothing is mounted for
 //! is listed as unmet.
 //!
+//! And what `othc test --image` sends through the image's exports (each
+//! exported entry, as the namespace lists them) reaches, by the namespace's
+//! rules, what the runtime's routing from outside reaches.
+//!
 //! Seeded: a failure prints the seed and the image's source.
 
 use std::path::PathBuf;
@@ -141,6 +145,12 @@ fn image(rng: &mut Rng) -> String {
             "  instance inner = Inner {{\n    mount /up /{from}{ro}\n  }}\n"
         ));
     }
+    // What `othc test --image` sends to: the image's own exports.
+    for k in 0..rng.below(3) {
+        let ro = if rng.chance(30) { " readonly" } else { "" };
+        let from = &sources[rng.below(sources.len())];
+        src.push_str(&format!("  export /x{k} {from}{ro}\n"));
+    }
     src.push_str("}\n");
     src
 }
@@ -171,6 +181,8 @@ struct Tally {
     /// needs `othc ns` had to list as unmet.
     ns_reached: usize,
     ns_unmet: usize,
+    /// Exported entries sent to from outside, as `othc test --image` does.
+    exported: usize,
 }
 
 fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
@@ -223,6 +235,7 @@ fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
     let json = othc::bundle::image_json(&checked, outer, &built)?;
     // What `othc ns` reports of the same image.
     let report = othc::wiring::of_image(&c, outer);
+    exports_agree(&checked, outer, &json, tally)?;
     for nc in &c.checked.namespace.needs {
         let inst = &model.image(nc.image).instances[nc.instance];
         if nc.image != outer || !matches!(inst.of, Some(Shape::Object(_))) {
@@ -286,6 +299,59 @@ fn one(seed: u64, tally: &mut Tally) -> Result<(), String> {
         } else {
             tally.refused += 1;
         }
+    }
+    Ok(())
+}
+
+/// What `othc test --image` sends through the exports of image `outer`
+/// (each exported entry, `Flat::exported_entries`, at a concrete path)
+/// reaches what the namespace says it reaches (`Flat::export_for`, then the
+/// receiver's `route::select`), and the runtime routes it there too
+/// (`route::probe_export`): the same entry, or the same refusal.
+fn exports_agree(
+    checked: &othc::check::Checked,
+    outer: ImageId,
+    json: &othc::bundle::ImageJson,
+    tally: &mut Tally,
+) -> Result<(), String> {
+    use othc::namespace::route::{Route, select};
+    let model = &checked.model;
+    let Some(flat) = checked.namespace.flat(outer) else {
+        return Ok(());
+    };
+    for x in flat.exported_entries(model) {
+        let verb = model.entry(x.entry).verb;
+        let path = concrete(&[], &x.pattern.segs);
+        let segs = othc::namespace::path::parse_request(&path).ok_or("a concrete path parses")?;
+        let (link, rest) = flat.export_for(&segs).ok_or("an exported path enters")?;
+        let o = flat
+            .object_of(model, &link.target)
+            .ok_or("an export reaches an object")?;
+        let there = link.path.join(rest);
+        let want: Result<othc::model::EntryId, Errno> = if link.readonly && !verb.is_safe() {
+            Err(errno::READ_ONLY)
+        } else {
+            match select(model, &model.object(o).serves, verb, &there.segs) {
+                Route::Entry(e) if model.entry(e).operator => Err(errno::FORBIDDEN),
+                Route::Entry(e) => Ok(e),
+                Route::OtherVerbs(_) => Err(errno::NOT_SUPPORTED),
+                Route::Nothing => Err(errno::NOT_FOUND),
+            }
+        };
+        let got = othismo_runtime::route::probe_export(json, model, verb, &path)
+            .map_err(|e| format!("the image.json made does not describe the model: {e}"))?;
+        let agree = match (&want, &got) {
+            (Ok(e), Ok((_, _, g))) => e == g,
+            (Err(w), Err(r)) => *w == r.errno,
+            _ => false,
+        };
+        if !agree {
+            return Err(format!(
+                "`{} {path}` through the exports: the namespace says {want:?}, the runtime {got:?}",
+                verb.as_str()
+            ));
+        }
+        tally.exported += 1;
     }
     Ok(())
 }
@@ -361,14 +427,15 @@ fn the_checker_and_the_runtime_agree_on_every_need() {
         }
     }
     eprintln!(
-        "{} images, {} flattened, {} needs compared ({} met, {} refused; othc ns: {} reached, {} unmet)",
+        "{} images, {} flattened, {} needs compared ({} met, {} refused; othc ns: {} reached, {} unmet); {} exported entries",
         tally.images,
         tally.flattened,
         tally.compared,
         tally.met,
         tally.refused,
         tally.ns_reached,
-        tally.ns_unmet
+        tally.ns_unmet,
+        tally.exported
     );
     // The generator must exercise both sides, or the test proves nothing.
     assert!(
@@ -378,6 +445,11 @@ fn the_checker_and_the_runtime_agree_on_every_need() {
     assert!(
         tally.met >= 400 && tally.refused >= 400,
         "too few of one kind"
+    );
+    assert!(
+        tally.exported >= 400,
+        "too few exported entries: {}",
+        tally.exported
     );
     assert!(
         tally.ns_reached >= 400 && tally.ns_unmet >= 100,

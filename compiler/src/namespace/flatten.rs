@@ -8,7 +8,7 @@
 use super::tree::{ExportMiss, Target, Tree};
 use super::view::{Reached, view};
 use super::{MAX_DEPTH, Wires};
-use crate::model::{ImageId, PathPattern, Seg, Shape};
+use crate::model::{EntryId, ImageId, Model, ObjectId, PathPattern, Seg, Shape};
 
 /// A place in the flattened image: `at` leads to `path` in the served tree
 /// of instance `target`.
@@ -54,6 +54,50 @@ impl Flat {
     pub fn export_for<'a>(&'a self, path: &'a [Seg]) -> Option<(&'a FlatLink, &'a [Seg])> {
         super::path::longest(self.exports.iter().map(|l| (l.at.segs.as_slice(), l)), path)
     }
+
+    /// The object instance `name` of the flattened image is, if it is one.
+    pub fn object_of(&self, model: &Model, name: &str) -> Option<ObjectId> {
+        let inst = self.instances.iter().find(|i| i.name == name)?;
+        let (img, i) = inst.decl;
+        match model.image(img).instances[i].of {
+            Some(Shape::Object(o)) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Each serves entry the image exports: each entry of an exported
+    /// instance under an export's path, at its path in the image's served
+    /// tree, with whether the way there is read-only.
+    pub fn exported_entries(&self, model: &Model) -> Vec<ExportedEntry> {
+        let mut out = Vec::new();
+        for link in &self.exports {
+            let Some(o) = self.object_of(model, &link.target) else {
+                continue;
+            };
+            for &e in &model.object(o).serves {
+                let segs = &model.entry(e).path.segs;
+                let Some(rest) = super::path::strip_prefix(segs, &link.path.segs) else {
+                    continue;
+                };
+                out.push(ExportedEntry {
+                    entry: e,
+                    pattern: link.at.join(rest),
+                    readonly: link.readonly,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// A serves entry as an image exports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportedEntry {
+    pub entry: EntryId,
+    /// Its pattern in the image's served tree.
+    pub pattern: PathPattern,
+    /// Whether the way to it is read-only (unsafe verbs are refused).
+    pub readonly: bool,
 }
 
 /// Why an image cannot be flattened.

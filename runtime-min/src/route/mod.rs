@@ -12,9 +12,11 @@
 //!   the path is `not_found`, none with the verb `not_supported`; an
 //!   operator-only entry reached by anyone else is `forbidden`.
 
+mod probe;
+pub use probe::{probe, probe_export};
+
 use std::sync::Arc;
 
-use othc::bundle::ImageJson;
 use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
 use othc::namespace::MAX_DEPTH;
 use othc::namespace::needs::allows;
@@ -175,70 +177,4 @@ pub fn arrive<'a>(
             })
         }
     }
-}
-
-/// How the runtime would route `verb path` sent by instance `from` of a
-/// bundle's `image.json`, before anything runs (no exposures, nobody
-/// stopped): the receiver's name, the path there and the entry that
-/// answers, or the refusal. Each instance's header is the object of its
-/// name in `model`. The property tests hold the checker's verdicts against
-/// this. The outer `Err` is an `image.json` that does not describe `model`
-/// (an object or instance it does not name, a malformed view): no route.
-pub fn probe(
-    json: &ImageJson,
-    model: &Model,
-    from: &str,
-    verb: Verb,
-    path: &str,
-) -> Result<Result<(String, String, EntryId), Refusal>, String> {
-    let index: std::collections::HashMap<&str, ActorId> = json
-        .instances
-        .iter()
-        .enumerate()
-        .map(|(i, inst)| (inst.name.as_str(), ActorId::at(i)))
-        .collect();
-    let objects: Vec<&ObjectDef> = json
-        .instances
-        .iter()
-        .map(|i| {
-            model
-                .objects
-                .iter()
-                .find(|o| o.name == i.object)
-                .ok_or_else(|| format!("no object `{}`", i.object))
-        })
-        .collect::<Result<_, _>>()?;
-    let a = *index
-        .get(from)
-        .ok_or_else(|| format!("no instance `{from}`"))?;
-    let views: Vec<Vec<Link>> = json
-        .instances
-        .iter()
-        .map(|i| {
-            i.view
-                .iter()
-                .map(|l| crate::view::parse_link(l, &index).map_err(|e| e.to_string()))
-                .collect()
-        })
-        .collect::<Result<_, _>>()?;
-    let aim = Aim::new(&views[a.index()], path);
-    let (to, there, ro) = match admit(from, model, objects[a.index()], verb, aim, &mut None) {
-        Ok(admitted) => admitted,
-        Err(r) => return Ok(Err(r)),
-    };
-    let party = |k: ActorId| Party {
-        name: &json.instances[k.index()].name,
-        model,
-        object: objects[k.index()],
-        exposed: &[],
-        dead: false,
-        reached: None,
-    };
-    Ok(arrive(&party, to, there, ro, verb, 0).map(|arrival| {
-        (
-            json.instances[arrival.to.index()].name.clone(),
-            text(&arrival.path),
-            arrival.entry,
-        )
-    }))
 }
