@@ -98,31 +98,22 @@ pub fn lay_out_sdk(build: &Path) -> Result<PathBuf, String> {
 }
 
 /// The name of the library a package builds: `[lib] name`, or its
-/// package's name with `-` as `_`.
-fn lib_name(manifest: &str) -> Option<String> {
-    let mut section = "";
-    let (mut package, mut lib) = (None, None);
-    for line in manifest.lines() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            section = l;
-            continue;
-        }
-        let Some(value) = l
-            .strip_prefix("name")
-            .map(str::trim_start)
-            .and_then(|r| r.strip_prefix('='))
-        else {
-            continue;
-        };
-        let value = value.trim().trim_matches('"').to_string();
-        match section {
-            "[package]" => package = Some(value),
-            "[lib]" => lib = Some(value),
-            _ => {}
-        }
-    }
-    lib.or(package).map(|n| n.replace('-', "_"))
+/// package's name with `-` as `_`; why not, for a manifest that is not
+/// TOML or names no package.
+fn lib_name(manifest: &str) -> Result<String, String> {
+    let table: toml::Table = manifest
+        .parse()
+        .map_err(|e: toml::de::Error| format!("it is not valid TOML: {}", e.message()))?;
+    let name_in = |section: &str| {
+        table
+            .get(section)
+            .and_then(|s| s.get("name"))
+            .and_then(|n| n.as_str())
+    };
+    let name = name_in("lib")
+        .or_else(|| name_in("package"))
+        .ok_or("it names no package (`[package]` with a `name`)")?;
+    Ok(name.replace('-', "_"))
 }
 
 /// Builds the package of `manifest` into a module; `build` is a scratch
@@ -133,8 +124,7 @@ pub fn compile(manifest: &Path, build: &Path, profile: Profile) -> Result<Vec<u8
     let sdk = lay_out_sdk(build).map_err(fail)?;
     let text = std::fs::read_to_string(manifest)
         .map_err(|e| fail(format!("cannot read `{}`: {e}", manifest.display())))?;
-    let name = lib_name(&text)
-        .ok_or_else(|| fail(format!("`{}` names no package", manifest.display())))?;
+    let name = lib_name(&text).map_err(|why| fail(format!("`{}`: {why}", manifest.display())))?;
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let target = absolute(&build.join("target"));
     let (profile_name, dir) = match profile {
@@ -253,12 +243,33 @@ mod tests {
     fn the_library_is_named_as_cargo_names_it() {
         assert_eq!(
             lib_name("[package]\nname = \"my-shouter\"\n").as_deref(),
-            Some("my_shouter")
+            Ok("my_shouter")
         );
         assert_eq!(
             lib_name("[package]\nname = \"a\"\n\n[lib]\nname = \"b\"\ncrate-type = [\"cdylib\"]\n")
                 .as_deref(),
-            Some("b")
+            Ok("b")
+        );
+        // Read as TOML, not line by line: a name written with a comment
+        // after it, in a table written inline, or with single quotes.
+        assert_eq!(
+            lib_name("package = { name = 'in-line' } # the package\n").as_deref(),
+            Ok("in_line")
+        );
+        assert_eq!(
+            lib_name("[package]\nname = \"a\" # ours\n[dependencies]\nname = \"not-this\"\n")
+                .as_deref(),
+            Ok("a")
+        );
+        assert!(
+            lib_name("[package\nname = \"a\"")
+                .unwrap_err()
+                .contains("not valid TOML")
+        );
+        assert!(
+            lib_name("[dependencies]\n")
+                .unwrap_err()
+                .contains("names no package")
         );
     }
 
