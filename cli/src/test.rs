@@ -219,23 +219,7 @@ fn load(name: &str, path: &std::path::Path) -> Option<othismo_runtime::probe::Mo
 /// compiled once, then tested through its exports.
 fn run_image(args: TestArgs, mut compiled: othc::Compilation) -> u8 {
     let want = args.image.clone().unwrap_or_default();
-    let model = &compiled.checked.model;
-    let images: Vec<(othc::model::ImageId, String)> = compiled
-        .root_images()
-        .into_iter()
-        .map(|i| (i, model.image(i).name.clone()))
-        .collect();
-    let Some(&(id, _)) = images.iter().find(|(_, n)| *n == want) else {
-        let names: Vec<&str> = images.iter().map(|(_, n)| n.as_str()).collect();
-        eprintln!(
-            "error: `{}` declares no image `{want}` to test (its images: {})",
-            args.file.display(),
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                othc::diagnostics::wording::quote_list(&names)
-            }
-        );
+    let Some(id) = image_named(&args, &compiled, &want) else {
         return EXIT_USAGE;
     };
     let entries = othc_contracts::image::exported(&compiled.checked, id, args.writes);
@@ -298,6 +282,33 @@ fn run_image(args: TestArgs, mut compiled: othc::Compilation) -> u8 {
         began.elapsed().as_secs_f64(),
     );
     finish(&args, seed, &[r])
+}
+
+/// The image of the file named `want`; `None` (said, with the file's
+/// images) when it declares none of that name.
+fn image_named(
+    args: &TestArgs,
+    compiled: &othc::Compilation,
+    want: &str,
+) -> Option<othc::model::ImageId> {
+    let model = &compiled.checked.model;
+    let images: Vec<(othc::model::ImageId, String)> = (compiled.root_images().into_iter())
+        .map(|i| (i, model.image(i).name.clone()))
+        .collect();
+    if let Some(&(id, _)) = images.iter().find(|(_, n)| n == want) {
+        return Some(id);
+    }
+    let names: Vec<&str> = images.iter().map(|(_, n)| n.as_str()).collect();
+    eprintln!(
+        "error: `{}` declares no image `{want}` to test (its images: {})",
+        args.file.display(),
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            othc::diagnostics::wording::quote_list(&names)
+        }
+    );
+    None
 }
 
 /// Why image `id`, whose exported entries are `entries` (`writes`: unsafe
