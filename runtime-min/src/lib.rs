@@ -10,7 +10,8 @@
 //! its way (book: reference/running.md), as `route` decides: a malformed path (`invalid`), the sender's needs
 //! (`forbidden`), its view (`not_found`), read-only links (`read_only`),
 //! the receiver's serves (`not_found`, `not_supported`), the operator rule
-//! (`forbidden`) and the payload limit (`too_large`); a server that answers
+//! (`forbidden`), the payload limit (`too_large`) and, for a native, the
+//! payload types its entry takes (`unsupported_type`); a server that answers
 //! a request it is not serving, or a non-stream twice, is stopped. What
 //! comes from outside (`outside`: console input, HTTP requests, signals)
 //! is taken only when the image is idle, so piped input behaves as typed
