@@ -82,8 +82,14 @@ fn main() {
         for id in 0..requests {
             let mut p = module.instance().unwrap();
             p.start().unwrap();
-            p.serve(id as i32 + 1, othc::model::Verb::Write, 1, path, &payload)
-                .unwrap();
+            p.serve(
+                othismo_runtime::abi::RequestId(id as i32 + 1),
+                othc::model::Verb::Write,
+                1,
+                path,
+                &payload,
+            )
+            .unwrap();
         }
         let bare = t.elapsed().as_secs_f64();
         let (rps, bare_rps) = (requests as f64 / tested, requests as f64 / bare);

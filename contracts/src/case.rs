@@ -6,7 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use othc::model::{EntryId, Model, ObjectDef, Verb};
-use othismo_runtime::abi::{Errno, Failure};
+use othismo_runtime::abi::{Errno, Failure, RequestId, Ticket};
 use othismo_runtime::probe::{Call, Carried, Probe, Stopped};
 use othismo_runtime::{Payload, probe};
 
@@ -76,14 +76,14 @@ struct World<'a, 'b> {
     /// Answers and errors on their way to the instance's requests.
     pending: VecDeque<Delivery>,
     /// The case's requests, by id.
-    tracked: HashMap<i32, Tracked>,
+    tracked: HashMap<RequestId, Tracked>,
     trace: Vec<String>,
     delivered: usize,
     /// The code each errno was failed with.
     codes: HashMap<Errno, String>,
     requests: Vec<Request>,
     /// What each request was answered with (kept for the round trip).
-    answers: HashMap<i32, Vec<Payload>>,
+    answers: HashMap<RequestId, Vec<Payload>>,
 }
 
 /// A failure and the request it happened on.
@@ -138,7 +138,7 @@ impl World<'_, '_> {
     /// deliver, and checks it was answered as its entry says.
     fn serve(&mut self, probe: &mut Probe, req: Request, c: &mut Choices) -> Result<(), Failed> {
         let k = self.requests.len();
-        let id = k as i32 + 1;
+        let id = id_of(k);
         let e = self.s.model.entry(req.entry);
         let stream = e.stream || req.verb.always_streams();
         let described = req.describe();
@@ -268,10 +268,12 @@ impl World<'_, '_> {
                 self.note(format!("  → it hands #{id} on to {path}"));
                 let verb = self.verb_of(id, k)?;
                 // The request goes on as sent: a stub answers its caller.
-                self.stubs().answer(0, verb, path, None, c).map_err(|why| {
-                    let request = format!("{} {path}", verb.as_str());
-                    (Kind::OutsideNeeds { request, why }, k)
-                })?;
+                self.stubs()
+                    .answer(Ticket(0), verb, path, None, c)
+                    .map_err(|why| {
+                        let request = format!("{} {path}", verb.as_str());
+                        (Kind::OutsideNeeds { request, why }, k)
+                    })?;
                 self.end(id, k)
             }
             Call::Answer { id, done, payload } => {
@@ -299,8 +301,8 @@ impl World<'_, '_> {
     }
 
     /// The verb of request `id` of the case.
-    fn verb_of(&self, id: i32, k: Option<usize>) -> Result<Verb, Failed> {
-        let at = usize::try_from(id - 1)
+    fn verb_of(&self, id: RequestId, k: Option<usize>) -> Result<Verb, Failed> {
+        let at = usize::try_from(id.0 - 1)
             .ok()
             .filter(|&i| i < self.requests.len());
         match at {
@@ -315,7 +317,7 @@ impl World<'_, '_> {
     }
 
     /// Request `id` has had its last answer.
-    fn end(&mut self, id: i32, k: Option<usize>) -> Result<(), Failed> {
+    fn end(&mut self, id: RequestId, k: Option<usize>) -> Result<(), Failed> {
         match self.tracked.get_mut(&id) {
             Some(t) if !t.ended => {
                 t.ended = true;
@@ -332,12 +334,12 @@ impl World<'_, '_> {
 
     fn answer(
         &mut self,
-        id: i32,
+        id: RequestId,
         done: bool,
         payload: Carried,
         k: Option<usize>,
     ) -> Result<(), Failed> {
-        let Some(i) = usize::try_from(id - 1)
+        let Some(i) = usize::try_from(id.0 - 1)
             .ok()
             .filter(|&i| i < self.requests.len())
         else {
@@ -384,8 +386,8 @@ impl World<'_, '_> {
         Ok(())
     }
 
-    fn fail(&mut self, id: i32, failure: &Failure, k: Option<usize>) -> Result<(), Failed> {
-        let at = usize::try_from(id - 1)
+    fn fail(&mut self, id: RequestId, failure: &Failure, k: Option<usize>) -> Result<(), Failed> {
+        let at = usize::try_from(id.0 - 1)
             .ok()
             .filter(|&i| i < self.requests.len());
         if let Some(kind) = judge::error(&mut self.codes, failure) {
@@ -406,7 +408,7 @@ impl World<'_, '_> {
     /// the same path, if the object serves one, must give the write back.
     fn round_trip(&mut self, probe: &mut Probe, k: usize, c: &mut Choices) -> Result<(), Failed> {
         let req = &self.requests[k];
-        let id = k as i32 + 1;
+        let id = id_of(k);
         if !self.s.round_trip
             || req.verb != Verb::Write
             || req.input != Input::Taken
@@ -440,7 +442,7 @@ impl World<'_, '_> {
         };
         let r = self.requests.len();
         self.serve(probe, read, c)?;
-        let read_id = r as i32 + 1;
+        let read_id = id_of(r);
         if self.tracked[&read_id].failed {
             return Err((
                 Kind::RoundTrip {
@@ -475,4 +477,9 @@ fn carried(p: &Carried) -> String {
         Carried::Some(p) => format!("{} ({} bytes)", p.content_type, p.data.len()),
         Carried::TooLarge(n) => format!("{n} bytes, over the limit"),
     }
+}
+
+/// The id request `k` of a case is served under: its position, from 1.
+fn id_of(k: usize) -> RequestId {
+    RequestId(k as i32 + 1)
 }

@@ -7,7 +7,7 @@ use othc::model::{Model, ObjectDef, Verb};
 use othc::namespace::needs::entry_for;
 use othc::namespace::path::parse_request;
 use othismo_runtime::Payload;
-use othismo_runtime::abi::{Errno, Failure, Response, errno};
+use othismo_runtime::abi::{Errno, Failure, Response, Ticket, errno};
 use othismo_runtime::probe::Carried;
 
 use crate::choices::Choices;
@@ -17,19 +17,19 @@ use crate::{conform, inputs};
 /// runtime's one delivery type, with the ticket it goes to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Delivery {
-    pub ticket: i32,
+    pub ticket: Ticket,
     pub response: Response<Payload>,
 }
 
 impl Delivery {
-    fn answer(ticket: i32, done: bool, payload: Option<Payload>) -> Delivery {
+    fn answer(ticket: Ticket, done: bool, payload: Option<Payload>) -> Delivery {
         Delivery {
             ticket,
             response: Response::Answer { done, payload },
         }
     }
 
-    fn error(ticket: i32, failure: Failure) -> Delivery {
+    fn error(ticket: Ticket, failure: Failure) -> Delivery {
         Delivery {
             ticket,
             response: Response::Error(failure),
@@ -81,7 +81,7 @@ impl Stubs<'_> {
     /// `invalid`, as the runtime answers it.
     pub fn answer(
         &self,
-        ticket: i32,
+        ticket: Ticket,
         verb: Verb,
         path: &str,
         payload: Option<&Carried>,

@@ -16,6 +16,31 @@ pub const READONLY: i32 = 1;
 // Verbs are numbers only at the host boundary (`host`: a number that is
 // not one stops the module that sent it); inside, they are `Verb`s.
 
+/// The number an instance gave one of its own requests when it made it:
+/// every answer, failure and cancel of that request names it. Chosen by the
+/// host (`othismo_request` returns it), unique among the instance's requests
+/// in flight; a native's or the outside's tickets are their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Ticket(pub i32);
+
+/// The number a server knows a request it serves by (`othismo_serve`'s
+/// `id`): its answers, failures and forwards name it. Not the caller's
+/// ticket: the two numbers are chosen by different sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestId(pub i32);
+
+impl std::fmt::Display for Ticket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// An error's number (book: reference/wire.md): one of the runtime's own,
 /// named in `errno`, or a server's own (any other positive number), whose
 /// code is the server's to choose. Never zero or negative: the host refuses

@@ -7,7 +7,7 @@ use othc::model::Verb;
 use othc::namespace::MAX_DEPTH;
 
 use crate::ActorId;
-use crate::abi::errno;
+use crate::abi::{RequestId, Ticket, errno};
 use crate::host::{Call, Carried};
 use crate::{Body, Claim, Event, Payload, Runtime, Sender, Serving, view};
 
@@ -94,7 +94,14 @@ impl Runtime<'_> {
     }
 
     /// Instance `a` sends a request.
-    fn request(&mut self, a: ActorId, ticket: i32, verb: Verb, aim: view::Aim, payload: Carried) {
+    fn request(
+        &mut self,
+        a: ActorId,
+        ticket: Ticket,
+        verb: Verb,
+        aim: view::Aim,
+        payload: Carried,
+    ) {
         let from = Sender::Instance(a);
         let payload = match payload {
             Carried::TooLarge(n) => {
@@ -114,7 +121,7 @@ impl Runtime<'_> {
     }
 
     /// Instance `a` answers request `id` (`done`: its last answer).
-    fn answer(&mut self, a: ActorId, id: i32, done: bool, payload: Carried) -> Went {
+    fn answer(&mut self, a: ActorId, id: RequestId, done: bool, payload: Carried) -> Went {
         let s = match self.claim(a, id, "answered") {
             Claim::Serving(s) => s,
             Claim::Late => return Went::On,
@@ -141,7 +148,7 @@ impl Runtime<'_> {
     pub(crate) fn pass_answer(
         &mut self,
         a: ActorId,
-        id: i32,
+        id: RequestId,
         s: Serving,
         done: bool,
         payload: Option<Payload>,
@@ -162,7 +169,7 @@ impl Runtime<'_> {
 
     /// Instance `a` hands request `id` on to `aim`, to be answered to its
     /// original caller.
-    fn forward(&mut self, a: ActorId, id: i32, aim: view::Aim) -> Went {
+    fn forward(&mut self, a: ActorId, id: RequestId, aim: view::Aim) -> Went {
         let mut s = match self.claim(a, id, "forwarded") {
             Claim::Serving(s) => s,
             Claim::Late => return Went::On,
@@ -192,7 +199,7 @@ impl Runtime<'_> {
     /// Instance `a` answers, fails or forwards (`what`) request `id`: the
     /// request, taken out of what it serves; a late answer to a cancelled
     /// one, ignored; or none it is serving, and it is stopped.
-    fn claim(&mut self, a: ActorId, id: i32, what: &str) -> Claim {
+    fn claim(&mut self, a: ActorId, id: RequestId, what: &str) -> Claim {
         if let Some(s) = self.actors[a].serving.remove(&id) {
             return Claim::Serving(s);
         }
@@ -206,8 +213,8 @@ impl Runtime<'_> {
 
     /// Why instance `a` may not answer request `id`: it never got it, or
     /// has given its last answer.
-    fn not_serving(&self, a: ActorId, id: i32, what: &str) -> String {
-        if id >= 1 && id <= self.actors[a].next_id {
+    fn not_serving(&self, a: ActorId, id: RequestId, what: &str) -> String {
+        if id.0 >= 1 && id <= self.actors[a].next_id {
             format!(
                 "it {what} request {id} after its last answer (only a stream answers more than once)"
             )

@@ -9,7 +9,7 @@ use othc::model::{EntryId, Seg};
 use othc::namespace::path::push_text;
 
 use crate::ActorId;
-use crate::abi::{Errno, Failure, errno};
+use crate::abi::{Errno, Failure, RequestId, Ticket, errno};
 use crate::natives::Reply;
 use crate::probe::image::Came;
 use crate::workers::Delivery;
@@ -18,7 +18,7 @@ use crate::{Body, Event, Payload, Runtime, Sender, Serving, cluster, route, view
 impl Runtime<'_> {
     /// The runtime's own failure `errno` (in words, `desc`) for request
     /// `ticket` of `to`.
-    pub(crate) fn fail_to(&mut self, to: Sender, ticket: i32, errno: Errno, desc: String) {
+    pub(crate) fn fail_to(&mut self, to: Sender, ticket: Ticket, errno: Errno, desc: String) {
         let failure = Failure::runtime(errno, desc);
         self.queue.push_back(Event::Error {
             to,
@@ -79,7 +79,7 @@ impl Runtime<'_> {
     }
 
     /// Whether a caller has given up on `ticket` (cancelled, or stopped).
-    fn abandoned(&self, from: Sender, ticket: i32) -> bool {
+    fn abandoned(&self, from: Sender, ticket: Ticket) -> bool {
         match from {
             Sender::Instance(c) => self.actors[c].dead || self.actors[c].dropped.contains(&ticket),
             Sender::Operator(_) | Sender::Outside(_) => false,
@@ -98,7 +98,7 @@ impl Runtime<'_> {
 
     /// One answer of a native object to `ticket` of `to`; false if it
     /// ended the request (an answer over the payload limit is an error).
-    pub(crate) fn reply_to(&mut self, to: Sender, ticket: i32, r: Reply) -> bool {
+    pub(crate) fn reply_to(&mut self, to: Sender, ticket: Ticket, r: Reply) -> bool {
         match r {
             Reply::Answer { payload, .. }
                 if payload
@@ -186,7 +186,7 @@ impl Runtime<'_> {
 
     /// An answer (`done`: the last) on its way to `to`: to an instance (a
     /// call into it), or to a caller on another node.
-    fn deliver_answer(&mut self, to: Sender, ticket: i32, done: bool, payload: Option<Payload>) {
+    fn deliver_answer(&mut self, to: Sender, ticket: Ticket, done: bool, payload: Option<Payload>) {
         let a = match to {
             Sender::Instance(a) => a,
             Sender::Remote(k) => {
@@ -228,7 +228,7 @@ impl Runtime<'_> {
 
     /// An error on its way to `to`: to an instance, to the operator (a
     /// startup request failed), or to a caller on another node.
-    fn deliver_error(&mut self, to: Sender, ticket: i32, failure: Failure) {
+    fn deliver_error(&mut self, to: Sender, ticket: Ticket, failure: Failure) {
         match to {
             Sender::Operator(n) => self.startup_failed(n, &failure),
             Sender::Remote(k) => {
@@ -267,7 +267,7 @@ impl Runtime<'_> {
                 self.serve_native(to, req, path, entry)
             }
             Body::Wasm(w) => {
-                actor.next_id += 1;
+                actor.next_id.0 += 1;
                 let id = actor.next_id;
                 let mut served = std::mem::take(&mut self.spare.path);
                 served.clear();
@@ -304,11 +304,11 @@ impl Runtime<'_> {
 
     /// Ends what `from` asked for (one ticket, or all of them): servers are
     /// told, console watches end.
-    pub(crate) fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
+    pub(crate) fn withdraw(&mut self, from: Sender, ticket: Option<Ticket>) {
         let mine = |s: &Serving| s.from == from && ticket.is_none_or(|t| s.ticket == t);
         for t in self.actors.ids() {
             let actor = &mut self.actors[t];
-            let ids: Vec<i32> = actor
+            let ids: Vec<RequestId> = actor
                 .serving
                 .iter()
                 .filter(|(_, s)| mine(s))

@@ -10,7 +10,7 @@ use wasmtime::{Caller, Engine, Instance, InstancePre, Linker, Memory, Store, Typ
 use othc::model::Verb;
 
 use crate::Payload;
-use crate::abi::{Errno, Failure};
+use crate::abi::{Errno, Failure, RequestId, Ticket};
 use crate::limits::Limits;
 use crate::view::{self, Link, View};
 
@@ -31,25 +31,25 @@ pub enum Carried {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Call {
     Request {
-        ticket: i32,
+        ticket: Ticket,
         verb: Verb,
         aim: view::Aim,
         payload: Carried,
     },
     Cancel {
-        ticket: i32,
+        ticket: Ticket,
     },
     Answer {
-        id: i32,
+        id: RequestId,
         done: bool,
         payload: Carried,
     },
     Fail {
-        id: i32,
+        id: RequestId,
         failure: Failure,
     },
     Forward {
-        id: i32,
+        id: RequestId,
         aim: view::Aim,
     },
 }
@@ -57,7 +57,7 @@ pub enum Call {
 /// The store's data: what the instance asked for, its view, and its limits.
 pub struct Host {
     pub calls: Vec<Call>,
-    next_ticket: i32,
+    next_ticket: Ticket,
     pub view: View,
     pub exposed: Vec<Link>,
     memory_limit: usize,
@@ -318,7 +318,7 @@ fn request(
     let aim = aim(&mut c, "request", pp, pl)?;
     let payload = payload(&mut c, "request", (tp, tl, dp, dl))?;
     let host = c.data_mut();
-    host.next_ticket += 1;
+    host.next_ticket.0 += 1;
     let ticket = host.next_ticket;
     host.hold(Call::Request {
         ticket,
@@ -326,18 +326,20 @@ fn request(
         aim,
         payload,
     })?;
-    Ok(ticket)
+    Ok(ticket.0)
 }
 
 fn cancel(mut c: Caller<'_, Host>, ticket: i32) -> wasmtime::Result<()> {
     let host = c.data_mut();
-    if ticket <= 0 || ticket > host.next_ticket {
+    if ticket <= 0 || ticket > host.next_ticket.0 {
         return Err(misuse(
             "cancel",
             format!("ticket {ticket} was never issued"),
         ));
     }
-    host.hold(Call::Cancel { ticket })
+    host.hold(Call::Cancel {
+        ticket: Ticket(ticket),
+    })
 }
 
 fn answer(
@@ -351,7 +353,7 @@ fn answer(
 ) -> wasmtime::Result<()> {
     let payload = payload(&mut c, "answer", (tp, tl, dp, dl))?;
     c.data_mut().hold(Call::Answer {
-        id,
+        id: RequestId(id),
         done: done != 0,
         payload,
     })
@@ -375,14 +377,17 @@ fn fail(
     let code = string(&mut c, "fail", "its code", cp, cl)?;
     let desc = string(&mut c, "fail", "its description", dp, dl)?;
     c.data_mut().hold(Call::Fail {
-        id,
+        id: RequestId(id),
         failure: Failure::new(errno, code, desc),
     })
 }
 
 fn forward(mut c: Caller<'_, Host>, id: i32, pp: i32, pl: i32) -> wasmtime::Result<()> {
     let aim = aim(&mut c, "forward", pp, pl)?;
-    c.data_mut().hold(Call::Forward { id, aim })
+    c.data_mut().hold(Call::Forward {
+        id: RequestId(id),
+        aim,
+    })
 }
 
 fn bind(
@@ -438,7 +443,7 @@ impl Wasm {
     ) -> wasmtime::Result<Wasm> {
         let host = Host {
             calls: Vec::new(),
-            next_ticket: 0,
+            next_ticket: Ticket(0),
             view: View::new(view),
             exposed: Vec::new(),
             memory_limit: limits.memory_bytes(),
@@ -533,7 +538,7 @@ impl Wasm {
 
     pub fn serve(
         &mut self,
-        id: i32,
+        id: RequestId,
         verb: i32,
         flags: i32,
         path: &str,
@@ -546,24 +551,29 @@ impl Wasm {
         let (tp, tl, dp, dl) = self.put_payload(p, &mut room)?;
         let result = self
             .serve
-            .call(&mut self.store, (id, verb, flags, pp, pl, tp, tl, dp, dl));
+            .call(&mut self.store, (id.0, verb, flags, pp, pl, tp, tl, dp, dl));
         self.ended(began);
         result
     }
 
-    pub fn answer(&mut self, ticket: i32, done: bool, p: &Option<Payload>) -> wasmtime::Result<()> {
+    pub fn answer(
+        &mut self,
+        ticket: Ticket,
+        done: bool,
+        p: &Option<Payload>,
+    ) -> wasmtime::Result<()> {
         let began = self.began();
         self.arm();
         let mut room = self.scratch.map(buffers::Scratch::room);
         let (tp, tl, dp, dl) = self.put_payload(p, &mut room)?;
         let result = self
             .answer
-            .call(&mut self.store, (ticket, i32::from(done), tp, tl, dp, dl));
+            .call(&mut self.store, (ticket.0, i32::from(done), tp, tl, dp, dl));
         self.ended(began);
         result
     }
 
-    pub fn error(&mut self, ticket: i32, failure: &Failure) -> wasmtime::Result<()> {
+    pub fn error(&mut self, ticket: Ticket, failure: &Failure) -> wasmtime::Result<()> {
         let began = self.began();
         self.arm();
         let (cp, cl) = self.put(failure.code.as_bytes())?;
@@ -571,15 +581,15 @@ impl Wasm {
         let errno = failure.errno.get();
         let result = self
             .error
-            .call(&mut self.store, (ticket, errno, cp, cl, dp, dl));
+            .call(&mut self.store, (ticket.0, errno, cp, cl, dp, dl));
         self.ended(began);
         result
     }
 
-    pub fn cancel(&mut self, id: i32) -> wasmtime::Result<()> {
+    pub fn cancel(&mut self, id: RequestId) -> wasmtime::Result<()> {
         let began = self.began();
         self.arm();
-        let result = self.cancel.call(&mut self.store, id);
+        let result = self.cancel.call(&mut self.store, id.0);
         self.ended(began);
         result
     }

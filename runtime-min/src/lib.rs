@@ -67,7 +67,7 @@ use std::time::Instant;
 use othc::bundle::ImageJson;
 use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
 
-use abi::Failure;
+use abi::{Failure, RequestId, Ticket};
 pub use actors::ActorId;
 use actors::Actors;
 use host::{Call, Wasm};
@@ -128,8 +128,8 @@ impl Hasher for IdHasher {
     }
 }
 
-type IdMap<V> = HashMap<i32, V, BuildHasherDefault<IdHasher>>;
-type IdSet = HashSet<i32, BuildHasherDefault<IdHasher>>;
+type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+type IdSet<K> = HashSet<K, BuildHasherDefault<IdHasher>>;
 
 /// An object's header: the model it was read into, and the object.
 type Header = (Model, ObjectDef);
@@ -147,7 +147,7 @@ enum Claim {
 /// A request on its way, or being served.
 struct Serving {
     from: Sender,
-    ticket: i32,
+    ticket: Ticket,
     verb: Verb,
     flags: i32,
     payload: Option<Payload>,
@@ -162,7 +162,7 @@ impl Serving {
     /// streams is the entry's to say), forwarded by nobody.
     fn sent(
         from: Sender,
-        ticket: i32,
+        ticket: Ticket,
         verb: Verb,
         flags: i32,
         payload: Option<Payload>,
@@ -198,19 +198,19 @@ struct Actor {
     /// instances of one module).
     header: Rc<Header>,
     /// Requests it is serving, by request id.
-    serving: IdMap<Serving>,
+    serving: IdMap<RequestId, Serving>,
     /// Request ids whose callers cancelled: a late answer is dropped, not
     /// held against it, until the cancel has been delivered to it (an id is
     /// forgotten once its `othismo_cancel` call returns).
-    cancelled: IdSet,
+    cancelled: IdSet<RequestId>,
     /// Tickets of its own requests it cancelled: their answers are dropped.
     /// A ticket is forgotten once every delivery queued before its cancel
     /// has been taken (`Runtime::forget`): nothing newer can carry it.
-    dropped: IdSet,
+    dropped: IdSet<Ticket>,
     /// Bytes of its requests waiting in the queue (`held_cost` each): with
     /// its cancelled tickets, what the host holds for it between calls.
     queued: usize,
-    next_id: i32,
+    next_id: RequestId,
     dead: bool,
     /// Its last request its needs allowed, and the serves entry the last
     /// request it was sent reached: the next request on the same path (the
@@ -234,8 +234,8 @@ struct Actor {
     exposed: Vec<view::Link>,
     /// Streams it reads at its own pace (`pace`), by ticket, and the one
     /// whose part is being delivered to it now.
-    paced: IdMap<pace::Pace>,
-    pacing: Option<i32>,
+    paced: IdMap<Ticket, pace::Pace>,
+    pacing: Option<Ticket>,
 }
 
 enum Event {
@@ -248,18 +248,18 @@ enum Event {
     },
     Answer {
         to: Sender,
-        ticket: i32,
+        ticket: Ticket,
         done: bool,
         payload: Option<Payload>,
     },
     Error {
         to: Sender,
-        ticket: i32,
+        ticket: Ticket,
         failure: Failure,
     },
     Cancel {
         to: ActorId,
-        id: i32,
+        id: RequestId,
     },
     /// Instance `to` was stopped: a fresh one takes its place
     /// (`supervise`), after what was queued before.

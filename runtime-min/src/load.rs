@@ -10,6 +10,7 @@ use othc::model::Seg;
 
 use othc::namespace::path::parse_request;
 
+use crate::abi::RequestId;
 use crate::host::{self, Wasm};
 use crate::outside::Inbox;
 use crate::supervise::Supervised;
@@ -177,7 +178,7 @@ impl Actor {
             cancelled: IdSet::default(),
             dropped: IdSet::default(),
             queued: 0,
-            next_id: 0,
+            next_id: RequestId(0),
             dead: false,
             passed: None,
             reached: None,

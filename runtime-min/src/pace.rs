@@ -25,6 +25,7 @@
 //! relayed to it is taken, it has the last answer, it cancels or it stops.
 
 use crate::ActorId;
+use crate::abi::{RequestId, Ticket};
 use crate::natives::files::Stream;
 use crate::stall::Wait;
 use crate::{Runtime, Sender};
@@ -42,7 +43,7 @@ pub(crate) struct Pace {
     serial: u64,
     /// The requests its reader made while taking the last part, not yet
     /// answered for good.
-    awaiting: Vec<i32>,
+    awaiting: Vec<Ticket>,
     /// Answers its reader relayed while taking the last part, not yet
     /// taken by the instances they went to.
     relayed: u32,
@@ -55,7 +56,7 @@ pub(crate) struct Pace {
 /// taken once the reader has taken the answers relayed of it.
 pub(crate) struct Relay {
     from: ActorId,
-    ticket: i32,
+    ticket: Ticket,
     serial: u64,
     /// Answers relayed to this request not yet taken, and how many of them
     /// have been delivered and their calls returned.
@@ -66,7 +67,7 @@ pub(crate) struct Relay {
 /// A stream another node reads for the request `id` to proxy `proxy`.
 pub(crate) struct RemoteRead {
     pub(crate) proxy: ActorId,
-    pub(crate) id: i32,
+    pub(crate) id: RequestId,
     /// Whether its next part was asked for since the last came.
     pub(crate) asked: bool,
 }
@@ -87,7 +88,7 @@ impl Pace {
 
 impl Runtime<'_> {
     /// `rest` of the stream answering `ticket` of `to`: read as `to` takes it.
-    pub(crate) fn pace(&mut self, to: Sender, ticket: i32, mut rest: Box<Stream>) {
+    pub(crate) fn pace(&mut self, to: Sender, ticket: Ticket, mut rest: Box<Stream>) {
         match to {
             Sender::Instance(a) if !self.actors[a].dead => {
                 self.pace_serial += 1;
@@ -121,7 +122,7 @@ impl Runtime<'_> {
 
     /// An answer (`done` or not) or an error for `ticket` is being delivered
     /// to instance `a`, which reads paced streams.
-    pub(crate) fn pace_delivery(&mut self, a: ActorId, ticket: i32, done: bool) {
+    pub(crate) fn pace_delivery(&mut self, a: ActorId, ticket: Ticket, done: bool) {
         let actor = &mut self.actors[a];
         if !done && actor.paced.contains_key(&ticket) {
             // The requests of this call are what taking the part takes.
@@ -132,7 +133,7 @@ impl Runtime<'_> {
     }
 
     /// Instance `a` made request `ticket` in the call delivering a part.
-    pub(crate) fn pace_request(&mut self, a: ActorId, ticket: i32) {
+    pub(crate) fn pace_request(&mut self, a: ActorId, ticket: Ticket) {
         let actor = &mut self.actors[a];
         if let Some(t) = actor.pacing
             && let Some(p) = actor.paced.get_mut(&t)
@@ -144,7 +145,7 @@ impl Runtime<'_> {
     /// Instance `a` answers `to`'s request `ticket`, not for the last time:
     /// if `a` is taking a part, the part is taken only once `to` has taken
     /// this answer (`a` is a relay).
-    pub(crate) fn pace_answer(&mut self, a: ActorId, to: Sender, ticket: i32) {
+    pub(crate) fn pace_answer(&mut self, a: ActorId, to: Sender, ticket: Ticket) {
         let Some(t) = self.actors[a].pacing else {
             return;
         };
@@ -185,12 +186,12 @@ impl Runtime<'_> {
     }
 
     /// Which stream `a`'s stream `t` is (its serial), if `a` reads one.
-    pub(crate) fn stream_serial(&self, a: ActorId, t: i32) -> Option<u64> {
+    pub(crate) fn stream_serial(&self, a: ActorId, t: Ticket) -> Option<u64> {
         self.actors[a].paced.get(&t).map(|p| p.serial)
     }
 
     /// `a` relayed one more answer while taking a part of stream `t`.
-    pub(crate) fn count_relayed(&mut self, a: ActorId, t: i32) {
+    pub(crate) fn count_relayed(&mut self, a: ActorId, t: Ticket) {
         if let Some(p) = self.actors[a].paced.get_mut(&t) {
             p.relayed += 1;
         }
@@ -224,7 +225,7 @@ impl Runtime<'_> {
 
     /// `n` answers relayed by `a` while it took a part of stream `t`
     /// (`serial`) have been taken: the part is, once all of them are.
-    pub(crate) fn relayed_taken(&mut self, a: ActorId, t: i32, serial: u64, n: u32) {
+    pub(crate) fn relayed_taken(&mut self, a: ActorId, t: Ticket, serial: u64, n: u32) {
         let actor = &mut self.actors[a];
         let Some(p) = actor.paced.get_mut(&t) else {
             return;
@@ -240,7 +241,7 @@ impl Runtime<'_> {
 
     /// `ticket` of `a` has had its last answer, or was cancelled (then the
     /// stream it names, if it is one, is read no further).
-    pub(crate) fn settled(&mut self, a: ActorId, ticket: i32) {
+    pub(crate) fn settled(&mut self, a: ActorId, ticket: Ticket) {
         let actor = &mut self.actors[a];
         if let Some(Pace {
             relay: Some(rel), ..
@@ -249,7 +250,7 @@ impl Runtime<'_> {
             self.relayed_taken(rel.from, rel.ticket, rel.serial, rel.sent);
         }
         let actor = &mut self.actors[a];
-        let waited: Vec<i32> = actor
+        let waited: Vec<Ticket> = actor
             .paced
             .iter_mut()
             .filter_map(|(t, p)| {
@@ -268,7 +269,7 @@ impl Runtime<'_> {
     /// The next part of stream `t` of `a`, if its last one is taken (and
     /// it is not being read already). A stream whose last part was slow
     /// to read has its next read on a worker, when there are workers.
-    fn advance(&mut self, a: ActorId, t: i32) {
+    fn advance(&mut self, a: ActorId, t: Ticket) {
         let has_workers = self.has_workers();
         let Some(p) = self.actors[a].paced.get_mut(&t) else {
             return;
@@ -315,7 +316,7 @@ impl Runtime<'_> {
     pub(crate) fn part_read(
         &mut self,
         a: ActorId,
-        t: i32,
+        t: Ticket,
         serial: u64,
         rest: Box<Stream>,
         part: crate::natives::Reply,

@@ -20,7 +20,7 @@ use wasmtime::InstancePre;
 
 use crate::ActorId;
 use crate::Limits;
-use crate::abi::{self, Failure, errno};
+use crate::abi::{self, Failure, RequestId, Ticket, errno};
 use crate::host::{Host, Wasm};
 use crate::view::Link;
 use crate::{Body, Event, Payload, Runtime, Sender, Serving};
@@ -52,7 +52,7 @@ impl Supervised {
 pub(crate) struct Forget {
     mark: u64,
     actor: ActorId,
-    ticket: i32,
+    ticket: Ticket,
 }
 
 impl Runtime<'_> {
@@ -75,7 +75,7 @@ impl Runtime<'_> {
                 data: p.bytes(),
             });
             let from = Sender::Operator(n);
-            let req = Serving::sent(from, n as i32 + 1, s.verb, abi::OPERATOR, payload);
+            let req = Serving::sent(from, Ticket(n as i32 + 1), s.verb, abi::OPERATOR, payload);
             self.deliver_checked(to, req, path, false);
         }
         self.queue.extend(held);
@@ -106,7 +106,7 @@ impl Runtime<'_> {
 
     /// Instance `a` cancelled `ticket`: answers still on their way to it
     /// are dropped, and the ticket forgotten once they have all been taken.
-    pub(crate) fn drop_ticket(&mut self, a: ActorId, ticket: i32) {
+    pub(crate) fn drop_ticket(&mut self, a: ActorId, ticket: Ticket) {
         if self.actors[a].dropped.insert(ticket) {
             self.forget.push_back(Forget {
                 mark: self.queue_end(),
@@ -207,7 +207,7 @@ impl Runtime<'_> {
         actor.cancelled.clear();
         actor.dropped.clear();
         actor.queued = 0;
-        actor.next_id = 0;
+        actor.next_id = RequestId(0);
         actor.passed = None;
         actor.reached = None;
         actor.exposed.clear();

@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::ActorId;
+use crate::abi::Ticket;
 use crate::natives::{
     self,
     http::{Http, HttpEvent},
@@ -317,7 +318,7 @@ impl Runtime<'_> {
     }
 
     fn deliver_line(&mut self, line: String) {
-        let watchers: Vec<(Sender, i32)> = self
+        let watchers: Vec<(Sender, Ticket)> = self
             .actors
             .iter()
             .flat_map(|a| match &a.body {

@@ -12,7 +12,7 @@ use super::node::FromCluster;
 use super::wire::{Request, Wire};
 use super::{Origin, Sent};
 use crate::ActorId;
-use crate::abi::{Errno, Failure, errno};
+use crate::abi::{Errno, Failure, RequestId, Ticket, errno};
 use crate::view::Aim;
 use crate::{Body, Event, Runtime, Sender, Serving, route};
 
@@ -131,14 +131,14 @@ impl Runtime<'_> {
     /// request (out of the proxy's table, and of those of requests untaken
     /// and taken) and the node that took it, if this node sent it and
     /// still waits for it.
-    fn settle(&mut self, to: &str, id: i32) -> Option<(ActorId, Serving, Option<String>)> {
+    fn settle(&mut self, to: &str, id: RequestId) -> Option<(ActorId, Serving, Option<String>)> {
         let a = self.remote_index(to)?;
         let (s, taken_by) = self.settle_at(a, id)?;
         Some((a, s, taken_by))
     }
 
     /// [`Runtime::settle`] for proxy `a`: the request and who took it.
-    fn settle_at(&mut self, a: ActorId, id: i32) -> Option<(Serving, Option<String>)> {
+    fn settle_at(&mut self, a: ActorId, id: RequestId) -> Option<(Serving, Option<String>)> {
         let s = self.actors[a].serving.remove(&id)?;
         let taken_by = self.cluster.as_mut().and_then(|c| {
             c.untaken.remove(&Sent { proxy: a, id });
@@ -149,7 +149,7 @@ impl Runtime<'_> {
 
     /// Request `id` to proxy `a` fails `unavailable` for its caller, as
     /// `desc` says (a lost node, nobody taking it), if it still waits.
-    pub(super) fn fail_unavailable(&mut self, a: ActorId, id: i32, desc: String) {
+    pub(super) fn fail_unavailable(&mut self, a: ActorId, id: RequestId, desc: String) {
         if let Some((s, _)) = self.settle_at(a, id) {
             self.fail_to(s.from, s.ticket, errno::UNAVAILABLE, desc);
         }
@@ -217,7 +217,13 @@ impl Runtime<'_> {
         };
         cluster.by_origin.insert(origin.clone(), k);
         cluster.callers.insert(k, origin);
-        let req = Serving::sent(Sender::Remote(k), k as i32, verb, r.flags, r.payload);
+        let req = Serving::sent(
+            Sender::Remote(k),
+            Ticket(k as i32),
+            verb,
+            r.flags,
+            r.payload,
+        );
         self.deliver_checked(t, req, segs.into(), readonly);
     }
 

@@ -25,6 +25,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::ActorId;
+use crate::abi::{RequestId, Ticket};
 use crate::view::Link;
 use crate::{Body, Runtime};
 // A request no node took within a lost node's silence is sent again.
@@ -88,7 +89,7 @@ pub(crate) struct Cluster {
     untaken: HashMap<Sent, Untaken>,
     /// Paced streams answering callers on other nodes (by caller): the
     /// ticket and the rest, read as the caller's node says it took a part.
-    paced_out: HashMap<u32, (i32, Box<crate::natives::files::Stream>)>,
+    paced_out: HashMap<u32, (Ticket, Box<crate::natives::files::Stream>)>,
     /// Answers a relay here sent to callers on other nodes while it took a
     /// part (by caller), not yet taken there: the part is taken once they
     /// are (`pace.rs`, relays).
@@ -99,7 +100,7 @@ pub(crate) struct Cluster {
 /// its stream `ticket` (`serial`), none of them taken yet.
 pub(crate) struct RelayedOut {
     pub(crate) from: ActorId,
-    pub(crate) ticket: i32,
+    pub(crate) ticket: Ticket,
     pub(crate) serial: u64,
     pub(crate) sent: u32,
 }
@@ -119,7 +120,7 @@ struct Untaken {
 struct Origin {
     reply: String,
     to: String,
-    id: i32,
+    id: RequestId,
 }
 
 /// A request sent from this node to an instance run elsewhere: the proxy
@@ -127,7 +128,7 @@ struct Origin {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Sent {
     pub(crate) proxy: ActorId,
-    pub(crate) id: i32,
+    pub(crate) id: RequestId,
 }
 
 /// A proxy for an instance run by other nodes.

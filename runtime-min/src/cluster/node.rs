@@ -14,6 +14,7 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
 use super::wire::Wire;
+use crate::abi::RequestId;
 
 /// How often a node says how busy it is.
 pub const BEAT: Duration = Duration::from_millis(250);
@@ -44,7 +45,7 @@ pub enum FromCluster {
     /// request `id` to it is not delivered.
     NoResponders {
         proxy: usize,
-        id: i32,
+        id: RequestId,
     },
     /// A message on the image's subjects that is not one (it is dropped).
     Malformed(String),
@@ -100,7 +101,7 @@ impl Node {
     /// Publishes request `id` to the instance proxy `proxy` stands for: if
     /// no node takes requests on `subject`, the servers say so at once
     /// (`FromCluster::NoResponders`).
-    pub fn request(&self, subject: String, proxy: usize, id: i32, bytes: Vec<u8>) {
+    pub fn request(&self, subject: String, proxy: usize, id: RequestId, bytes: Vec<u8>) {
         let probe = format!("{}.r.{proxy}.{id}", self.reply);
         let _ = self.out.send((subject, Some(probe), bytes));
     }
@@ -246,7 +247,10 @@ async fn run(
 fn take(m: &async_nats::Message, deliver: &dyn Fn(FromCluster), counters: &Counters) {
     if m.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
         if let Some((proxy, id)) = probed(&m.subject) {
-            deliver(FromCluster::NoResponders { proxy, id });
+            deliver(FromCluster::NoResponders {
+                proxy,
+                id: RequestId(id),
+            });
         }
         return;
     }

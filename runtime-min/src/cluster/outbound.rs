@@ -10,7 +10,7 @@ use othc::namespace::path::push_text;
 use super::wire::{Request, Wire};
 use super::{LOST, Sent, TRIES, Untaken};
 use crate::ActorId;
-use crate::abi::errno;
+use crate::abi::{RequestId, errno};
 use crate::{Body, Runtime, Sender, Serving};
 
 impl Runtime<'_> {
@@ -56,7 +56,7 @@ impl Runtime<'_> {
         let mut text = String::new();
         push_text(&mut text, path);
         let actor = &mut self.actors[to];
-        actor.next_id += 1;
+        actor.next_id.0 += 1;
         let id = actor.next_id;
         let w = Wire::Request(Request {
             from,
@@ -127,7 +127,7 @@ impl Runtime<'_> {
     }
 
     /// Request `id` to instance `to`, run elsewhere, was cancelled here.
-    pub(crate) fn cancel_remote(&mut self, to: ActorId, id: i32) {
+    pub(crate) fn cancel_remote(&mut self, to: ActorId, id: RequestId) {
         if let Some(cluster) = &mut self.cluster {
             cluster.taken.remove(&Sent { proxy: to, id });
             cluster.untaken.remove(&Sent { proxy: to, id });
@@ -144,7 +144,7 @@ impl Runtime<'_> {
     pub(crate) fn answer_remote(
         &mut self,
         k: u32,
-        w: impl FnOnce(String, i32) -> Wire,
+        w: impl FnOnce(String, RequestId) -> Wire,
         last: bool,
     ) {
         let Some(cluster) = &mut self.cluster else {

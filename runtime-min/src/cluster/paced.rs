@@ -11,6 +11,7 @@
 use super::RelayedOut;
 use super::wire::Wire;
 use crate::ActorId;
+use crate::abi::{RequestId, Ticket};
 use crate::natives::files::Stream;
 use crate::pace::{Pace, RemoteRead};
 use crate::{Runtime, Sender, Serving};
@@ -27,7 +28,7 @@ impl Runtime<'_> {
 
     /// Relay `a`, taking a part of its stream `t`, answers the caller on
     /// another node `k`: the part is taken once that answer is, there.
-    pub(crate) fn pace_relayed_out(&mut self, a: ActorId, t: i32, k: u32) {
+    pub(crate) fn pace_relayed_out(&mut self, a: ActorId, t: Ticket, k: u32) {
         let Some(serial) = self.stream_serial(a, t) else {
             return;
         };
@@ -61,7 +62,7 @@ impl Runtime<'_> {
     /// `rest` of the stream answering `ticket` of the caller on another
     /// node `k`: its first part now, the next each time its reader took
     /// the last.
-    pub(crate) fn pace_remote(&mut self, k: u32, ticket: i32, mut rest: Box<Stream>) {
+    pub(crate) fn pace_remote(&mut self, k: u32, ticket: Ticket, mut rest: Box<Stream>) {
         let part = rest.next_part();
         if !part.is_last()
             && let Some(c) = &mut self.cluster
@@ -74,7 +75,7 @@ impl Runtime<'_> {
 
     /// The reader of the stream answering request `id` to `to`, of the
     /// node whose answers go to `reply`, took its last part.
-    pub(super) fn took(&mut self, reply: String, to: String, id: i32) {
+    pub(super) fn took(&mut self, reply: String, to: String, id: RequestId) {
         let Some(c) = &mut self.cluster else { return };
         let Some(&k) = c.by_origin.get(&super::Origin { reply, to, id }) else {
             return;
@@ -98,7 +99,7 @@ impl Runtime<'_> {
 
     /// A part of a paced stream, answering request `id` to proxy `a` (`s`),
     /// came: its reader takes it at its pace (an instance), or at once.
-    pub(super) fn paced_in(&mut self, a: ActorId, id: i32, s: &Serving) {
+    pub(super) fn paced_in(&mut self, a: ActorId, id: RequestId, s: &Serving) {
         match s.from {
             Sender::Instance(r) if !self.actors[r].dead => {
                 self.pace_serial += 1;
@@ -123,7 +124,7 @@ impl Runtime<'_> {
 
     /// Asks the node that took request `id` to proxy `a` for the next part
     /// of the stream answering it.
-    pub(crate) fn ask_next_part(&mut self, a: ActorId, id: i32) {
+    pub(crate) fn ask_next_part(&mut self, a: ActorId, id: RequestId) {
         let Some(c) = &self.cluster else { return };
         let Some(node) = c.taken.get(&super::Sent { proxy: a, id }) else {
             return;

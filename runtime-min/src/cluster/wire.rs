@@ -9,7 +9,7 @@ use bson::{Binary, Bson, Document};
 use othc::model::Verb;
 
 use crate::Payload;
-use crate::abi::{Errno, Failure};
+use crate::abi::{Errno, Failure, RequestId};
 
 /// The version of the wire form this runtime speaks.
 pub const VERSION: i32 = 1;
@@ -23,7 +23,7 @@ pub enum Wire {
     /// part comes once the reader's node says it was taken (`Took`).
     Answer {
         to: String,
-        id: i32,
+        id: RequestId,
         done: bool,
         payload: Option<Payload>,
         paced: bool,
@@ -31,19 +31,31 @@ pub enum Wire {
     /// Request `id` failed.
     Error {
         to: String,
-        id: i32,
+        id: RequestId,
         failure: Failure,
     },
     /// Request `id` to `to` was taken by node `node`: if that node is lost
     /// before it answers, the request fails (`unavailable`).
-    Taken { to: String, id: i32, node: String },
+    Taken {
+        to: String,
+        id: RequestId,
+        node: String,
+    },
     /// The node whose answers go to `reply` gave up on its request `id`
     /// to `to`.
-    Cancel { reply: String, to: String, id: i32 },
+    Cancel {
+        reply: String,
+        to: String,
+        id: RequestId,
+    },
     /// The reader of the paced stream answering request `id` to `to` (of
     /// the node whose answers go to `reply`) took its last part: the next
     /// may come.
-    Took { reply: String, to: String, id: i32 },
+    Took {
+        reply: String,
+        to: String,
+        id: RequestId,
+    },
 }
 
 /// A request from instance `from` on the sending node to instance `to`,
@@ -53,7 +65,7 @@ pub enum Wire {
 pub struct Request {
     pub from: String,
     pub to: String,
-    pub id: i32,
+    pub id: RequestId,
     pub verb: Verb,
     pub path: String,
     pub flags: i32,
@@ -85,7 +97,7 @@ impl Wire {
                 d.insert("k", "request");
                 d.insert("from", from.as_str());
                 d.insert("to", to.as_str());
-                d.insert("id", *id);
+                d.insert("id", id.0);
                 d.insert("verb", verb.wire());
                 d.insert("path", path.as_str());
                 d.insert("flags", *flags);
@@ -101,7 +113,7 @@ impl Wire {
             } => {
                 d.insert("k", "answer");
                 d.insert("to", to.as_str());
-                d.insert("id", *id);
+                d.insert("id", id.0);
                 d.insert("done", *done);
                 // Said only when it is so: a plain answer is as before.
                 if *paced {
@@ -112,7 +124,7 @@ impl Wire {
             Wire::Error { to, id, failure } => {
                 d.insert("k", "error");
                 d.insert("to", to.as_str());
-                d.insert("id", *id);
+                d.insert("id", id.0);
                 d.insert("errno", failure.errno.get());
                 d.insert("code", failure.code.as_str());
                 d.insert("desc", failure.desc.as_str());
@@ -120,20 +132,20 @@ impl Wire {
             Wire::Taken { to, id, node } => {
                 d.insert("k", "taken");
                 d.insert("to", to.as_str());
-                d.insert("id", *id);
+                d.insert("id", id.0);
                 d.insert("node", node.as_str());
             }
             Wire::Cancel { reply, to, id } => {
                 d.insert("k", "cancel");
                 d.insert("reply", reply.as_str());
                 d.insert("to", to.as_str());
-                d.insert("id", *id);
+                d.insert("id", id.0);
             }
             Wire::Took { reply, to, id } => {
                 d.insert("k", "took");
                 d.insert("reply", reply.as_str());
                 d.insert("to", to.as_str());
-                d.insert("id", *id);
+                d.insert("id", id.0);
             }
         }
         let mut out = Vec::new();
@@ -158,7 +170,7 @@ impl Wire {
             "request" => Ok(Wire::Request(Request {
                 from: text("from")?,
                 to: text("to")?,
-                id: int("id")?,
+                id: RequestId(int("id")?),
                 verb: {
                     let n = int("verb")?;
                     Verb::from_wire(n).ok_or(WireError::UnknownVerb(n))?
@@ -170,14 +182,14 @@ impl Wire {
             })),
             "answer" => Ok(Wire::Answer {
                 to: text("to")?,
-                id: int("id")?,
+                id: RequestId(int("id")?),
                 done: d.get_bool("done").map_err(|_| WireError::Missing("done"))?,
                 payload: get_payload(&d)?,
                 paced: d.get_bool("paced").unwrap_or(false),
             }),
             "error" => Ok(Wire::Error {
                 to: text("to")?,
-                id: int("id")?,
+                id: RequestId(int("id")?),
                 failure: {
                     let n = int("errno")?;
                     let errno = Errno::new(n).ok_or(WireError::NotAnErrno(n))?;
@@ -186,18 +198,18 @@ impl Wire {
             }),
             "taken" => Ok(Wire::Taken {
                 to: text("to")?,
-                id: int("id")?,
+                id: RequestId(int("id")?),
                 node: text("node")?,
             }),
             "cancel" => Ok(Wire::Cancel {
                 reply: text("reply")?,
                 to: text("to")?,
-                id: int("id")?,
+                id: RequestId(int("id")?),
             }),
             "took" => Ok(Wire::Took {
                 reply: text("reply")?,
                 to: text("to")?,
-                id: int("id")?,
+                id: RequestId(int("id")?),
             }),
             other => Err(WireError::UnknownKind(other.to_string())),
         }
@@ -283,7 +295,7 @@ mod tests {
             Wire::Request(Request {
                 from: "greeter".into(),
                 to: "loud".into(),
-                id: 7,
+                id: RequestId(7),
                 verb: Verb::Write,
                 path: "/".into(),
                 flags: 0,
@@ -292,37 +304,37 @@ mod tests {
             }),
             Wire::Answer {
                 to: "loud".into(),
-                id: 7,
+                id: RequestId(7),
                 done: false,
                 payload: p,
                 paced: true,
             },
             Wire::Answer {
                 to: "loud".into(),
-                id: 8,
+                id: RequestId(8),
                 done: true,
                 payload: None,
                 paced: false,
             },
             Wire::Error {
                 to: "loud".into(),
-                id: 9,
+                id: RequestId(9),
                 failure: Failure::new(errno::NOT_FOUND, "not_found", "nothing"),
             },
             Wire::Cancel {
                 reply: "oth.x.n.a".into(),
                 to: "loud".into(),
-                id: 7,
+                id: RequestId(7),
             },
             Wire::Taken {
                 to: "loud".into(),
-                id: 7,
+                id: RequestId(7),
                 node: "b".into(),
             },
             Wire::Took {
                 reply: "oth.x.n.a".into(),
                 to: "loud".into(),
-                id: 7,
+                id: RequestId(7),
             },
         ];
         for m in &all {
@@ -347,7 +359,7 @@ mod tests {
         let request = Wire::Request(Request {
             from: "a".into(),
             to: "b".into(),
-            id: 1,
+            id: RequestId(1),
             verb: Verb::Read,
             path: "/x".into(),
             flags: 0,

@@ -11,7 +11,7 @@ fn the_linker_provides_exactly_the_abi_table() {
     let l = linker(&engine).expect("the linker builds");
     let host = Host {
         calls: Vec::new(),
-        next_ticket: 0,
+        next_ticket: Ticket(0),
         view: View::default(),
         exposed: Vec::new(),
         memory_limit: 0,

@@ -9,7 +9,7 @@ use othc::model::Verb;
 
 use super::{Asked, Entries, Reply, entry};
 use crate::Sender;
-use crate::abi::errno;
+use crate::abi::{Ticket, errno};
 
 #[derive(Clone, Copy)]
 pub(crate) enum Entry {
@@ -25,7 +25,7 @@ pub(crate) const ENTRIES: &Entries<Entry> = &[
 #[derive(Default)]
 pub(crate) struct Console {
     /// Who watches, and with which ticket.
-    pub watchers: Vec<(Sender, i32)>,
+    pub watchers: Vec<(Sender, Ticket)>,
     /// Why standard output failed, the first time it did: output was lost,
     /// and the run ends with status 1 saying so.
     pub lost_output: Option<String>,
@@ -58,7 +58,7 @@ impl Console {
     }
 
     /// Ends the watches of `from` (one ticket, or all).
-    pub fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
+    pub fn withdraw(&mut self, from: Sender, ticket: Option<Ticket>) {
         self.watchers
             .retain(|(s, k)| !(*s == from && ticket.is_none_or(|t| *k == t)));
     }

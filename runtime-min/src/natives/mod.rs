@@ -23,7 +23,7 @@ pub fn http_response_readings_agree(data: &[u8]) -> bool {
 use othc::model::{Seg, Verb};
 use othc::natives::Native;
 
-use crate::abi::{Errno, errno};
+use crate::abi::{Errno, Ticket, errno};
 use crate::{Body, Payload, Sender};
 
 /// A fresh instance of the native object named `name` in the runtime's
@@ -75,7 +75,7 @@ pub(crate) struct Asked<'a> {
     /// in the native's `ENTRIES`).
     pub entry: usize,
     pub from: Sender,
-    pub ticket: i32,
+    pub ticket: Ticket,
     /// The path in the native's served tree.
     pub path: &'a [Seg],
     pub payload: Option<&'a Payload>,

@@ -9,7 +9,7 @@
 use othc::model::Verb;
 use othc::namespace::path::parse_request;
 
-use crate::abi::{Errno, Failure, Response, errno};
+use crate::abi::{Errno, Failure, Response, Ticket, errno};
 use crate::view::Link;
 use crate::{Io, Limits, LoadError, Payload, Runtime, Sender, Serving};
 
@@ -164,7 +164,7 @@ impl<'a> ImageProbe<'a> {
                 format!("the image exports nothing at {path}"),
             );
         };
-        let req = Serving::sent(Sender::Outside(k), k as i32, verb, flags, payload);
+        let req = Serving::sent(Sender::Outside(k), Ticket(k as i32), verb, flags, payload);
         self.rt.deliver_checked(to, req, there, readonly);
         self.settle();
         self.seen(Some(k))
@@ -173,7 +173,7 @@ impl<'a> ImageProbe<'a> {
     /// The caller of request `k` gives up on it (a watch, say).
     pub fn cancel(&mut self) -> Outcome {
         let k = self.next;
-        self.rt.withdraw(Sender::Outside(k), Some(k as i32));
+        self.rt.withdraw(Sender::Outside(k), Some(Ticket(k as i32)));
         self.settle();
         self.seen(Some(k))
     }

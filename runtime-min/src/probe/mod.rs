@@ -9,7 +9,7 @@
 pub mod image;
 
 use crate::Payload;
-use crate::abi::{Failure, Response};
+use crate::abi::{Failure, RequestId, Response, Ticket};
 use crate::host::Wasm;
 use crate::limits::Limits;
 use crate::ticker::Ticker;
@@ -101,7 +101,7 @@ impl Probe {
     /// Delivers request `id`.
     pub fn serve(
         &mut self,
-        id: i32,
+        id: RequestId,
         verb: Verb,
         flags: i32,
         path: &str,
@@ -114,7 +114,7 @@ impl Probe {
     /// Delivers an answer to its request `ticket`.
     pub fn answer(
         &mut self,
-        ticket: i32,
+        ticket: Ticket,
         done: bool,
         payload: &Option<Payload>,
     ) -> Result<Vec<Call>, Stopped> {
@@ -123,7 +123,7 @@ impl Probe {
     }
 
     /// Delivers an error for its request `ticket`.
-    pub fn error(&mut self, ticket: i32, failure: &Failure) -> Result<Vec<Call>, Stopped> {
+    pub fn error(&mut self, ticket: Ticket, failure: &Failure) -> Result<Vec<Call>, Stopped> {
         let r = self.wasm.error(ticket, failure);
         self.asked(r)
     }
@@ -131,7 +131,7 @@ impl Probe {
     /// Delivers `response` to its request `ticket`.
     pub fn respond(
         &mut self,
-        ticket: i32,
+        ticket: Ticket,
         response: &Response<Payload>,
     ) -> Result<Vec<Call>, Stopped> {
         match response {
@@ -141,7 +141,7 @@ impl Probe {
     }
 
     /// Tells it its caller gave up on request `id`.
-    pub fn cancel(&mut self, id: i32) -> Result<Vec<Call>, Stopped> {
+    pub fn cancel(&mut self, id: RequestId) -> Result<Vec<Call>, Stopped> {
         let r = self.wasm.cancel(id);
         self.asked(r)
     }

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use othc::model::{Seg, Verb};
 
 use crate::ActorId;
-use crate::abi::Failure;
+use crate::abi::{Failure, RequestId, Ticket};
 use crate::host::Wasm;
 use crate::natives::files::{Files, SLOW_DISK, Stream};
 use crate::natives::{self, Reply};
@@ -37,23 +37,23 @@ pub(crate) use pool::{Done, Failed, Workers};
 /// One call into an instance, with what it carries.
 pub(crate) enum Delivery {
     Serve {
-        id: i32,
+        id: RequestId,
         verb: Verb,
         flags: i32,
         path: String,
         payload: Option<Payload>,
     },
     Answer {
-        ticket: i32,
+        ticket: Ticket,
         done: bool,
         payload: Option<Payload>,
     },
     Error {
-        ticket: i32,
+        ticket: Ticket,
         failure: Failure,
     },
     Cancel {
-        id: i32,
+        id: RequestId,
     },
 }
 
@@ -145,7 +145,7 @@ pub(crate) enum Job {
     /// The next part of stream `t` that instance `a` reads (`pace`).
     Part {
         a: ActorId,
-        t: i32,
+        t: Ticket,
         serial: u64,
         rest: Box<Stream>,
     },
@@ -167,7 +167,7 @@ pub(crate) enum Finished {
     },
     Part {
         a: ActorId,
-        t: i32,
+        t: Ticket,
         serial: u64,
         rest: Box<Stream>,
         part: Reply,
@@ -348,7 +348,7 @@ impl Runtime<'_> {
     /// Reads the next part of stream `t` of instance `a` on a worker: the
     /// reader is not busy meanwhile (it may be sent other things), and the
     /// part is delivered when it is back, if the stream is still read.
-    pub(crate) fn read_part_away(&mut self, a: ActorId, t: i32, serial: u64, rest: Box<Stream>) {
+    pub(crate) fn read_part_away(&mut self, a: ActorId, t: Ticket, serial: u64, rest: Box<Stream>) {
         self.send_job(Job::Part { a, t, serial, rest });
     }
 

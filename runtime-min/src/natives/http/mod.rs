@@ -31,7 +31,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use othc::model::Verb;
 
 use super::{Asked, Entries, Reply, entry};
-use crate::abi::errno;
+use crate::abi::{Ticket, errno};
 use crate::{Payload, Sender};
 
 /// A request a client sent, on its way to an object.
@@ -116,7 +116,7 @@ const MAX_WAITING: usize = 1024;
 pub(crate) struct Http {
     listening: Option<listener::Handle>,
     /// Who watches `/requests`, and with which ticket.
-    watchers: Vec<(Sender, i32)>,
+    watchers: Vec<(Sender, Ticket)>,
     /// The watcher the next request goes to.
     turn: usize,
     waiting: VecDeque<Incoming>,
@@ -125,7 +125,7 @@ pub(crate) struct Http {
     exchanges: HashMap<u64, Exchange>,
     /// Answers to writes held back (`Flow`) that are now due, for the
     /// runtime to deliver.
-    due: Vec<(Sender, i32, Reply)>,
+    due: Vec<(Sender, Ticket, Reply)>,
     /// Parts of responses on their way to the listener (`flush`).
     out: outbox::Outbox,
     /// It has begun to listen and has not said so (`announce`).
@@ -141,7 +141,7 @@ struct Exchange {
     watcher: Sender,
     flow: Arc<Flow>,
     /// Body writes not yet answered: the connection has too much waiting.
-    held: Vec<(Sender, i32)>,
+    held: Vec<(Sender, Ticket)>,
 }
 
 #[derive(Clone, Copy)]
@@ -400,7 +400,7 @@ impl Http {
         &mut self,
         id: Option<u64>,
         payload: Option<&Payload>,
-        writer: (Sender, i32),
+        writer: (Sender, Ticket),
     ) -> Option<Reply> {
         let Some(ex) = id.and_then(|id| self.exchanges.get_mut(&id)) else {
             return Some(Self::unknown(id));
@@ -451,7 +451,7 @@ impl Http {
     }
 
     /// Answers to writes held back that are now due.
-    pub fn take_due(&mut self) -> Vec<(Sender, i32, Reply)> {
+    pub fn take_due(&mut self) -> Vec<(Sender, Ticket, Reply)> {
         std::mem::take(&mut self.due)
     }
 
@@ -508,7 +508,7 @@ impl Http {
 
     /// The waiting requests, each to one watcher in turn, as the payloads
     /// to deliver; one over the payload limit is answered 413 here.
-    pub fn hand_out(&mut self, limit: usize) -> Vec<(Sender, i32, Payload)> {
+    pub fn hand_out(&mut self, limit: usize) -> Vec<(Sender, Ticket, Payload)> {
         let mut out = Vec::new();
         while !self.watchers.is_empty() {
             let Some(inc) = self.waiting.pop_front() else {
@@ -571,7 +571,7 @@ impl Http {
     /// has stopped, and the exchanges handed to it are answered now (503
     /// if it had not responded; a streamed body is cut off, since nobody
     /// can finish it).
-    pub fn withdraw(&mut self, from: Sender, ticket: Option<i32>) {
+    pub fn withdraw(&mut self, from: Sender, ticket: Option<Ticket>) {
         self.watchers
             .retain(|(s, k)| !(*s == from && ticket.is_none_or(|t| *k == t)));
         if ticket.is_some() {

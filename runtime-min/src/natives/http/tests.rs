@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::{Context, ENTRIES, Flow, HIGH_WATER, Http, Incoming, Notify, Part};
-use crate::abi::{self, errno};
+use crate::abi::{self, Ticket, errno};
 use crate::natives::Asked;
 use crate::natives::Reply;
 use crate::{Payload, Sender};
@@ -51,7 +51,7 @@ fn asked<'a>(
     verb: i32,
     path: &'a [Seg],
     from: Sender,
-    ticket: i32,
+    ticket: Ticket,
     payload: Option<&'a Payload>,
 ) -> Asked<'a> {
     let verb = Verb::from_wire(verb).unwrap();
@@ -102,7 +102,8 @@ impl Bench {
             look: std::time::Duration::ZERO,
         };
         let path = segs(path);
-        self.http.serve(cx, asked(verb, &path, WATCHER, 1, payload))
+        self.http
+            .serve(cx, asked(verb, &path, WATCHER, Ticket(1), payload))
     }
 
     /// A request from a client, handed to the watcher; its response parts.
@@ -120,7 +121,7 @@ impl Bench {
         let out = self.http.hand_out(1 << 20);
         assert_eq!(out.len(), 1);
         let (to, ticket, p) = &out[0];
-        assert_eq!((*to, *ticket), (WATCHER, 1));
+        assert_eq!((*to, *ticket), (WATCHER, Ticket(1)));
         let d = bson::Document::from_reader(&mut p.data.as_slice()).unwrap();
         assert_eq!(d.get_str("$type"), Ok("HttpRequest"));
         assert_eq!(d.get_i64("id"), Ok(id as i64));
@@ -342,8 +343,10 @@ fn requests_wait_for_a_watcher_and_go_round_in_turn() {
         look: std::time::Duration::ZERO,
     };
     assert_eq!(
-        b.http
-            .serve(cx, asked(abi::WATCH, &segs(&["requests"]), second, 5, None)),
+        b.http.serve(
+            cx,
+            asked(abi::WATCH, &segs(&["requests"]), second, Ticket(5), None)
+        ),
         None
     );
     let mut rxs = Vec::new();
@@ -421,12 +424,15 @@ fn a_write_that_leaves_too_much_waiting_is_answered_once_the_connection_takes_it
     assert!(b.http.take_due().is_empty());
     // The connection takes the first part: back under the mark.
     take_part(&mut b, &mut rx);
-    assert_eq!(b.http.take_due(), vec![(WATCHER, 1, Reply::done(None))]);
+    assert_eq!(
+        b.http.take_due(),
+        vec![(WATCHER, Ticket(1), Reply::done(None))]
+    );
     // Held again; then the client goes: the writer hears it has.
     assert_eq!(b.call(abi::WRITE, &body, Some(&part)), None);
     b.http.gone(8);
     match b.http.take_due().as_slice() {
-        [(WATCHER, 1, Reply::Error { errno, .. })] => assert_eq!(*errno, errno::NOT_FOUND),
+        [(WATCHER, Ticket(1), Reply::Error { errno, .. })] => assert_eq!(*errno, errno::NOT_FOUND),
         other => panic!("the held write was not refused: {other:?}"),
     }
     // A body ended while a write is held: the write went, and is done.
@@ -439,7 +445,10 @@ fn a_write_that_leaves_too_much_waiting_is_answered_once_the_connection_takes_it
         b.call(abi::REMOVE, &["exchanges", "8"], None),
         Some(Reply::done(None))
     );
-    assert_eq!(b.http.take_due(), vec![(WATCHER, 1, Reply::done(None))]);
+    assert_eq!(
+        b.http.take_due(),
+        vec![(WATCHER, Ticket(1), Reply::done(None))]
+    );
 }
 
 #[test]
