@@ -113,6 +113,14 @@ pub enum Response<P> {
     Error(Failure),
 }
 
+impl<P> Response<P> {
+    /// Whether nothing follows it for its request: an answer marked
+    /// `done`, or a failure.
+    pub fn is_last(&self) -> bool {
+        !matches!(self, Response::Answer { done: false, .. })
+    }
+}
+
 /// The runtime's own errnos (book: reference/wire.md).
 pub mod errno {
     use super::Errno;

@@ -75,11 +75,8 @@ impl Runtime<'_> {
                 Call::Answer { id, done, payload } => self.answer(a, id, done, payload),
                 Call::Fail { id, failure } => match self.claim(a, id, "failed") {
                     Claim::Serving(s) => {
-                        self.queue.push_back(Event::Error {
-                            to: s.from,
-                            ticket: s.ticket,
-                            failure,
-                        });
+                        self.queue
+                            .push_back(Event::error(s.from, s.ticket, failure));
                         Went::On
                     }
                     Claim::Late => Went::On,
@@ -156,12 +153,8 @@ impl Runtime<'_> {
         if !done && self.actors[a].pacing.is_some() {
             self.pace_answer(a, s.from, s.ticket);
         }
-        self.queue.push_back(Event::Answer {
-            to: s.from,
-            ticket: s.ticket,
-            done,
-            payload,
-        });
+        self.queue
+            .push_back(Event::answer(s.from, s.ticket, done, payload));
         if !done {
             self.actors[a].serving.insert(id, s);
         }

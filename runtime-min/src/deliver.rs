@@ -9,9 +9,8 @@ use othc::model::{EntryId, Seg};
 use othc::namespace::path::push_text;
 
 use crate::ActorId;
-use crate::abi::{Errno, Failure, RequestId, Ticket, errno};
+use crate::abi::{Errno, Failure, RequestId, Response, Ticket, errno};
 use crate::natives::Reply;
-use crate::probe::image::Came;
 use crate::workers::Delivery;
 use crate::{Body, Event, Payload, Runtime, Sender, Serving, cluster, route, view};
 
@@ -20,11 +19,7 @@ impl Runtime<'_> {
     /// `ticket` of `to`.
     pub(crate) fn fail_to(&mut self, to: Sender, ticket: Ticket, errno: Errno, desc: String) {
         let failure = Failure::runtime(errno, desc);
-        self.queue.push_back(Event::Error {
-            to,
-            ticket,
-            failure,
-        });
+        self.queue.push_back(Event::error(to, ticket, failure));
     }
 
     /// A request from instance `from` (its needs) aimed by `aim` in its view.
@@ -113,12 +108,9 @@ impl Runtime<'_> {
                 );
                 return false;
             }
-            Reply::Answer { done, payload } => self.queue.push_back(Event::Answer {
-                to,
-                ticket,
-                done,
-                payload,
-            }),
+            Reply::Answer { done, payload } => self
+                .queue
+                .push_back(Event::answer(to, ticket, done, payload)),
             Reply::Error { errno, desc } => self.fail_to(to, ticket, errno, desc),
             Reply::Paced(rest) => self.pace(to, ticket, rest),
         }
@@ -143,9 +135,7 @@ impl Runtime<'_> {
         // What the caller gave up on (cancelled, or stopped) is not delivered.
         let dropped = match &e {
             Event::Serve { req, .. } => self.abandoned(req.from, req.ticket),
-            Event::Answer { to, ticket, .. } | Event::Error { to, ticket, .. } => {
-                self.abandoned(*to, *ticket)
-            }
+            Event::Respond { to, ticket, .. } => self.abandoned(*to, *ticket),
             Event::Cancel { .. } | Event::Restart { .. } => false,
         };
         if dropped {
@@ -159,17 +149,11 @@ impl Runtime<'_> {
                 path,
                 entry,
             } => self.serve(to, req, path, entry),
-            Event::Answer {
+            Event::Respond {
                 to,
                 ticket,
-                done,
-                payload,
-            } => self.deliver_answer(to, ticket, done, payload),
-            Event::Error {
-                to,
-                ticket,
-                failure,
-            } => self.deliver_error(to, ticket, failure),
+                response,
+            } => self.deliver_response(to, ticket, response),
             Event::Cancel { to, id } => {
                 if self.actors[to].dead {
                     return;
@@ -184,67 +168,51 @@ impl Runtime<'_> {
         }
     }
 
-    /// An answer (`done`: the last) on its way to `to`: to an instance (a
-    /// call into it), or to a caller on another node.
-    fn deliver_answer(&mut self, to: Sender, ticket: Ticket, done: bool, payload: Option<Payload>) {
-        let a = match to {
-            Sender::Instance(a) => a,
-            Sender::Remote(k) => {
-                // A part of a stream read at the remote reader's pace.
-                let paced = !done && self.paced_out(k);
-                let w = |to, id| cluster::wire::Wire::Answer {
-                    to,
-                    id,
-                    done,
-                    payload,
-                    paced,
-                };
-                return self.answer_remote(k, w, done);
+    /// An answer or failure on its way to `to`: to an instance (a call
+    /// into it, made here with the payload where it lies, or on a worker),
+    /// to a caller on another node, to the outside, or to the operator (a
+    /// startup request's failure stops the start).
+    fn deliver_response(&mut self, to: Sender, ticket: Ticket, response: Response<Payload>) {
+        let last = response.is_last();
+        let (a, response) = match (to, response) {
+            (Sender::Instance(a), response) => (a, response),
+            (Sender::Remote(k), response) => return self.respond_remote(k, response),
+            (Sender::Outside(k), response) => return self.came_back(k, response),
+            (Sender::Operator(n), Response::Error(failure)) => {
+                return self.startup_failed(n, &failure);
             }
-            Sender::Outside(k) => return self.came_back(k, Came::Answer { done, payload }),
-            Sender::Operator(_) => return,
+            (Sender::Operator(_), Response::Answer { .. }) => return,
         };
         if !self.actors[a].paced.is_empty() {
-            self.pace_delivery(a, ticket, done);
+            self.pace_delivery(a, ticket, last);
         }
         let offload = self.offload(a);
         match &mut self.actors[a].body {
-            // Made here, the payload passed where it lies.
             Body::Wasm(w) if !offload => {
-                let result = w.answer(ticket, done, &payload);
+                let result = w.respond(ticket, &response);
                 self.after_call(a, result);
             }
-            Body::Wasm(_) => {
-                let d = Delivery::Answer {
-                    ticket,
-                    done,
-                    payload,
-                };
-                self.call(a, d);
-            }
+            Body::Wasm(_) => self.call(a, Delivery::Respond { ticket, response }),
             _ => {}
         }
     }
 
-    /// An error on its way to `to`: to an instance, to the operator (a
-    /// startup request failed), or to a caller on another node.
-    fn deliver_error(&mut self, to: Sender, ticket: Ticket, failure: Failure) {
-        match to {
-            Sender::Operator(n) => self.startup_failed(n, &failure),
-            Sender::Remote(k) => {
-                let w = |to, id| cluster::wire::Wire::Error { to, id, failure };
-                self.answer_remote(k, w, true);
-            }
-            Sender::Outside(k) => self.came_back(k, Came::Error(failure)),
-            Sender::Instance(a) => {
-                if !self.actors[a].paced.is_empty() {
-                    self.pace_delivery(a, ticket, true);
-                }
-                if let Body::Wasm(_) = &self.actors[a].body {
-                    self.call(a, Delivery::Error { ticket, failure });
-                }
-            }
-        }
+    /// `response` to the caller on another node `k`; a part of a stream
+    /// read at the remote reader's pace says so.
+    fn respond_remote(&mut self, k: u32, response: Response<Payload>) {
+        let last = response.is_last();
+        let paced = !last && self.paced_out(k);
+        let w = |to, id| match response {
+            Response::Answer { done, payload } => cluster::wire::Wire::Answer {
+                to,
+                id,
+                done,
+                payload,
+                paced,
+            },
+            Response::Error(failure) => cluster::wire::Wire::Error { to, id, failure },
+        };
+        self.answer_remote(k, w, last);
     }
 
     /// Request `req` to instance `to`, on `path` of its tree, which reached
@@ -325,7 +293,7 @@ impl Runtime<'_> {
             if !actor.mailbox.is_empty() {
                 actor.mailbox.retain(|e| match e {
                     Event::Serve { req, .. } => !mine(req),
-                    Event::Answer { to, ticket: k, .. } | Event::Error { to, ticket: k, .. } => {
+                    Event::Respond { to, ticket: k, .. } => {
                         !(*to == from && ticket.is_none_or(|t| *k == t))
                     }
                     Event::Cancel { .. } | Event::Restart { .. } => true,
@@ -344,7 +312,7 @@ impl Runtime<'_> {
 fn receiver(e: &Event) -> Option<ActorId> {
     match e {
         Event::Serve { to, .. } | Event::Cancel { to, .. } | Event::Restart { to } => Some(*to),
-        Event::Answer { to, .. } | Event::Error { to, .. } => match to {
+        Event::Respond { to, .. } => match to {
             Sender::Instance(a) => Some(*a),
             Sender::Operator(_) | Sender::Remote(_) | Sender::Outside(_) => None,
         },

@@ -10,7 +10,7 @@ use wasmtime::{Caller, Engine, Instance, InstancePre, Linker, Memory, Store, Typ
 use othc::model::Verb;
 
 use crate::Payload;
-use crate::abi::{Errno, Failure, RequestId, Ticket};
+use crate::abi::{Errno, Failure, RequestId, Response, Ticket};
 use crate::limits::Limits;
 use crate::view::{self, Link, View};
 
@@ -556,32 +556,26 @@ impl Wasm {
         result
     }
 
-    pub fn answer(
-        &mut self,
-        ticket: Ticket,
-        done: bool,
-        p: &Option<Payload>,
-    ) -> wasmtime::Result<()> {
+    /// Gives it `r` for its request `ticket`: `othismo_answer` or
+    /// `othismo_error`.
+    pub fn respond(&mut self, ticket: Ticket, r: &Response<Payload>) -> wasmtime::Result<()> {
         let began = self.began();
         self.arm();
-        let mut room = self.scratch.map(buffers::Scratch::room);
-        let (tp, tl, dp, dl) = self.put_payload(p, &mut room)?;
-        let result = self
-            .answer
-            .call(&mut self.store, (ticket.0, i32::from(done), tp, tl, dp, dl));
-        self.ended(began);
-        result
-    }
-
-    pub fn error(&mut self, ticket: Ticket, failure: &Failure) -> wasmtime::Result<()> {
-        let began = self.began();
-        self.arm();
-        let (cp, cl) = self.put(failure.code.as_bytes())?;
-        let (dp, dl) = self.put(failure.desc.as_bytes())?;
-        let errno = failure.errno.get();
-        let result = self
-            .error
-            .call(&mut self.store, (ticket.0, errno, cp, cl, dp, dl));
+        let result = match r {
+            Response::Answer { done, payload } => {
+                let mut room = self.scratch.map(buffers::Scratch::room);
+                let (tp, tl, dp, dl) = self.put_payload(payload, &mut room)?;
+                let done = i32::from(*done);
+                let args = (ticket.0, done, tp, tl, dp, dl);
+                self.answer.call(&mut self.store, args)
+            }
+            Response::Error(failure) => {
+                let (cp, cl) = self.put(failure.code.as_bytes())?;
+                let (dp, dl) = self.put(failure.desc.as_bytes())?;
+                let args = (ticket.0, failure.errno.get(), cp, cl, dp, dl);
+                self.error.call(&mut self.store, args)
+            }
+        };
         self.ended(began);
         result
     }

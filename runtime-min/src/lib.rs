@@ -67,7 +67,7 @@ use std::time::Instant;
 use othc::bundle::ImageJson;
 use othc::model::{EntryId, Model, ObjectDef, Seg, Verb};
 
-use abi::{Failure, RequestId, Ticket};
+use abi::{Failure, RequestId, Response, Ticket};
 pub use actors::ActorId;
 use actors::Actors;
 use host::{Call, Wasm};
@@ -238,6 +238,26 @@ struct Actor {
     pacing: Option<Ticket>,
 }
 
+impl Event {
+    fn answer(to: Sender, ticket: Ticket, done: bool, payload: Option<Payload>) -> Event {
+        let response = Response::Answer { done, payload };
+        Event::Respond {
+            to,
+            ticket,
+            response,
+        }
+    }
+
+    fn error(to: Sender, ticket: Ticket, failure: Failure) -> Event {
+        let response = Response::Error(failure);
+        Event::Respond {
+            to,
+            ticket,
+            response,
+        }
+    }
+}
+
 enum Event {
     Serve {
         to: ActorId,
@@ -246,16 +266,11 @@ enum Event {
         /// The serves entry the router matched.
         entry: EntryId,
     },
-    Answer {
+    /// An answer or failure on its way to the sender of request `ticket`.
+    Respond {
         to: Sender,
         ticket: Ticket,
-        done: bool,
-        payload: Option<Payload>,
-    },
-    Error {
-        to: Sender,
-        ticket: Ticket,
-        failure: Failure,
+        response: Response<Payload>,
     },
     Cancel {
         to: ActorId,

@@ -237,8 +237,7 @@ impl Runtime<'_> {
     /// fresh instance does not have).
     pub(crate) fn for_old_tickets(e: &Event, a: ActorId) -> bool {
         matches!(e,
-            Event::Answer { to: Sender::Instance(x), .. }
-            | Event::Error { to: Sender::Instance(x), .. } if *x == a)
+            Event::Respond { to: Sender::Instance(x), .. } if *x == a)
             || matches!(e, Event::Cancel { to, .. } if *to == a)
     }
 }

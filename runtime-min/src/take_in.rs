@@ -238,12 +238,8 @@ impl Runtime<'_> {
             return;
         };
         for (to, ticket, payload) in h.hand_out(limit) {
-            self.queue.push_back(Event::Answer {
-                to,
-                ticket,
-                done: false,
-                payload: Some(payload),
-            });
+            self.queue
+                .push_back(Event::answer(to, ticket, false, Some(payload)));
         }
     }
 
@@ -265,12 +261,7 @@ impl Runtime<'_> {
         for a in self.actors.iter_mut() {
             if let Body::Console(c) = &mut a.body {
                 for (to, ticket) in c.watchers.drain(..) {
-                    self.queue.push_back(Event::Answer {
-                        to,
-                        ticket,
-                        done: true,
-                        payload: None,
-                    });
+                    self.queue.push_back(Event::answer(to, ticket, true, None));
                 }
             }
         }
@@ -327,12 +318,12 @@ impl Runtime<'_> {
             })
             .collect();
         for (to, ticket) in watchers {
-            self.queue.push_back(Event::Answer {
+            self.queue.push_back(Event::answer(
                 to,
                 ticket,
-                done: false,
-                payload: Some(natives::text(line.clone())),
-            });
+                false,
+                Some(natives::text(line.clone())),
+            ));
         }
     }
 

@@ -5,7 +5,7 @@ use std::io::Write;
 use othc::namespace::path::text;
 
 use crate::ActorId;
-use crate::abi;
+use crate::abi::{self, Response};
 use crate::natives::http::Incoming;
 use crate::{Event, Payload, Runtime, Sender};
 
@@ -40,21 +40,20 @@ impl Runtime<'_> {
                 text(path),
                 carried(&req.payload)
             ),
-            Event::Answer {
+            Event::Respond {
                 to,
                 ticket,
-                done,
-                payload,
+                response: Response::Answer { done, payload },
             } => format!(
                 "{}:{ticket} <- {}{}",
                 self.who(*to),
                 if *done { "done" } else { "answer" },
                 carried(payload)
             ),
-            Event::Error {
+            Event::Respond {
                 to,
                 ticket,
-                failure,
+                response: Response::Error(failure),
             } => format!(
                 "{}:{ticket} <- error {} {}: {}",
                 self.who(*to),

@@ -95,11 +95,8 @@ impl Runtime<'_> {
                 let Some((_, s, _)) = self.settle(&to, id) else {
                     return;
                 };
-                self.queue.push_back(Event::Error {
-                    to: s.from,
-                    ticket: s.ticket,
-                    failure,
-                });
+                self.queue
+                    .push_back(Event::error(s.from, s.ticket, failure));
             }
             Wire::Taken { to, id, node } => {
                 let Some(a) = self.remote_index(&to) else {

@@ -9,7 +9,7 @@
 pub mod image;
 
 use crate::Payload;
-use crate::abi::{Failure, RequestId, Response, Ticket};
+use crate::abi::{RequestId, Response, Ticket};
 use crate::host::Wasm;
 use crate::limits::Limits;
 use crate::ticker::Ticker;
@@ -111,33 +111,14 @@ impl Probe {
         self.asked(r)
     }
 
-    /// Delivers an answer to its request `ticket`.
-    pub fn answer(
-        &mut self,
-        ticket: Ticket,
-        done: bool,
-        payload: &Option<Payload>,
-    ) -> Result<Vec<Call>, Stopped> {
-        let r = self.wasm.answer(ticket, done, payload);
-        self.asked(r)
-    }
-
-    /// Delivers an error for its request `ticket`.
-    pub fn error(&mut self, ticket: Ticket, failure: &Failure) -> Result<Vec<Call>, Stopped> {
-        let r = self.wasm.error(ticket, failure);
-        self.asked(r)
-    }
-
     /// Delivers `response` to its request `ticket`.
     pub fn respond(
         &mut self,
         ticket: Ticket,
         response: &Response<Payload>,
     ) -> Result<Vec<Call>, Stopped> {
-        match response {
-            Response::Answer { done, payload } => self.answer(ticket, *done, payload),
-            Response::Error(failure) => self.error(ticket, failure),
-        }
+        let r = self.wasm.respond(ticket, response);
+        self.asked(r)
     }
 
     /// Tells it its caller gave up on request `id`.

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use othc::model::{Seg, Verb};
 
 use crate::ActorId;
-use crate::abi::{Failure, RequestId, Ticket};
+use crate::abi::{RequestId, Response, Ticket};
 use crate::host::Wasm;
 use crate::natives::files::{Files, SLOW_DISK, Stream};
 use crate::natives::{self, Reply};
@@ -43,14 +43,9 @@ pub(crate) enum Delivery {
         path: String,
         payload: Option<Payload>,
     },
-    Answer {
+    Respond {
         ticket: Ticket,
-        done: bool,
-        payload: Option<Payload>,
-    },
-    Error {
-        ticket: Ticket,
-        failure: Failure,
+        response: Response<Payload>,
     },
     Cancel {
         id: RequestId,
@@ -67,12 +62,7 @@ impl Delivery {
                 path,
                 payload,
             } => w.serve(*id, verb.wire(), *flags, path, payload),
-            Delivery::Answer {
-                ticket,
-                done,
-                payload,
-            } => w.answer(*ticket, *done, payload),
-            Delivery::Error { ticket, failure } => w.error(*ticket, failure),
+            Delivery::Respond { ticket, response } => w.respond(*ticket, response),
             Delivery::Cancel { id } => w.cancel(*id),
         }
     }
@@ -382,7 +372,7 @@ impl Runtime<'_> {
                 // one to a request it is not serving.
                 self.actors[a].cancelled.remove(&id);
             }
-            Delivery::Answer { .. } | Delivery::Error { .. } => self.after_call(a, result),
+            Delivery::Respond { .. } => self.after_call(a, result),
         }
     }
 
