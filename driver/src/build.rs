@@ -26,6 +26,7 @@ use othc::check::{Implementation, Language, check_implementations, prebuilt_obje
 use othc::diagnostics::Diagnostics;
 use othc::loader::Loader;
 use othc::model::{FileIx, ObjectId};
+use othc::source::FileSpan;
 use write_whole::write_whole;
 
 pub struct Options {
@@ -316,18 +317,7 @@ fn finish(
         }
     };
     let path = opts.out.join(format!("{}.wasm", def.name));
-    if let Err(e) =
-        std::fs::create_dir_all(&opts.out).and_then(|_| write_whole(&path, &with_sections))
-    {
-        diags.report(BuildError::Io {
-            at,
-            verb: "write",
-            path: path.display().to_string(),
-            what: "its compiled module",
-            reason: e.to_string(),
-        });
-        return None;
-    }
+    write_module(&path, &with_sections, "its compiled module", at, diags)?;
     let from_cache = if cached {
         " (unchanged, from the cache)"
     } else {
@@ -378,17 +368,8 @@ fn copy_prebuilt(
         return None;
     }
     let path = opts.out.join(format!("{}.wasm", def.name));
-    if path != *from
-        && let Err(e) = std::fs::create_dir_all(&opts.out).and_then(|_| write_whole(&path, &bytes))
-    {
-        diags.report(BuildError::Io {
-            at,
-            verb: "write",
-            path: path.display().to_string(),
-            what: "its module",
-            reason: e.to_string(),
-        });
-        return None;
+    if path != *from {
+        write_module(&path, &bytes, "its module", at, diags)?;
     }
     Some(Built {
         object: o,
@@ -397,6 +378,29 @@ fn copy_prebuilt(
         path,
         cached: true,
     })
+}
+
+/// Writes a module into the build folder (made if need be), or says why
+/// it could not (`what` the module is, at the object's name).
+fn write_module(
+    path: &Path,
+    module: &[u8],
+    what: &'static str,
+    at: FileSpan,
+    diags: &mut Diagnostics,
+) -> Option<()> {
+    let made = path.parent().map_or(Ok(()), std::fs::create_dir_all);
+    if let Err(e) = made.and_then(|_| write_whole(path, module)) {
+        diags.report(BuildError::Io {
+            at,
+            verb: "write",
+            path: path.display().to_string(),
+            what,
+            reason: e.to_string(),
+        });
+        return None;
+    }
+    Some(())
 }
 
 /// The compiler's output for an implementation, from the cache when every

@@ -7,9 +7,8 @@
 //! meanwhile.
 
 use othc::model::Verb;
-use othc::namespace::path::parse_request;
 
-use crate::abi::{Errno, Failure, Response, Ticket, errno};
+use crate::abi::{Failure, Response, Ticket};
 use crate::view::Link;
 use crate::{Io, Limits, LoadError, Payload, Runtime, Sender, Serving};
 
@@ -151,18 +150,14 @@ impl<'a> ImageProbe<'a> {
     ) -> Outcome {
         self.next += 1;
         let k = self.next;
-        let refuse = |errno: Errno, desc: String| Outcome {
-            came: vec![Came::Error(Failure::runtime(errno, desc))],
-            stopped: Vec::new(),
-        };
-        let Some(segs) = parse_request(path) else {
-            return refuse(errno::INVALID, format!("malformed path `{path}`"));
-        };
-        let Some((to, there, readonly)) = crate::view::resolve(&self.exports, &segs) else {
-            return refuse(
-                errno::NOT_FOUND,
-                format!("the image exports nothing at {path}"),
-            );
+        let (to, there, readonly) = match crate::route::through_exports(&self.exports, path) {
+            Ok(resolved) => resolved,
+            Err(r) => {
+                return Outcome {
+                    came: vec![Came::Error(Failure::runtime(r.errno, r.desc))],
+                    stopped: Vec::new(),
+                };
+            }
         };
         let req = Serving::sent(Sender::Outside(k), Ticket(k as i32), verb, flags, payload);
         self.rt.deliver_checked(to, req, there, readonly);

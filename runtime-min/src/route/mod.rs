@@ -38,6 +38,19 @@ fn refuse(errno: Errno, desc: String) -> Refusal {
     Refusal { errno, desc }
 }
 
+/// Where `path`, sent from outside the image, reaches through its
+/// `exports`: the one reading of it for a live probe and a probe before
+/// anything runs.
+pub(crate) fn through_exports(exports: &[Link], path: &str) -> Result<view::Resolved, Refusal> {
+    let Some(segs) = othc::namespace::path::parse_request(path) else {
+        return Err(refuse(errno::INVALID, format!("malformed path `{path}`")));
+    };
+    view::resolve(exports, &segs).ok_or_else(|| {
+        let desc = format!("the image exports nothing at {path}");
+        refuse(errno::NOT_FOUND, desc)
+    })
+}
+
 /// What routing needs to know of an instance.
 pub struct Party<'a> {
     pub name: &'a str,

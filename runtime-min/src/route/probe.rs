@@ -100,17 +100,8 @@ pub fn probe(json: &ImageJson, model: &Model, from: &str, verb: Verb, path: &str
 pub fn probe_export(json: &ImageJson, model: &Model, verb: Verb, path: &str) -> Probed {
     let image = Image::new(json, model)?;
     let exports = image.links(&json.exports)?;
-    let Some(segs) = othc::namespace::path::parse_request(path) else {
-        return Ok(Err(Refusal {
-            errno: crate::abi::errno::INVALID,
-            desc: format!("malformed path `{path}`"),
-        }));
-    };
-    match crate::view::resolve(&exports, &segs) {
-        Some(resolved) => image.arrive(resolved, verb),
-        None => Ok(Err(Refusal {
-            errno: crate::abi::errno::NOT_FOUND,
-            desc: format!("the image exports nothing at {path}"),
-        })),
+    match super::through_exports(&exports, path) {
+        Ok(resolved) => image.arrive(resolved, verb),
+        Err(refusal) => Ok(Err(refusal)),
     }
 }
