@@ -163,15 +163,7 @@ fn objects_to_test(
     if let Some(want) = &args.object {
         objects.retain(|&o| model.object(o).name == *want);
         if objects.is_empty() {
-            eprintln!(
-                "error: `{}` declares no object `{want}` to test (its objects: {})",
-                args.file.display(),
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    othc::diagnostics::wording::quote_list(&names)
-                }
-            );
+            declares_no(args, "object", want, &names);
             return Err(EXIT_USAGE);
         }
     }
@@ -299,16 +291,20 @@ fn image_named(
         return Some(id);
     }
     let names: Vec<&str> = images.iter().map(|(_, n)| n.as_str()).collect();
-    eprintln!(
-        "error: `{}` declares no image `{want}` to test (its images: {})",
-        args.file.display(),
-        if names.is_empty() {
-            "none".to_string()
-        } else {
-            othc::diagnostics::wording::quote_list(&names)
-        }
-    );
+    declares_no(args, "image", want, &names);
     None
+}
+
+/// Says that the file declares no `kind` named `want` to test, and what it
+/// declares.
+fn declares_no(args: &TestArgs, kind: &str, want: &str, names: &[impl AsRef<str>]) {
+    let declared = if names.is_empty() {
+        "none".to_string()
+    } else {
+        othc::diagnostics::wording::quote_list(names)
+    };
+    let file = args.file.display();
+    eprintln!("error: `{file}` declares no {kind} `{want}` to test (its {kind}s: {declared})");
 }
 
 /// Why image `id`, whose exported entries are `entries` (`writes`: unsafe

@@ -341,19 +341,7 @@ const CONFIRM: Duration = Duration::from_secs(10);
 /// meanwhile. The server handles one connection's operations in order, so
 /// a message to ourselves that comes back is its word that it has.
 async fn confirmed(client: &async_nats::Client) -> Result<(), String> {
-    let probe = client.new_inbox();
-    let mut echo = client
-        .subscribe(probe.clone())
-        .await
-        .map_err(|e| format!("cannot subscribe: {e}"))?;
-    client
-        .publish(probe, Default::default())
-        .await
-        .map_err(|e| format!("cannot publish: {e}"))?;
-    client
-        .flush()
-        .await
-        .map_err(|e| format!("cannot reach NATS: {e}"))?;
+    let mut echo = ask(client, None, Vec::new()).await?;
     match tokio::time::timeout(CONFIRM, echo.next()).await {
         Ok(Some(_)) => {
             let _ = echo.unsubscribe().await;
@@ -364,6 +352,31 @@ async fn confirmed(client: &async_nats::Client) -> Result<(), String> {
             CONFIRM.as_secs()
         )),
     }
+}
+
+/// Publishes `payload` on `subject` (a fresh inbox's own, for `None`)
+/// with that inbox for the answers, and flushes: the inbox, subscribed
+/// before anything was sent, so no answer is missed.
+async fn ask(
+    client: &async_nats::Client,
+    subject: Option<String>,
+    payload: Vec<u8>,
+) -> Result<async_nats::Subscriber, String> {
+    let inbox = client.new_inbox();
+    let answers = client
+        .subscribe(inbox.clone())
+        .await
+        .map_err(|e| format!("cannot subscribe: {e}"))?;
+    let to = subject.unwrap_or_else(|| inbox.clone());
+    client
+        .publish_with_reply(to, inbox, payload.into())
+        .await
+        .map_err(|e| format!("cannot publish: {e}"))?;
+    client
+        .flush()
+        .await
+        .map_err(|e| format!("cannot reach NATS: {e}"))?;
+    Ok(answers)
 }
 
 /// Connects, and asks the nodes already running this image which bundle
@@ -394,23 +407,8 @@ async fn join(j: &Joining, _prefix: &str, deliver: Deliver) -> Result<async_nats
             hint.unwrap_or_default()
         )
     })?;
-    let inbox = client.new_inbox();
-    let mut answers = client
-        .subscribe(inbox.clone())
-        .await
-        .map_err(|e| format!("cannot subscribe: {e}"))?;
-    client
-        .publish_with_reply(
-            format!("oth.image.{}.join", j.image),
-            inbox,
-            j.hash.clone().into_bytes().into(),
-        )
-        .await
-        .map_err(|e| format!("cannot publish: {e}"))?;
-    client
-        .flush()
-        .await
-        .map_err(|e| format!("cannot reach NATS: {e}"))?;
+    let join = format!("oth.image.{}.join", j.image);
+    let mut answers = ask(&client, Some(join), j.hash.clone().into_bytes()).await?;
     joined.store(true, Ordering::SeqCst);
     // Whoever runs the image answers at once; what comes later is late.
     let deadline = tokio::time::sleep(Duration::from_millis(300));
