@@ -55,6 +55,13 @@ fn write_bindings(compiled: &othc::Compilation, args: &GenArgs) -> u8 {
         let module = compiled.front.program.module(*root);
         let text = &compiled.front.sources.get(module.file).text;
         let model = &compiled.checked.model;
+        let types = &compiled.checked.spans.types;
+        if let Some(e) = othc::backends::formats::not_generated(model, types, FileIx(root.0)) {
+            let mut diags = othc::Diagnostics::new();
+            diags.report(e);
+            super::check::print_diagnostics(&compiled.front.sources, &diags, &args.report);
+            return super::EXIT_ERRORS;
+        }
         let generated = match args.lang {
             Lang::As => assemblyscript::generate(model, FileIx(root.0), text),
             Lang::Rust => othc::backends::rust::generate(model, FileIx(root.0), text),

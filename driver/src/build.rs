@@ -170,6 +170,10 @@ enum Bindings {
     Edited(PathBuf),
     /// They could not be written (E0701).
     Unwritable(PathBuf, String),
+    /// They would hold a type of a format without generated codecs (E0707).
+    NotGenerated(othc::backends::errors::BindingsError),
+    /// Refused, and said so for an object before.
+    Refused,
 }
 
 /// The bindings beside `.oth` file `file`: written when missing, rewritten
@@ -177,6 +181,10 @@ enum Bindings {
 fn keep_bindings(c: &Compilation, file: u32, language: Language) -> Bindings {
     let module = &c.front.program.modules[file as usize];
     let text = &c.front.sources.get(module.file).text;
+    let types = &c.checked.spans.types;
+    if let Some(e) = othc::backends::formats::not_generated(&c.checked.model, types, FileIx(file)) {
+        return Bindings::NotGenerated(e);
+    }
     let generated = toolchains::of(language).bindings(&c.checked.model, FileIx(file), text);
     let dir = module
         .key
@@ -269,6 +277,12 @@ fn jobs(c: &Compilation, diags: &mut Diagnostics) -> Vec<(Implementation, String
                 bindings: bindings.display().to_string(),
                 source: module.key.display().to_string(),
             }),
+            // Said once for the file, whatever number of its objects.
+            Bindings::NotGenerated(e) => {
+                diags.report(e.clone());
+                *kept = Bindings::Refused;
+            }
+            Bindings::Refused => {}
             Bindings::Unwritable(bindings, reason) => diags.report(BuildError::Io {
                 at,
                 verb: "write",

@@ -101,6 +101,7 @@ codes! {
     E0704 = "E0704", "build-io", "a file the build writes or reads could not be";
     E0705 = "E0705", "rustc-failed", "the Rust compiler failed";
     E0706 = "E0706", "bad-asconfig", "an object's asconfig.json chooses its runtime in a way othc does not build";
+    E0707 = "E0707", "format-not-generated", "bindings would hold a message type of a format whose codecs othc does not generate yet";
     E0801 = "E0801", "malformed-placement", "a placement line that is not `image NAME` or `node NAME: INSTANCES`";
     E0802 = "E0802", "unknown-in-placement", "a placement names no image or no instance of its image";
     E0803 = "E0803", "placed-nowhere", "an instance of the image runs on no node";

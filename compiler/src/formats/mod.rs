@@ -2,8 +2,10 @@
 //! the format registered for its content type; the rest of the compiler talks
 //! to formats only through [`Format`] and [`SchemaBlock`].
 
-mod bson;
-mod bson_literal;
+mod bson_wire;
+mod declared;
+mod json_wire;
+mod literal;
 mod schema_errors;
 pub use schema_errors::SchemaError;
 mod value_errors;
@@ -150,7 +152,7 @@ pub struct Formats {
 impl Default for Formats {
     fn default() -> Formats {
         Formats {
-            list: vec![Box::new(bson::Bson)],
+            list: vec![Box::new(declared::BSON), Box::new(declared::JSON)],
         }
     }
 }

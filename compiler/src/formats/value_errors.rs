@@ -32,7 +32,11 @@ pub enum ValueError {
     /// E0601: a slot of a content type given something other than a string.
     NotAString { content_type: String, at: FileSpan },
     /// E0601: the encoder refused the value.
-    Unencodable { reason: String, at: FileSpan },
+    Unencodable {
+        format: &'static str,
+        reason: String,
+        at: FileSpan,
+    },
     /// E0602.
     MissingFields {
         message: String,
@@ -54,6 +58,8 @@ pub enum ValueError {
     },
     /// E0604: a number beyond what an `f32` holds (it would be infinity).
     F32OutOfRange { value: f64, at: FileSpan },
+    /// E0604: a float literal beyond `f64`'s range (it would be infinite).
+    F64OutOfRange { at: FileSpan },
     /// E0605.
     UnknownEnumValue {
         enum_: String,
@@ -129,9 +135,9 @@ impl ToDiagnostic for ValueError {
                 Label::at(*at, "expected a string"),
             )
             .with_help("write the payload's text in quotes"),
-            ValueError::Unencodable { reason, at } => Diagnostic::new(
+            ValueError::Unencodable { format, reason, at } => Diagnostic::new(
                 Code::E0601,
-                format!("this value cannot be encoded as BSON: {reason}"),
+                format!("this value cannot be encoded as `{format}`: {reason}"),
                 Label::at(*at, "cannot be encoded"),
             ),
             ValueError::MissingFields {
@@ -194,6 +200,12 @@ impl ToDiagnostic for ValueError {
                 Label::at(*at, format!("`f32` holds -{:e} to {:e}", f32::MAX, f32::MAX)),
             )
             .with_help("use `f64` in the schema, or a smaller value"),
+            ValueError::F64OutOfRange { at } => Diagnostic::new(
+                Code::E0604,
+                "this number is out of range for `f64`",
+                Label::at(*at, format!("`f64` holds -{:e} to {:e}", f64::MAX, f64::MAX)),
+            )
+            .with_help("write a smaller value: a larger one would be infinite"),
             ValueError::UnknownEnumValue {
                 enum_,
                 value,

@@ -81,6 +81,12 @@ pub fn string(s: &str) -> String {
 }
 
 pub(super) fn float(f: f64) -> String {
+    // A literal beyond f64's range read as infinite (the checker refuses
+    // it, E0604): printed as a literal that reads as infinite again, since
+    // `inf` is not one.
+    if f.is_infinite() {
+        return if f > 0.0 { "1.0e309" } else { "-1.0e309" }.into();
+    }
     let s = format!("{f:?}");
     // The lexer wants digits on both sides of the point: `1e300` → `1.0e300`.
     match s.find(['e', 'E']) {

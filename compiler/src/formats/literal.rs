@@ -1,9 +1,8 @@
-//! BSON literals: checking a value against its expected type (E06xx) and
-//! encoding it, with the `bson` crate, into the bytes the runtime will send
-//! (book: reference/wire.md: `$type` first, then fields in declaration order).
+//! Literals of message types (startup requests, slot values): checked
+//! against their type (E06xx) into a [`Checked`] value, the one reading of
+//! a literal every format encodes from (each format's wire rules are its
+//! own: `bson_wire`, `json_wire`).
 
-use bson::spec::BinarySubtype;
-use bson::{Binary, Bson, Document};
 use oth_syntax::Span;
 use oth_syntax::ast::{Key, Value, ValueKind};
 
@@ -13,33 +12,77 @@ use super::value_errors::ValueError;
 use crate::model::{FieldType, Scalar, TypeId, TypeKind};
 use crate::source::FileSpan;
 
-/// Checks a top-level literal of message type `ty` and encodes it.
-pub fn encode_payload(cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<Vec<u8>> {
-    let doc = match &value.kind {
+/// A format's wire: a checked message literal's bytes, or why it has none.
+pub type Encode = fn(&Checked) -> Result<Vec<u8>, String>;
+
+/// A literal as its type reads it: what a format encodes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Checked {
+    Bool(bool),
+    Str(String),
+    /// An integer of a 32-bit scalar (`i8` to `i32`, `u8`, `u16`).
+    Int32(i32),
+    /// An integer of `u32` or `i64`.
+    Int64(i64),
+    Double(f64),
+    /// An `f32`'s value: the `f32` nearest the literal.
+    Float(f32),
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    Time(i64),
+    Uuid([u8; 16]),
+    Bytes(Vec<u8>),
+    /// An enum's value, by name.
+    Enum(String),
+    List(Vec<Checked>),
+    /// A map from strings, in the literal's order.
+    Map(Vec<(String, Checked)>),
+    /// A message's given fields in declaration order; `type_name` when
+    /// it travels with its type (a payload's message, an `any` field's).
+    Message {
+        type_name: Option<String>,
+        fields: Vec<(String, Checked)>,
+    },
+}
+
+/// Checks a top-level literal of message type `ty` and encodes it with
+/// `encode`, the wire rules of `format`; an encoding that fails says why
+/// at the literal (E0601).
+pub fn encode_payload(
+    cx: &mut LiteralCx,
+    ty: TypeId,
+    value: &Value,
+    (format, encode): (&'static str, Encode),
+) -> Option<Vec<u8>> {
+    let checked = check_payload(cx, ty, value)?;
+    match encode(&checked) {
+        Ok(bytes) => Some(bytes),
+        Err(reason) => {
+            cx.diags.report(ValueError::Unencodable {
+                format,
+                reason,
+                at: at(cx, value.span),
+            });
+            None
+        }
+    }
+}
+
+/// Checks a top-level literal of message type `ty`: a message with its type.
+fn check_payload(cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<Checked> {
+    match &value.kind {
         ValueKind::Message(name, fields) => {
             let named = named_type(cx, name.name.as_str(), name.span)?;
             if cx.model.ty(named).name != cx.model.ty(ty).name {
                 wrong_message(cx, ty, &name.name, name.span);
                 return None;
             }
-            message(cx, ty, fields, value.span, true)?
+            message(cx, ty, fields, value.span, true)
         }
-        ValueKind::Error => return None,
+        ValueKind::Error => None,
         _ => {
             cx.diags.report(ValueError::NotAMessage {
                 expected: cx.model.ty(ty).name.clone(),
                 found: found(value),
-                at: at(cx, value.span),
-            });
-            return None;
-        }
-    };
-    let mut bytes = Vec::new();
-    match doc.to_writer(&mut bytes) {
-        Ok(()) => Some(bytes),
-        Err(e) => {
-            cx.diags.report(ValueError::Unencodable {
-                reason: e.to_string(),
                 at: at(cx, value.span),
             });
             None
@@ -93,7 +136,7 @@ fn message(
     fields: &[(Key, Value)],
     span: Span,
     with_type: bool,
-) -> Option<Document> {
+) -> Option<Checked> {
     let def = cx.model.ty(ty);
     let TypeKind::Message { fields: decl } = &def.kind else {
         return None;
@@ -142,10 +185,8 @@ fn message(
         });
         ok = false;
     }
-    let mut doc = Document::new();
-    if with_type {
-        doc.insert("$type", tname.clone());
-    }
+    let type_name = with_type.then(|| tname.clone());
+    let mut out = Vec::with_capacity(given.iter().flatten().count());
     let decl = decl.clone();
     for (f, g) in decl.iter().zip(given) {
         let Some((_, value)) = g else { continue };
@@ -163,17 +204,18 @@ fn message(
             continue;
         }
         match field(cx, &f.ty, value) {
-            Some(b) => {
-                doc.insert(f.name.clone(), b);
-            }
+            Some(b) => out.push((f.name.clone(), b)),
             None => ok = false,
         }
     }
-    ok.then_some(doc)
+    ok.then_some(Checked::Message {
+        type_name,
+        fields: out,
+    })
 }
 
 /// One value of field type `t`.
-fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
+fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Checked> {
     if matches!(v.kind, ValueKind::Error) {
         return None;
     }
@@ -192,13 +234,13 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
                     None => ok = false,
                 }
             }
-            ok.then_some(Bson::Array(out))
+            ok.then_some(Checked::List(out))
         }
         FieldType::Map(inner) => {
             let ValueKind::Map(entries) = &v.kind else {
                 return mismatch(cx, &format!("a map {}", describe(cx.model, t)), v);
             };
-            let mut doc = Document::new();
+            let mut out = Vec::with_capacity(entries.len());
             let mut seen: Vec<&Key> = Vec::new();
             let mut ok = true;
             for (k, val) in entries {
@@ -214,13 +256,11 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
                 }
                 seen.push(k);
                 match field(cx, inner, val) {
-                    Some(b) => {
-                        doc.insert(k.name.clone(), b);
-                    }
+                    Some(b) => out.push((k.name.clone(), b)),
                     None => ok = false,
                 }
             }
-            ok.then_some(Bson::Document(doc))
+            ok.then_some(Checked::Map(out))
         }
         FieldType::Named(id) => {
             let id = *id;
@@ -233,7 +273,7 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
                     };
                     if let Some(k) = names.iter().position(|n| n == s) {
                         cx.names.member_used(at(cx, v.span), id, k);
-                        return Some(Bson::String(s.clone()));
+                        return Some(Checked::Enum(s.clone()));
                     }
                     cx.diags.report(ValueError::UnknownEnumValue {
                         enum_: ename,
@@ -244,16 +284,14 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
                     None
                 }
                 TypeKind::Message { .. } => match &v.kind {
-                    ValueKind::Map(fields) => {
-                        message(cx, id, fields, v.span, false).map(Bson::Document)
-                    }
+                    ValueKind::Map(fields) => message(cx, id, fields, v.span, false),
                     ValueKind::Message(name, fields) => {
                         let named = named_type(cx, &name.name, name.span)?;
                         if cx.model.ty(named).name != cx.model.ty(id).name {
                             wrong_message(cx, id, &name.name, name.span);
                             return None;
                         }
-                        message(cx, id, fields, v.span, false).map(Bson::Document)
+                        message(cx, id, fields, v.span, false)
                     }
                     _ => {
                         let n = cx.model.ty(id).name.clone();
@@ -265,7 +303,7 @@ fn field(cx: &mut LiteralCx, t: &FieldType, v: &Value) -> Option<Bson> {
         FieldType::Any => match &v.kind {
             ValueKind::Message(name, fields) => {
                 let named = named_type(cx, &name.name, name.span)?;
-                message(cx, named, fields, v.span, true).map(Bson::Document)
+                message(cx, named, fields, v.span, true)
             }
             ValueKind::Map(_) => {
                 cx.diags
@@ -286,7 +324,7 @@ fn mismatch<T>(cx: &mut LiteralCx, expected: &str, v: &Value) -> Option<T> {
     None
 }
 
-fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
+fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Checked> {
     let want = match s {
         Scalar::Bool => "a boolean (`true` or `false`)",
         Scalar::String => "a string",
@@ -297,18 +335,25 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
         _ => "an integer",
     };
     match (s, &v.kind) {
-        (Scalar::Bool, ValueKind::Bool(b)) => Some(Bson::Boolean(*b)),
-        (Scalar::String, ValueKind::Str(t)) => Some(Bson::String(t.clone())),
+        (Scalar::Bool, ValueKind::Bool(b)) => Some(Checked::Bool(*b)),
+        (Scalar::String, ValueKind::Str(t)) => Some(Checked::Str(t.clone())),
         (Scalar::F32, ValueKind::Float(f)) => f32_value(cx, *f, v.span),
         (Scalar::F32, ValueKind::Int(i)) => f32_value(cx, *i as f64, v.span),
-        (Scalar::F64, ValueKind::Float(f)) => Some(Bson::Double(*f)),
-        (Scalar::F64, ValueKind::Int(i)) => Some(Bson::Double(*i as f64)),
+        (Scalar::F64, ValueKind::Float(f)) if !f.is_finite() => {
+            cx.diags
+                .report(ValueError::F64OutOfRange { at: at(cx, v.span) });
+            None
+        }
+        (Scalar::F64, ValueKind::Float(f)) => Some(Checked::Double(*f)),
+        (Scalar::F64, ValueKind::Int(i)) => Some(Checked::Double(*i as f64)),
         (Scalar::Time, ValueKind::Int(i)) => match i64::try_from(*i) {
-            Ok(ms) => Some(Bson::DateTime(bson::DateTime::from_millis(ms))),
+            Ok(ms) => Some(Checked::Time(ms)),
             Err(_) => out_of_range(cx, s, *i, v.span),
         },
+        // RFC 3339 read by the `bson` crate's parser (a reading, not an
+        // encoding: every format takes the same texts).
         (Scalar::Time, ValueKind::Str(t)) => match bson::DateTime::parse_rfc3339_str(t) {
-            Ok(d) => Some(Bson::DateTime(d)),
+            Ok(d) => Some(Checked::Time(d.timestamp_millis())),
             Err(_) => {
                 cx.diags.report(ValueError::NotATime {
                     text: t.clone(),
@@ -318,10 +363,7 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
             }
         },
         (Scalar::Uuid, ValueKind::Str(t)) => match bson::Uuid::parse_str(t) {
-            Ok(u) if is_hyphenated(t) => Some(Bson::Binary(Binary {
-                subtype: BinarySubtype::Uuid,
-                bytes: u.bytes().to_vec(),
-            })),
+            Ok(u) if is_hyphenated(t) => Some(Checked::Uuid(u.bytes())),
             _ => {
                 cx.diags.report(ValueError::NotAUuid {
                     text: t.clone(),
@@ -331,8 +373,8 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
             }
         },
         (Scalar::Bytes, ValueKind::Str(t)) => {
-            match Binary::from_base64(t.as_str(), BinarySubtype::Generic) {
-                Ok(b) => Some(Bson::Binary(b)),
+            match bson::Binary::from_base64(t.as_str(), bson::spec::BinarySubtype::Generic) {
+                Ok(b) => Some(Checked::Bytes(b.bytes)),
                 Err(_) => {
                     cx.diags
                         .report(ValueError::NotBase64 { at: at(cx, v.span) });
@@ -346,19 +388,19 @@ fn scalar(cx: &mut LiteralCx, s: Scalar, v: &Value) -> Option<Bson> {
                 return out_of_range(cx, s, *i, v.span);
             }
             match s {
-                Scalar::U32 | Scalar::I64 => Some(Bson::Int64(*i as i64)),
-                _ => Some(Bson::Int32(*i as i32)),
+                Scalar::U32 | Scalar::I64 => Some(Checked::Int64(*i as i64)),
+                _ => Some(Checked::Int32(*i as i32)),
             }
         }
         _ => mismatch(cx, want, v),
     }
 }
 
-/// An `f32` goes on the wire as a double holding the `f32` nearest the
-/// literal, the value the SDK's `f32` field holds and writes back: `0.1`
-/// is sent as 0.10000000149011612, not 0.1, so both sides make the same
-/// bytes. A number beyond `f32`'s range is refused, not made infinite.
-fn f32_value(cx: &mut LiteralCx, f: f64, span: Span) -> Option<Bson> {
+/// An `f32` literal is the `f32` nearest it, the value the SDK's `f32`
+/// field holds and writes back, so both sides make the same bytes (BSON
+/// sends `0.1` as the double 0.10000000149011612). A number beyond `f32`'s
+/// range is refused, not made infinite.
+fn f32_value(cx: &mut LiteralCx, f: f64, span: Span) -> Option<Checked> {
     let rounded = f as f32;
     if f.is_finite() && rounded.is_infinite() {
         cx.diags.report(ValueError::F32OutOfRange {
@@ -367,7 +409,7 @@ fn f32_value(cx: &mut LiteralCx, f: f64, span: Span) -> Option<Bson> {
         });
         return None;
     }
-    Some(Bson::Double(f64::from(rounded)))
+    Some(Checked::Float(rounded))
 }
 
 fn out_of_range<T>(cx: &mut LiteralCx, s: Scalar, i: i128, span: Span) -> Option<T> {

@@ -1,6 +1,9 @@
-//! The BSON format (`application/bson`): its block language is parsed by
-//! `oth_syntax::parse_bson`; this module resolves it into model types and
-//! compares declarations. Literals are in `bson_literal`.
+//! The formats whose types are declared in othismo's schema language (a
+//! `schemas CONTENT-TYPE { message ... enum ... }` block, parsed by
+//! `oth_syntax::parse_bson`): BSON and JSON. The language is one — this
+//! module resolves a block into model types and compares declarations for
+//! every such format —; what differs is the wire, each format's own
+//! encoding of a checked literal (`bson_wire`, `json_wire`).
 //!
 //! Codes: E0301, E0302, E0303, E0306, E0307, E0308, E0206 (a field naming an
 //! object), W0002.
@@ -9,6 +12,7 @@ use oth_syntax::Span;
 use oth_syntax::ast::Value;
 use oth_syntax::ast::bson::{Block, Decl, EnumValue, FieldItem, Type, TypeKind as SynType};
 
+use super::literal::Encode;
 use super::schema_errors::SchemaError;
 use super::{
     DeclaredType, Format, LiteralCx, LoweredType, SchemaBlock, TypeLookup, TypeNames,
@@ -20,14 +24,30 @@ use crate::model::{self, EnumValueDef, FieldDef, FieldType, Model, Scalar, TypeI
 use crate::name_errors::{NameError, Sought};
 use crate::source::{FileId, FileSpan};
 
-pub struct Bson;
+/// A format of the schema language: its media type and its wire.
+pub struct Declared {
+    content_type: &'static str,
+    encode: Encode,
+}
+
+/// `application/bson` (book: reference/wire.md).
+pub const BSON: Declared = Declared {
+    content_type: "application/bson",
+    encode: super::bson_wire::encode,
+};
+
+/// `application/json` (book: reference/json.md).
+pub const JSON: Declared = Declared {
+    content_type: "application/json",
+    encode: super::json_wire::encode,
+};
 
 #[derive(Debug)]
-pub struct BsonBlock {
+pub struct DeclaredBlock {
     pub ast: Block,
 }
 
-impl SchemaBlock for BsonBlock {
+impl SchemaBlock for DeclaredBlock {
     fn declared(&self) -> Vec<DeclaredType<'_>> {
         self.ast
             .decls
@@ -349,9 +369,9 @@ fn same_type(model: &Model, a: &FieldType, b: &FieldType) -> bool {
     }
 }
 
-impl Format for Bson {
+impl Format for Declared {
     fn content_type(&self) -> &'static str {
-        "application/bson"
+        self.content_type
     }
 
     fn parse_block(
@@ -365,7 +385,7 @@ impl Format for Bson {
         for e in &parsed.errors {
             diags.syntax(file, e);
         }
-        Box::new(BsonBlock { ast: parsed.tree })
+        Box::new(DeclaredBlock { ast: parsed.tree })
     }
 
     fn differences(&self, model: &Model, a: TypeId, b: TypeId) -> Vec<String> {
@@ -427,6 +447,6 @@ impl Format for Bson {
     }
 
     fn encode_message(&self, cx: &mut LiteralCx, ty: TypeId, value: &Value) -> Option<Vec<u8>> {
-        super::bson_literal::encode_payload(cx, ty, value)
+        super::literal::encode_payload(cx, ty, value, (self.content_type, self.encode))
     }
 }
