@@ -56,7 +56,12 @@ fn write_bindings(compiled: &othc::Compilation, args: &GenArgs) -> u8 {
         let text = &compiled.front.sources.get(module.file).text;
         let model = &compiled.checked.model;
         let types = &compiled.checked.spans.types;
-        if let Some(e) = othc::backends::formats::not_generated(model, types, FileIx(root.0)) {
+        let language = match args.lang {
+            Lang::As => othc::check::Language::AssemblyScript,
+            Lang::Rust => othc::check::Language::Rust,
+        };
+        let file = FileIx(root.0);
+        if let Some(e) = othc::backends::formats::not_generated(model, types, file, language) {
             let mut diags = othc::Diagnostics::new();
             diags.report(e);
             super::check::print_diagnostics(&compiled.front.sources, &diags, &args.report);

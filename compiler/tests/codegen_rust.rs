@@ -12,10 +12,12 @@ use std::process::Command;
 
 use othc::model::FileIx;
 
+/// The codegen fixtures, and those of formats only the Rust backend
+/// generates codecs for (`fixtures/codegen/json/`: JSON).
 fn fixtures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/codegen"))
-        .unwrap()
-        .flatten()
+    let mut v: Vec<PathBuf> = ["fixtures/codegen", "fixtures/codegen/json"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root().join(d)).unwrap().flatten())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "oth"))
         .collect();

@@ -182,7 +182,8 @@ fn keep_bindings(c: &Compilation, file: u32, language: Language) -> Bindings {
     let module = &c.front.program.modules[file as usize];
     let text = &c.front.sources.get(module.file).text;
     let types = &c.checked.spans.types;
-    if let Some(e) = othc::backends::formats::not_generated(&c.checked.model, types, FileIx(file)) {
+    let model = &c.checked.model;
+    if let Some(e) = othc::backends::formats::not_generated(model, types, FileIx(file), language) {
         return Bindings::NotGenerated(e);
     }
     let generated = toolchains::of(language).bindings(&c.checked.model, FileIx(file), text);

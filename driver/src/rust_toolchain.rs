@@ -21,6 +21,9 @@ pub const SDK_FILES: &[(&str, &str)] = &[
     ("src/lib.rs", include_str!("../../sdk/rust/src/lib.rs")),
     ("src/abi.rs", include_str!("../../sdk/rust/src/abi.rs")),
     ("src/bson.rs", include_str!("../../sdk/rust/src/bson.rs")),
+    ("src/field.rs", include_str!("../../sdk/rust/src/field.rs")),
+    ("src/json.rs", include_str!("../../sdk/rust/src/json.rs")),
+    ("src/text.rs", include_str!("../../sdk/rust/src/text.rs")),
     (
         "src/exports.rs",
         include_str!("../../sdk/rust/src/exports.rs"),

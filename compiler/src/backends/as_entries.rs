@@ -247,6 +247,10 @@ impl Syntax for As {
     fn is_of(&self, ct: &str) -> String {
         format!("p.isOf({})", string_literal(ct))
     }
+
+    fn media_type_is(&self, ct: &str) -> String {
+        format!("p.mediaType() == {}", string_literal(ct))
+    }
 }
 
 pub(super) fn client(model: &Model, n: &NeedBlock) -> ClientView {

@@ -253,6 +253,10 @@ impl Syntax for Rust {
     fn is_of(&self, ct: &str) -> String {
         format!("p.is_of({})", literal(ct))
     }
+
+    fn media_type_is(&self, ct: &str) -> String {
+        format!("p.media_type() == {}", literal(ct))
+    }
 }
 
 /// A method's body parameter, if it has one: owned for a server's

@@ -1,7 +1,9 @@
 //! Rust names and types for a schema's messages and enums, and their code:
-//! a struct per message with its BSON codec (`othismo::bson`, by the wire
-//! table), a Rust enum per enum, and `AnyMessage` for `any` fields: the
-//! file's messages, and any other kept whole.
+//! a struct per message with its codec (its fields in the crate's tree,
+//! `othismo::bson`, read by the rules of the payload's format; the payload
+//! in the message's format, BSON or JSON), a Rust enum per enum, and
+//! `AnyMessage` for `any` fields: the file's messages, and any other kept
+//! whole.
 
 use std::fmt::Write as _;
 
@@ -158,43 +160,72 @@ pub fn message(out: &mut String, model: &Model, t: TypeId) {
     let _ = writeln!(out, "        d\n    }}\n");
     let _ = writeln!(
         out,
-        "    /// Reads its fields from a document; fields it does not name are skipped.\n    pub fn from_document(d: &othismo::bson::Document) -> Result<{name}, othismo::bson::DecodeError> {{\n        Ok({name} {{"
+        "    /// Reads its fields from a document of `wire`; fields it does not name are skipped.\n    pub fn from_document(d: &othismo::bson::Document, wire: othismo::bson::Wire) -> Result<{name}, othismo::bson::DecodeError> {{\n        Ok({name} {{"
     );
     for f in fields {
         let how = if f.optional { "optional" } else { "required" };
         let _ = writeln!(
             out,
-            "            {}: othismo::bson::{how}(d, {})?,",
+            "            {}: othismo::bson::{how}(d, {}, wire)?,",
             snake(&f.name),
             literal(&f.name)
         );
     }
     let _ = writeln!(out, "        }})\n    }}\n");
-    let _ = writeln!(
-        out,
-        "    /// A payload of it: a BSON document, `$type` first.\n    pub fn to_payload(&self) -> othismo::Payload {{\n        let mut d = othismo::bson::Document::new();\n        d.push(\"$type\", othismo::bson::Value::String(Self::TYPE.to_string()));\n        d.fields.extend(self.to_document().fields);\n        othismo::Payload::new({}, d.encode())\n    }}\n",
-        literal(&def.format)
-    );
-    let _ = writeln!(
-        out,
-        "    /// The message a payload holds: `None` when it is not a `{}`.\n    pub fn from_payload(p: &othismo::Payload) -> Option<{name}> {{\n        let (t, d) = othismo::bson::typed(&p.data).ok()?;\n        if t != Self::TYPE {{\n            return None;\n        }}\n        {name}::from_document(&d).ok()\n    }}\n}}\n",
-        def.name
-    );
+    payload_codec(out, &name, &def.name, &def.format);
     codec(
         out,
         &name,
         "othismo::bson::Value::Document(self.to_document())",
         &format!(
-            "match v {{\n            othismo::bson::Value::Document(d) => {name}::from_document(d),\n            _ => Err(othismo::bson::DecodeError(\"expected a document\".to_string())),\n        }}"
+            "match v {{\n            othismo::bson::Value::Document(d) => {name}::from_document(d, wire),\n            _ => Err(othismo::bson::DecodeError(\"expected a document\".to_string())),\n        }}"
         ),
     );
+}
+
+/// A message's payload in its format: `to_payload` (`$type` first), and
+/// `from_payload` (`None` when the payload holds no `type_name`); a JSON
+/// message also has `from_body`, which reads a body without `$type` as
+/// this type (what a browser's `fetch` sends to an entry taking it alone).
+fn payload_codec(out: &mut String, name: &str, type_name: &str, format: &str) {
+    let json = format.eq_ignore_ascii_case("application/json");
+    let (encode, typed, wire) = if json {
+        (
+            "othismo::json::encode_document(&d)",
+            "othismo::json::typed",
+            "Json",
+        )
+    } else {
+        ("d.encode()", "othismo::bson::typed", "Bson")
+    };
+    let _ = writeln!(
+        out,
+        "    /// A payload of it (`{format}`), `$type` first.\n    pub fn to_payload(&self) -> othismo::Payload {{\n        let mut d = othismo::bson::Document::new();\n        d.push(\"$type\", othismo::bson::Value::String(Self::TYPE.to_string()));\n        d.fields.extend(self.to_document().fields);\n        othismo::Payload::new({}, {encode})\n    }}\n",
+        literal(format)
+    );
+    let named = if json {
+        "t.as_deref() != Some(Self::TYPE)"
+    } else {
+        "t != Self::TYPE"
+    };
+    let _ = writeln!(
+        out,
+        "    /// The message a payload holds: `None` when it is not a `{type_name}`.\n    pub fn from_payload(p: &othismo::Payload) -> Option<{name}> {{\n        let (t, d) = {typed}(&p.data).ok()?;\n        if {named} {{\n            return None;\n        }}\n        {name}::from_document(&d, othismo::bson::Wire::{wire}).ok()\n    }}"
+    );
+    if json {
+        let _ = writeln!(
+            out,
+            "\n    /// The message a request's body holds: as `from_payload`, but a body\n    /// without `$type` is read as a `{type_name}`.\n    pub fn from_body(p: &othismo::Payload) -> Option<{name}> {{\n        let (t, d) = {typed}(&p.data).ok()?;\n        if t.map_or(false, |t| t != Self::TYPE) {{\n            return None;\n        }}\n        {name}::from_document(&d, othismo::bson::Wire::{wire}).ok()\n    }}"
+        );
+    }
+    let _ = writeln!(out, "}}\n");
 }
 
 /// `Field` and `NotByte` for a generated type.
 fn codec(out: &mut String, name: &str, to: &str, from: &str) {
     let _ = writeln!(
         out,
-        "impl othismo::bson::Field for {name} {{\n    fn to_value(&self) -> othismo::bson::Value {{\n        {to}\n    }}\n\n    fn from_value(v: &othismo::bson::Value) -> Result<Self, othismo::bson::DecodeError> {{\n        {from}\n    }}\n}}\n\nimpl othismo::bson::NotByte for {name} {{}}\n"
+        "impl othismo::bson::Field for {name} {{\n    fn to_value(&self) -> othismo::bson::Value {{\n        {to}\n    }}\n\n    fn from_value(v: &othismo::bson::Value, wire: othismo::bson::Wire) -> Result<Self, othismo::bson::DecodeError> {{\n        {from}\n    }}\n}}\n\nimpl othismo::bson::NotByte for {name} {{}}\n"
     );
 }
 
@@ -287,7 +318,7 @@ pub fn any_message(out: &mut String, model: &Model, messages: &[TypeId]) {
         let n = type_name(&model.ty(t).name);
         let _ = writeln!(
             from,
-            "            {} => {n}::from_document(d).map(|m| AnyMessage::{n}(Box::new(m))),",
+            "            {} => {n}::from_document(d, wire).map(|m| AnyMessage::{n}(Box::new(m))),",
             literal(&model.ty(t).name)
         );
     }

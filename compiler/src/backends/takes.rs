@@ -22,6 +22,9 @@ pub(crate) trait Syntax {
     fn refuse(&self, r: &Refusal) -> String;
     /// The test that the payload `p` is of content type `ct`.
     fn is_of(&self, ct: &str) -> String;
+    /// The test that the payload `p`'s media type is exactly `ct` (a
+    /// format's: what its messages are read from).
+    fn media_type_is(&self, ct: &str) -> String;
 }
 
 /// One shape of `Request`, for a template to test: exactly one flag is
@@ -42,6 +45,14 @@ pub(crate) struct TakesView {
     content_type: String,
     /// `message`: its type.
     ty: String,
+    /// `message`, `messages`: the test that the payload is of the format
+    /// (of one of the formats) of the message types the entry takes.
+    format_test: String,
+    /// `message`: the function reading its type from the payload:
+    /// `fromPayload` (the payload names its type), or for JSON `fromBody`
+    /// (a body without `$type` is read as the one type the entry takes,
+    /// as a browser's `fetch` sends it).
+    read: String,
     /// `messages`: each type with its method.
     arms: Vec<Arm>,
     /// `any`: the test that the payload is of a type the entry takes.
@@ -81,6 +92,8 @@ pub(crate) fn takes(
         args: args.join(", "),
         content_type: String::new(),
         ty: String::new(),
+        format_test: String::new(),
+        read: String::new(),
         arms: Vec::new(),
         test: String::new(),
         wrong: syntax.refuse(&kind.wrong_type(model)),
@@ -98,9 +111,16 @@ pub(crate) fn takes(
         Request::Message(id) => {
             view.message = true;
             view.ty = ty(id);
+            view.format_test = format_test(model, std::slice::from_ref(id), syntax);
+            let typeless = model
+                .ty(*id)
+                .format
+                .eq_ignore_ascii_case("application/json");
+            view.read = syntax.method(if typeless { "fromBody" } else { "fromPayload" });
         }
         Request::Messages(ids) => {
             view.messages = true;
+            view.format_test = format_test(model, ids, syntax);
             view.arms = names
                 .iter()
                 .zip(ids)
@@ -120,4 +140,18 @@ pub(crate) fn takes(
         }
     }
     view
+}
+
+/// The test that a payload is of the format of one of `types`.
+fn format_test(model: &Model, types: &[TypeId], syntax: &dyn Syntax) -> String {
+    let mut formats: Vec<String> = types
+        .iter()
+        .map(|t| model.ty(*t).format.to_ascii_lowercase())
+        .collect();
+    formats.sort();
+    formats.dedup();
+    (formats.iter())
+        .map(|f| syntax.media_type_is(f))
+        .collect::<Vec<_>>()
+        .join(" || ")
 }

@@ -38,6 +38,16 @@ pub enum Language {
     Rust,
 }
 
+impl Language {
+    /// Its name, as messages say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::AssemblyScript => "AssemblyScript",
+            Language::Rust => "Rust",
+        }
+    }
+}
+
 /// An object to build, and its implementation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Implementation {

@@ -35,7 +35,15 @@ impl Verb {
 #[link(wasm_import_module = "othismo")]
 extern "C" {
     #[link_name = "request"]
-    fn host_request(verb: i32, pp: *const u8, pl: i32, tp: *const u8, tl: i32, dp: *const u8, dl: i32) -> i32;
+    fn host_request(
+        verb: i32,
+        pp: *const u8,
+        pl: i32,
+        tp: *const u8,
+        tl: i32,
+        dp: *const u8,
+        dl: i32,
+    ) -> i32;
     #[link_name = "cancel"]
     fn host_cancel(ticket: i32);
     #[link_name = "answer"]
@@ -56,7 +64,15 @@ extern "C" {
 // is a bug, and says so.
 #[cfg(not(target_arch = "wasm32"))]
 mod off_wasm {
-    pub unsafe fn host_request(_: i32, _: *const u8, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) -> i32 {
+    pub unsafe fn host_request(
+        _: i32,
+        _: *const u8,
+        _: i32,
+        _: *const u8,
+        _: i32,
+        _: *const u8,
+        _: i32,
+    ) -> i32 {
         panic!("the host ABI exists only in a wasm32 module")
     }
     pub unsafe fn host_cancel(_: i32) {}
@@ -90,7 +106,17 @@ fn parts(p: Option<&Payload>) -> (*const u8, i32, *const u8, i32) {
 
 pub(crate) fn request(verb: Verb, path: &str, payload: Option<&Payload>) -> i32 {
     let (tp, tl, dp, dl) = parts(payload);
-    unsafe { host_request(verb as i32, path.as_ptr(), path.len() as i32, tp, tl, dp, dl) }
+    unsafe {
+        host_request(
+            verb as i32,
+            path.as_ptr(),
+            path.len() as i32,
+            tp,
+            tl,
+            dp,
+            dl,
+        )
+    }
 }
 
 pub(crate) fn cancel(ticket: i32) {
@@ -123,7 +149,15 @@ pub(crate) fn forward(id: i32, path: &str) {
 /// Makes `existing` (a path of this object's view) visible at `at` too:
 /// 0, or the errno of why not.
 pub fn bind(at: &str, existing: &str, flags: i32) -> i32 {
-    unsafe { host_bind(at.as_ptr(), at.len() as i32, existing.as_ptr(), existing.len() as i32, flags) }
+    unsafe {
+        host_bind(
+            at.as_ptr(),
+            at.len() as i32,
+            existing.as_ptr(),
+            existing.len() as i32,
+            flags,
+        )
+    }
 }
 
 /// Removes the link at exactly `path` of this object's view: 0, or the
@@ -135,5 +169,13 @@ pub fn unmount(path: &str) -> i32 {
 /// Serves `view` (a path of this object's view) at `at` of its served
 /// tree: 0, or the errno of why not.
 pub fn expose(at: &str, view: &str, flags: i32) -> i32 {
-    unsafe { host_expose(at.as_ptr(), at.len() as i32, view.as_ptr(), view.len() as i32, flags) }
+    unsafe {
+        host_expose(
+            at.as_ptr(),
+            at.len() as i32,
+            view.as_ptr(),
+            view.len() as i32,
+            flags,
+        )
+    }
 }

@@ -50,7 +50,17 @@ pub extern "C" fn othismo_start() {
 
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn othismo_serve(id: i32, verb: i32, flags: i32, pp: *mut u8, pl: i32, tp: *mut u8, tl: i32, dp: *mut u8, dl: i32) {
+pub extern "C" fn othismo_serve(
+    id: i32,
+    verb: i32,
+    flags: i32,
+    pp: *mut u8,
+    pl: i32,
+    tp: *mut u8,
+    tl: i32,
+    dp: *mut u8,
+    dl: i32,
+) {
     let path = text(pp, pl);
     let payload = payload(tp, tl, dp, dl);
     let verb = Verb::from_wire(verb).unwrap_or(Verb::Read);
@@ -58,16 +68,42 @@ pub extern "C" fn othismo_serve(id: i32, verb: i32, flags: i32, pp: *mut u8, pl:
 }
 
 #[no_mangle]
-pub extern "C" fn othismo_answer(ticket: i32, done: i32, tp: *mut u8, tl: i32, dp: *mut u8, dl: i32) {
+pub extern "C" fn othismo_answer(
+    ticket: i32,
+    done: i32,
+    tp: *mut u8,
+    tl: i32,
+    dp: *mut u8,
+    dl: i32,
+) {
     let payload = payload(tp, tl, dp, dl);
-    request::deliver(ticket, request::Answer::Payload { payload, done: done != 0 });
+    request::deliver(
+        ticket,
+        request::Answer::Payload {
+            payload,
+            done: done != 0,
+        },
+    );
 }
 
 #[no_mangle]
-pub extern "C" fn othismo_error(ticket: i32, errno: i32, cp: *mut u8, cl: i32, dp: *mut u8, dl: i32) {
+pub extern "C" fn othismo_error(
+    ticket: i32,
+    errno: i32,
+    cp: *mut u8,
+    cl: i32,
+    dp: *mut u8,
+    dl: i32,
+) {
     let code = text(cp, cl);
     let desc = text(dp, dl);
-    request::deliver(ticket, request::Answer::Error { status: Status::of(errno, &code), desc });
+    request::deliver(
+        ticket,
+        request::Answer::Error {
+            status: Status::of(errno, &code),
+            desc,
+        },
+    );
 }
 
 #[no_mangle]

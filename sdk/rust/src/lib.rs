@@ -1,7 +1,8 @@
 //! `othismo`: the module side of the Othismo host ABI (book: reference/wire.md),
 //! for objects written in Rust. The bindings `othc gen --lang rust` writes
 //! stand on it: a trait per object for what it serves, a client per need,
-//! and the messages with their BSON codec (`bson`).
+//! and the messages with their codecs: the tree both formats are read
+//! into (`bson`), its fields (`bson::Field`), and JSON's text (`json`).
 //!
 //! An object is a [`Server`]; [`main!`] makes the module's start function
 //! run it:
@@ -19,10 +20,13 @@
 mod abi;
 pub mod bson;
 mod exports;
+mod field;
+pub mod json;
 mod payload;
 mod request;
 mod server;
 mod stat;
+pub mod text;
 
 pub use abi::{bind, expose, unmount, Verb};
 pub use payload::{Payload, Status};

@@ -33,7 +33,12 @@ impl Payload {
     /// Whether it is of content type `ct` (`text/*` and `*/*` cover a family).
     pub fn is_of(&self, ct: &str) -> bool {
         let mine = self.media_type();
-        let want = ct.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        let want = ct
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
         if want == "*/*" {
             return true;
         }

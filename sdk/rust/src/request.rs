@@ -12,7 +12,10 @@ use crate::payload::{Payload, Status};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
     /// An answer; `done` on the last.
-    Payload { payload: Option<Payload>, done: bool },
+    Payload {
+        payload: Option<Payload>,
+        done: bool,
+    },
     /// The last answer: an error.
     Error { status: Status, desc: String },
 }
@@ -61,7 +64,13 @@ pub struct Request {
 }
 
 impl Request {
-    pub(crate) fn new(id: i32, verb: Verb, flags: i32, path: String, payload: Option<Payload>) -> Request {
+    pub(crate) fn new(
+        id: i32,
+        verb: Verb,
+        flags: i32,
+        path: String,
+        payload: Option<Payload>,
+    ) -> Request {
         Request {
             id,
             verb,
@@ -148,7 +157,12 @@ impl Ticket {
 
 /// Sends `verb path` (a path of this object's view) with `payload`; each
 /// answer goes to `on`, until the last.
-pub fn send(verb: Verb, path: &str, payload: Option<&Payload>, on: impl FnMut(Answer) + 'static) -> Ticket {
+pub fn send(
+    verb: Verb,
+    path: &str,
+    payload: Option<&Payload>,
+    on: impl FnMut(Answer) + 'static,
+) -> Ticket {
     let ticket = abi::request(verb, path, payload);
     PENDING.with(|p| p.borrow_mut().insert(ticket, Some(Box::new(on))));
     Ticket(ticket)
