@@ -24,23 +24,7 @@ fn ready() -> bool {
 
 /// A copy of `dir` (sub-folders too) under the test's scratch space.
 fn copy_of(dir: &str, name: &str) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap().flatten() {
-            let (p, n) = (e.path(), e.file_name());
-            if n == "build" || n == "target" || n == "Cargo.lock" {
-                continue;
-            }
-            if p.is_dir() {
-                copy(&p, &to.join(&n));
-            } else {
-                std::fs::copy(&p, to.join(&n)).unwrap();
-            }
-        }
-    }
-    let to = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), name);
-    copy(&root().join(dir), &to);
-    to
+    test_support::copy_of_dir(&root().join(dir), env!("CARGO_TARGET_TMPDIR"), name)
 }
 
 fn othc(args: &[&str], input: &str) -> Output {

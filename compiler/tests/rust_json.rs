@@ -254,7 +254,7 @@ for line in sys.stdin.buffer.read().split(b"\n")[:-1]:
 
 /// Spaces, tabs and newlines, or nothing.
 fn space(r: &mut Rng) -> &'static str {
-    *r.pick(&[&"", &"", &" ", &"\n  ", &"\t", &"\r\n"])
+    r.pick(&["", "", " ", "\n  ", "\t", "\r\n"])
 }
 
 /// `v` written with its object keys in a random order and random

@@ -1,10 +1,13 @@
 //! Whether a payload is what a header declares: its content type covered
-//! by the declared one, and a message a BSON document of the declared
-//! `$type` whose fields are what its schema says (by the wire table:
-//! fields no schema names are skipped, as readers skip them).
+//! by the declared one, and a message a document of its format with the
+//! declared `$type` whose fields are what its schema says (by the wire
+//! table of its format: fields no schema names are skipped, as readers
+//! skip them; JSON's numbers and texts read by the field's type).
 
 use bson::spec::BinarySubtype;
 use bson::{Bson, Document};
+
+use crate::formats::Wire;
 use othc::check::matching::content_covers;
 use othc::model::{ContentType, FieldType, Model, PayloadType, Scalar, TypeId, TypeKind};
 use othismo_runtime::Payload;
@@ -20,13 +23,14 @@ pub fn mismatch(model: &Model, ty: &PayloadType, p: &Payload) -> Option<String> 
         }
         PayloadType::Message(t) => {
             let actual = ContentType::parse(&p.content_type);
-            let bson = ContentType::parse(&model.ty(*t).format);
-            if !content_covers(&bson, &actual) {
+            let format = ContentType::parse(&model.ty(*t).format);
+            if !content_covers(&format, &actual) {
                 return Some(format!("its content type is `{}`", p.content_type));
             }
-            let d = match Document::from_reader(p.data.as_slice()) {
+            let wire = Wire::of(&model.ty(*t).format);
+            let d = match wire.decode(&p.data) {
                 Ok(d) => d,
-                Err(e) => return Some(format!("it is not a BSON document ({e})")),
+                Err(why) => return Some(why),
             };
             let name = &model.ty(*t).name;
             match d.get_str("$type") {
@@ -34,7 +38,7 @@ pub fn mismatch(model: &Model, ty: &PayloadType, p: &Payload) -> Option<String> 
                 Ok(n) => return Some(format!("it is a `{n}`")),
                 Err(_) => return Some("its document has no `$type`".into()),
             }
-            fields(model, *t, &d, name)
+            fields(model, *t, &d, name, wire)
         }
     }
 }
@@ -53,7 +57,7 @@ pub fn mismatch_any(model: &Model, tys: &[PayloadType], p: &Payload) -> Option<S
     first.or_else(|| Some("the entry takes no payload".into()))
 }
 
-fn fields(model: &Model, t: TypeId, d: &Document, at: &str) -> Option<String> {
+fn fields(model: &Model, t: TypeId, d: &Document, at: &str, wire: Wire) -> Option<String> {
     let TypeKind::Message { fields } = &model.ty(t).kind else {
         return None;
     };
@@ -63,7 +67,7 @@ fn fields(model: &Model, t: TypeId, d: &Document, at: &str) -> Option<String> {
             None | Some(Bson::Null) if f.optional => {}
             None | Some(Bson::Null) => return Some(format!("`{here}` is missing")),
             Some(v) => {
-                if let Some(why) = field(model, &f.ty, v, &here) {
+                if let Some(why) = field(model, &f.ty, v, &here, wire) {
                     return Some(why);
                 }
             }
@@ -72,16 +76,16 @@ fn fields(model: &Model, t: TypeId, d: &Document, at: &str) -> Option<String> {
     None
 }
 
-fn field(model: &Model, ty: &FieldType, v: &Bson, at: &str) -> Option<String> {
+fn field(model: &Model, ty: &FieldType, v: &Bson, at: &str, wire: Wire) -> Option<String> {
     let wrong = |want: &str| Some(format!("`{at}` is {}, not {want}", kind(v)));
     match ty {
         FieldType::Unknown => None,
-        FieldType::Scalar(s) => scalar(*s, v, at),
+        FieldType::Scalar(s) => scalar(*s, v, at, wire),
         FieldType::Named(t) => match (&model.ty(*t).kind, v) {
             (TypeKind::Enum { values }, Bson::String(s)) => (!values.iter().any(|x| x.name == *s))
                 .then(|| format!("`{at}` is `{s}`, no value of `{}`", model.ty(*t).name)),
             (TypeKind::Enum { .. }, _) => wrong("an enum's name (a string)"),
-            (TypeKind::Message { .. }, Bson::Document(d)) => fields(model, *t, d, at),
+            (TypeKind::Message { .. }, Bson::Document(d)) => fields(model, *t, d, at, wire),
             (TypeKind::Message { .. }, _) => wrong("a document"),
         },
         FieldType::Any => match v {
@@ -91,7 +95,7 @@ fn field(model: &Model, ty: &FieldType, v: &Bson, at: &str) -> Option<String> {
                         .map(|i| TypeId(i as u32))
                         .find(|t| model.ty(*t).name == name);
                     // A type this header does not know is passed on whole.
-                    t.and_then(|t| fields(model, t, d, at))
+                    t.and_then(|t| fields(model, t, d, at, wire))
                 }
                 Err(_) => Some(format!("`{at}` (any) has no `$type`")),
             },
@@ -101,20 +105,28 @@ fn field(model: &Model, ty: &FieldType, v: &Bson, at: &str) -> Option<String> {
             Bson::Array(items) => items
                 .iter()
                 .enumerate()
-                .find_map(|(k, x)| field(model, inner, x, &format!("{at}[{k}]"))),
+                .find_map(|(k, x)| field(model, inner, x, &format!("{at}[{k}]"), wire)),
             _ => wrong("an array"),
         },
         FieldType::Map(inner) => match v {
             Bson::Document(d) => d
                 .iter()
-                .find_map(|(k, x)| field(model, inner, x, &format!("{at}[{k:?}]"))),
+                .find_map(|(k, x)| field(model, inner, x, &format!("{at}[{k:?}]"), wire)),
             _ => wrong("a document"),
         },
     }
 }
 
-fn scalar(s: Scalar, v: &Bson, at: &str) -> Option<String> {
+fn scalar(s: Scalar, v: &Bson, at: &str, wire: Wire) -> Option<String> {
     let ok = match (s, v) {
+        // JSON's texts and numbers, read by the field's type.
+        (Scalar::Time, Bson::String(t)) if wire == Wire::Json => othismo::text::time(t).is_ok(),
+        (Scalar::Uuid, Bson::String(t)) if wire == Wire::Json => othismo::text::uuid(t).is_ok(),
+        (Scalar::Bytes, Bson::String(t)) if wire == Wire::Json => {
+            othismo::text::from_base64(t).is_ok()
+        }
+        (Scalar::F32 | Scalar::F64, Bson::Int64(_)) if wire == Wire::Json => true,
+        (_, Bson::Int64(n)) if wire == Wire::Json => in_range(s, i128::from(*n)),
         (Scalar::Bool, Bson::Boolean(_)) => true,
         (Scalar::String, Bson::String(_)) => true,
         (Scalar::Bytes, Bson::Binary(b)) => b.subtype == BinarySubtype::Generic,

@@ -8,6 +8,8 @@
 use std::sync::Arc;
 
 use bson::Bson;
+
+use crate::formats::Wire;
 use othc::model::{EntryId, Model, ObjectDef, PathPattern, PayloadType, Seg, TypeKind};
 use othc::namespace::path::parse_request;
 use othc::namespace::route::{Route, select};
@@ -202,7 +204,7 @@ pub fn of_type(model: &Model, ty: &PayloadType, c: &mut Choices) -> Payload {
     match ty {
         PayloadType::Message(t) => Payload {
             content_type: Arc::from(model.ty(*t).format.as_ref()),
-            data: values::encode(&values::message(model, *t, c)),
+            data: Wire::of(&model.ty(*t).format).encode(&values::message(model, *t, c)),
         },
         PayloadType::Content(ct) => {
             let concrete = concrete(ct, c);
@@ -266,16 +268,16 @@ fn not_taken(model: &Model, types: &[PayloadType], c: &mut Choices) -> (Option<P
         return (None, "no payload, where the entry takes one".into());
     }
     if choice == 1 && !messages.is_empty() {
-        // A BSON document cut short.
+        // A document cut short.
         let m = messages[c.below(messages.len() as u64) as usize];
-        let mut data = values::encode(&values::message(model, m, c));
+        let mut data = Wire::of(&model.ty(m).format).encode(&values::message(model, m, c));
         let cut = 1 + c.below(data.len().max(2) as u64 - 1) as usize;
         data.truncate(cut.min(data.len().saturating_sub(1)).max(1));
         let p = Payload {
             content_type: Arc::from(model.ty(m).format.as_ref()),
             data,
         };
-        return (Some(p), "a BSON document cut short".into());
+        return (Some(p), "a document cut short".into());
     }
     if choice == 2
         && let Some(&m) = messages.first()
@@ -295,7 +297,7 @@ fn not_taken(model: &Model, types: &[PayloadType], c: &mut Choices) -> (Option<P
         let name = doc.get_str("$type").unwrap_or_default().to_string();
         let p = Payload {
             content_type: Arc::from(model.ty(m).format.as_ref()),
-            data: values::encode(&doc),
+            data: Wire::of(&model.ty(m).format).encode(&doc),
         };
         return (
             Some(p),

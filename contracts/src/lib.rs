@@ -21,6 +21,7 @@ pub mod choices;
 pub mod conform;
 pub mod explore;
 pub mod findings;
+pub mod formats;
 pub mod image;
 pub mod inputs;
 pub mod judge;

@@ -34,7 +34,7 @@ const MAIN: &str = r#"
 mod everything;
 
 use std::io::{Read, Write};
-use othismo::bson::{Document, Field, Value};
+use othismo::bson::{Document, Field, Value, Wire};
 
 fn main() {
     let mut input = Vec::new();
@@ -47,7 +47,7 @@ fn main() {
         let len = u32::from_le_bytes(n) as usize;
         let bytes = &input[at + 4..at + 4 + len];
         at += 4 + len;
-        let read = Document::decode(bytes).and_then(|d| everything::AnyMessage::from_value(&Value::Document(d)));
+        let read = Document::decode(bytes).and_then(|d| everything::AnyMessage::from_value(&Value::Document(d), Wire::Bson));
         match read {
             Ok(m) => {
                 let back = match m.to_value() {

@@ -24,6 +24,7 @@ pub const SDK_FILES: &[(&str, &str)] = &[
     ("src/field.rs", include_str!("../../sdk/rust/src/field.rs")),
     ("src/json.rs", include_str!("../../sdk/rust/src/json.rs")),
     ("src/text.rs", include_str!("../../sdk/rust/src/text.rs")),
+    ("src/tree.rs", include_str!("../../sdk/rust/src/tree.rs")),
     (
         "src/exports.rs",
         include_str!("../../sdk/rust/src/exports.rs"),

@@ -418,17 +418,32 @@ pub fn ensure_debian_package(
     })
 }
 
+/// A fresh copy of folder `dir` (sub-folders too) under `base`, named
+/// `name`: a fixture a test may build in.
 pub fn copy_of_dir(dir: &Path, base: &str, name: &str) -> PathBuf {
     let out = scratch(base, name);
-    for e in std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+    copy_tree(dir, &out);
+    out
+}
+
+/// Copies `from` into `to`, sub-folders too (a Rust object's package),
+/// leaving out what builds make (`build`, `target`, `Cargo.lock`).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder to copy into");
+    for e in std::fs::read_dir(from)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", from.display()))
         .flatten()
     {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), out.join(e.file_name())).expect("copy");
+        let (p, n) = (e.path(), e.file_name());
+        if n == "build" || n == "target" || n == "Cargo.lock" {
+            continue;
+        }
+        if p.is_dir() {
+            copy_tree(&p, &to.join(&n));
+        } else {
+            std::fs::copy(&p, to.join(&n)).expect("copy");
         }
     }
-    out
 }
 
 #[cfg(test)]

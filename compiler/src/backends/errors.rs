@@ -11,6 +11,8 @@ pub enum BindingsError {
     /// codecs no backend writes yet.
     FormatNotGenerated {
         language: Language,
+        /// The formats it does generate codecs for.
+        generated: &'static [&'static str],
         ty: String,
         format: String,
         at: FileSpan,
@@ -22,6 +24,7 @@ impl ToDiagnostic for BindingsError {
         match self {
             BindingsError::FormatNotGenerated {
                 language,
+                generated,
                 ty,
                 format,
                 at,
@@ -36,7 +39,7 @@ impl ToDiagnostic for BindingsError {
             .with_help(format!(
                 "its literals are checked and encoded, and objects may pass its payloads on as they are; {} classes and codecs are generated for {} only. Write the object in {}, or declare the type in an `application/bson` block",
                 language.name(),
-                crate::diagnostics::wording::quote_list(super::formats::generated(*language)),
+                crate::diagnostics::wording::quote_list(generated),
                 Language::Rust.name()
             )),
         }

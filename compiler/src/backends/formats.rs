@@ -33,6 +33,7 @@ pub fn not_generated(
     let def = model.ty(ty);
     Some(BindingsError::FormatNotGenerated {
         language,
+        generated: generated(language),
         ty: def.name.clone(),
         format: def.format.to_string(),
         at: spans[ty.index()].name,

@@ -7,8 +7,8 @@
 //! range (never a fraction), a float field any number, `time`, `uuid` and
 //! `bytes` their texts.
 
-use crate::bson::{err, DateTime, DecodeError, Document, Uuid, Value};
 use crate::text;
+use crate::tree::{err, DateTime, DecodeError, Document, Uuid, Value};
 
 /// The format a tree was read from: how its values are read back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

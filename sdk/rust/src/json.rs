@@ -8,8 +8,8 @@
 
 use std::collections::HashSet;
 
-use crate::bson::{err, DecodeError, Document, Value};
 use crate::text;
+use crate::tree::{err, DecodeError, Document, Value};
 
 /// How many arrays and objects may be open at once when read: more is
 /// refused, not a crash.
@@ -145,7 +145,7 @@ fn number(out: &mut String, x: f64) {
 /// an `i64` become `Int64`, every other number a `Double`.
 pub fn decode(bytes: &[u8]) -> Result<Value, DecodeError> {
     if std::str::from_utf8(bytes).is_err() {
-        return err("not JSON: the text is not UTF-8");
+        return err("the text is not UTF-8");
     }
     let mut r = Reader { b: bytes, at: 0 };
     r.space();
@@ -178,9 +178,9 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn fail<T>(&self, what: &str) -> Result<T, DecodeError> {
         if self.at >= self.b.len() {
-            return err(format!("not JSON: the text ends early ({})", what));
+            return err(format!("the text ends early ({})", what));
         }
-        err(format!("not JSON at byte {}: {}", self.at, what))
+        err(format!("at byte {}: {}", self.at, what))
     }
 
     fn space(&mut self) {
@@ -242,7 +242,7 @@ impl Reader<'_> {
                 }
             };
             if again {
-                return err(format!("not JSON: the key `{}` is given twice", key));
+                return err(format!("the key `{}` is given twice", key));
             }
             self.space();
             if !self.eat(b":") {
@@ -330,7 +330,7 @@ impl Reader<'_> {
         }
         match text.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(Value::Double(x)),
-            _ => err(format!("not JSON: `{}` is beyond a double's range", text)),
+            _ => err(format!("`{}` is beyond a double's range", text)),
         }
     }
 

@@ -27,6 +27,7 @@ mod request;
 mod server;
 mod stat;
 pub mod text;
+mod tree;
 
 pub use abi::{bind, expose, unmount, Verb};
 pub use payload::{Payload, Status};

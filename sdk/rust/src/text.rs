@@ -4,7 +4,7 @@
 //! hyphenated hex, `bytes` as padded base64. Read strictly: what a writer
 //! of the format would not write is refused.
 
-use crate::bson::{err, DecodeError};
+use crate::tree::{err, DecodeError};
 
 const MS_PER_DAY: i64 = 86_400_000;
 
