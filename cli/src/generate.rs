@@ -1,5 +1,6 @@
-//! `othc gen [--lang as|rust] FILE... [-o DIR]`: bindings for the objects and
-//! types of each file (a `.oth` file, or a module built by `othc build`).
+//! `othc gen [--lang as|rust|jsonschema] FILE... [-o DIR]`: bindings for the
+//! objects and types of each file (a `.oth` file, or a module built by
+//! `othc build`), or the JSON Schema of its JSON message types.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,9 @@ pub enum Lang {
     As,
     /// Rust, against the `othismo` crate (`Greeter.oth.rs`)
     Rust,
+    /// JSON Schema (draft 2020-12) of the JSON message types
+    /// (`Notes.oth.schema.json`)
+    Jsonschema,
 }
 
 #[derive(Args)]
@@ -57,19 +61,23 @@ fn write_bindings(compiled: &othc::Compilation, args: &GenArgs) -> u8 {
         let model = &compiled.checked.model;
         let types = &compiled.checked.spans.types;
         let language = match args.lang {
-            Lang::As => othc::check::Language::AssemblyScript,
-            Lang::Rust => othc::check::Language::Rust,
+            Lang::As => Some(othc::check::Language::AssemblyScript),
+            Lang::Rust => Some(othc::check::Language::Rust),
+            Lang::Jsonschema => None,
         };
         let file = FileIx(root.0);
-        if let Some(e) = othc::backends::formats::not_generated(model, types, file, language) {
+        if let Some(e) =
+            language.and_then(|l| othc::backends::formats::not_generated(model, types, file, l))
+        {
             let mut diags = othc::Diagnostics::new();
             diags.report(e);
             super::check::print_diagnostics(&compiled.front.sources, &diags, &args.report);
             return super::EXIT_ERRORS;
         }
         let generated = match args.lang {
-            Lang::As => assemblyscript::generate(model, FileIx(root.0), text),
-            Lang::Rust => othc::backends::rust::generate(model, FileIx(root.0), text),
+            Lang::As => assemblyscript::generate(model, file, text),
+            Lang::Rust => othc::backends::rust::generate(model, file, text),
+            Lang::Jsonschema => othc::backends::json_schema::generate(model, file),
         };
         let dir = match &args.out {
             Some(d) => d.clone(),

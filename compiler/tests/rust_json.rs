@@ -252,6 +252,54 @@ for line in sys.stdin.buffer.read().split(b"\n")[:-1]:
     );
 }
 
+/// Whether each of `docs` is a valid `Note` by the JSON Schema `othc gen
+/// --lang jsonschema` writes for the fixture, as Python's `jsonschema`
+/// (draft 2020-12) says (`None` when it cannot run, outside CI).
+fn validate_notes(docs: &[Vec<u8>]) -> Option<Vec<bool>> {
+    if !test_support::runnable(test_support::ensure_python_module(
+        "jsonschema",
+        "jsonschema",
+    )) {
+        return None;
+    }
+    let rel = PathBuf::from("fixtures/codegen/json/json_notes.oth");
+    let c = othc::compile(&RootLoader, &[rel], &Default::default()).unwrap();
+    let ix = othc::model::FileIx(c.front.program.roots[0].0);
+    let schema = othc::backends::json_schema::generate(&c.checked.model, ix);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rust_json_schema");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(&schema.file_name);
+    std::fs::write(&file, &schema.text).unwrap();
+    let script = r##"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+schema["$ref"] = "#/$defs/Note"
+v = jsonschema.Draft202012Validator(schema)
+for line in sys.stdin.buffer.read().split(b"\n")[:-1]:
+    print("valid" if v.is_valid(json.loads(line.decode("utf-8"))) else "invalid")
+"##;
+    let input: Vec<u8> = docs
+        .iter()
+        .flat_map(|d| d.iter().copied().chain([b'\n']))
+        .collect();
+    let mut cmd = Command::new("python3");
+    cmd.args(["-c", script]).arg(&file);
+    let out = test_support::run_with_input(&mut cmd, &input);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l == "valid")
+            .collect(),
+    )
+}
+
 /// Spaces, tabs and newlines, or nothing.
 fn space(r: &mut Rng) -> &'static str {
     r.pick(&["", "", " ", "\n  ", "\t", "\r\n"])
@@ -386,7 +434,26 @@ fn random_notes_come_back_as_written_in_one_form() {
         .map(|(doc, _)| scramble(doc, &mut r).into_bytes())
         .collect();
     let back = run("note", &docs);
-    python_reads_strictly(&back.iter().flatten().cloned().collect::<Vec<_>>());
+    let written: Vec<Vec<u8>> = back.iter().flatten().cloned().collect();
+    python_reads_strictly(&written);
+    // Each is valid against the JSON Schema othc generates for `Note`; and
+    // the schema is no rubber stamp: documents off by one rule are not.
+    if let Some(valid) = validate_notes(&written) {
+        assert_eq!(valid, vec![true; written.len()]);
+    }
+    let wrong = [
+        r#"{"$type":"Other","title":"x","tags":[],"when":"2026-01-01T00:00:00.000Z","id":"00000000-0000-0000-0000-000000000000","raw":"","count":1,"small":1,"ratio":1,"score":1,"meta":{},"kind":"plain"}"#,
+        r#"{"title":"x","tags":[],"when":"2026-01-01T00:00:00.000Z","id":"00000000-0000-0000-0000-000000000000","raw":"","count":1,"small":256,"ratio":1,"score":1,"meta":{},"kind":"plain"}"#,
+        r#"{"title":"x","tags":[],"when":"yesterday","id":"00000000-0000-0000-0000-000000000000","raw":"","count":1,"small":1,"ratio":1,"score":1,"meta":{},"kind":"plain"}"#,
+        r#"{"title":"x","tags":[],"when":"2026-01-01T00:00:00.000Z","id":"00000000-0000-0000-0000-000000000000","raw":"Zg","count":1,"small":1,"ratio":1,"score":1,"meta":{},"kind":"plain"}"#,
+        r#"{"title":"x","tags":[],"when":"2026-01-01T00:00:00.000Z","id":"00000000-0000-0000-0000-000000000000","raw":"","count":1,"small":1,"ratio":1,"score":1,"meta":{},"kind":"loud"}"#,
+        r#"{"title":"x","tags":[],"when":"2026-01-01T00:00:00.000Z","id":"00000000-0000-0000-0000-000000000000","raw":"","count":1,"small":1,"ratio":1,"score":1,"meta":{"a":"b"},"kind":"plain"}"#,
+        r#"{"title":"x","tags":[],"when":"2026-01-01T00:00:00.000Z","id":"00000000-0000-0000-0000-000000000000","raw":"","small":1,"ratio":1,"score":1,"meta":{},"kind":"plain"}"#,
+    ];
+    let wrong: Vec<Vec<u8>> = wrong.iter().map(|w| w.as_bytes().to_vec()).collect();
+    if let Some(valid) = validate_notes(&wrong) {
+        assert_eq!(valid, vec![false; wrong.len()]);
+    }
     for ((doc, want), (got, sent)) in cases.iter().zip(back.into_iter().zip(&docs)) {
         let sent = String::from_utf8_lossy(sent);
         let got = got.unwrap_or_else(|e| panic!("{sent} was refused: {e}"));

@@ -24,7 +24,26 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("tar_extract", tar_extract),
     ("host_abi", host_abi),
     ("http_response", http_response),
+    ("json_decode", json_decode),
 ];
+
+/// JSON as the Rust SDK reads it (the reader of every JSON message of a
+/// Rust object, and of `othc test`): never a panic; what it takes, a
+/// lenient reader (`serde_json`) takes too (it is stricter, never
+/// looser); and what it writes it reads back to the same tree, written
+/// again the same bytes (one form).
+pub fn json_decode(data: &[u8]) {
+    let Ok(tree) = othismo::json::decode(data) else {
+        return;
+    };
+    assert!(
+        serde_json::from_slice::<serde_json::Value>(data).is_ok(),
+        "read by the SDK, refused by serde_json"
+    );
+    let written = othismo::json::encode(&tree);
+    let again = othismo::json::decode(&written).expect("what it writes, it reads");
+    assert_eq!(othismo::json::encode(&again), written, "one form");
+}
 
 /// An `HttpResponse` as a module writes it to the Http object: where the
 /// runtime reads it byte by byte, it reads what the `bson` crate reads.

@@ -10,6 +10,7 @@ pub mod assemblyscript;
 pub mod errors;
 mod filled;
 pub mod formats;
+pub mod json_schema;
 pub mod rust;
 mod rust_types;
 mod shared;
