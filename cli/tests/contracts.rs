@@ -146,7 +146,7 @@ fn the_examples_and_the_sdks_objects_keep_their_contracts() {
         "sdk/objects/static/StaticSite.oth",
         "sdk/objects/http/HttpServer.oth",
         // Written in Rust, taking and answering JSON messages.
-        "fixtures/json/notes_app/Notes.oth",
+        "examples/notes-json/Notes.oth",
     ] {
         let o = othc(&[
             "test", file, "--seed", "11", "--cases", "300", "--out", &out,

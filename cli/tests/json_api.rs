@@ -1,7 +1,9 @@
-//! A JSON endpoint end to end (`fixtures/json/notes_app`: Notes, written
-//! in Rust, behind HttpServer), run with `othc run` and driven with curl:
-//! - the image's startup request, a JSON literal encoded at build time,
-//!   reaches the object, which decodes it and answers it to `GET /`: the
+//! A JSON endpoint end to end (`examples/notes-json`: Notes, written in
+//! Rust, behind HttpServer beside a page), run with `othc run` and driven
+//! with curl and Chromium:
+//! - the image's startup request, a JSON literal encoded at build time
+//!   (given with `--set`, every value at an edge), reaches the object,
+//!   which decodes it and answers it to `GET /api/`: the
 //!   body is byte for byte the literal's encoding (the compiler and the
 //!   Rust crate write one form), `application/json`, and Python's `json`
 //!   reads every value exactly (`i64::MIN`, the time in UTC);
@@ -10,7 +12,9 @@
 //! - every malformed or refused document of `fixtures/json/` is `400`, and
 //!   the endpoint still serves its last note after each;
 //! - thousands of kept-alive PUTs (good and malformed in turn) and GETs:
-//!   none broken, none failed, memory flat.
+//!   none broken, none failed, memory flat;
+//! - the example's page, in headless Chromium, reads the note with `fetch`,
+//!   writes one (`JSON.stringify`, no `$type`) and reads it back.
 
 mod web;
 
@@ -21,7 +25,11 @@ use std::process::Command;
 
 use web::curl;
 
-const APP: &str = "fixtures/json/notes_app/App.oth";
+const APP: &str = "examples/notes-json/App.oth";
+
+/// The first note, every value at an edge of its type.
+const FIRST: &str = r#"first=Note { title: "first \"note\" é 😀", tags: ["a", "b"], when: "2026-12-08T11:30:00.5+02:00", id: "123E4567-E89B-12D3-A456-426614174000", count: -9223372036854775808, ratio: 0.1 }"#;
+const LISTEN: &str = r#"listen=HttpConfig { listen: "127.0.0.1:0" }"#;
 
 fn ready() -> bool {
     web::have("curl", "curl") && test_support::runnable(test_support::ensure_rust_wasm32())
@@ -35,7 +43,11 @@ fn literal_bytes() -> Vec<u8> {
             std::fs::read(web::root().join(path))
         }
     }
-    let c = othc::compile(&Disk, &[PathBuf::from(APP)], &Default::default()).unwrap();
+    let inputs = othc::ValueInputs {
+        files: Vec::new(),
+        sets: vec![FIRST.into(), LISTEN.into()],
+    };
+    let c = othc::compile(&Disk, &[PathBuf::from(APP)], &inputs).unwrap();
     assert!(!c.front.diags.has_errors());
     let image = c
         .checked
@@ -89,8 +101,8 @@ fn a_json_endpoint_written_in_rust_serves_what_it_is_given() {
     if !ready() {
         return;
     }
-    let mut run = web::start(Path::new(APP), &[]);
-    let base = run.base.clone();
+    let mut run = web::start(Path::new(APP), &["--set", FIRST, "--set", LISTEN]);
+    let base = format!("{}/api", run.base);
 
     // The startup literal, decoded by the object and encoded again.
     let first = curl(&[], &format!("{base}/"));
@@ -188,7 +200,7 @@ assert "done" not in v
     }
 
     // Sustained: kept-alive PUTs, good and malformed in turn, then GETs.
-    let addr = base.trim_start_matches("http://").to_string();
+    let addr = run.base.trim_start_matches("http://").to_string();
     let pid = run.child.id();
     let good = r#"{"title":"load","tags":["a","b","c"],"when":"2026-01-01T00:00:00.123Z","id":"00000000-0000-0000-0000-000000000001","count":42,"ratio":0.25}"#;
     let bad = r#"{"title":"load","tags":["a",],"when":1}"#;
@@ -202,7 +214,7 @@ assert "done" not in v
         for i in 0..n {
             let body = if i % 2 == 0 { good } else { bad };
             let req = format!(
-                "PUT / HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                "PUT /api/ HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
                 body.len()
             );
             w.write_all(req.as_bytes()).unwrap();
@@ -217,7 +229,7 @@ assert "done" not in v
     puts(2_000);
     let before = test_support::resident_kib_of(pid);
     assert_eq!(puts(10_000), (5_000, 5_000));
-    let tally = web::load::drive(&addr, &["/"], 4, 20_000);
+    let tally = web::load::drive(&addr, &["/api/"], 4, 20_000);
     assert_eq!(
         (tally.ok, tally.failed, tally.broken),
         (20_000, 0, 0),
@@ -235,6 +247,42 @@ assert "done" not in v
         &last.body,
         r#"assert v["title"] == "load" and v["count"] == 42"#,
     );
+
+    // The page, as a browser runs it.
+    if web::have("chromium", "chromium") {
+        let dir = test_support::scratch(env!("CARGO_TARGET_TMPDIR"), "json_chromium");
+        let o = Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--virtual-time-budget=10000",
+                "--dump-dom",
+            ])
+            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            .arg(format!("{}/", run.base))
+            .output()
+            .expect("chromium runs");
+        let dom = String::from_utf8_lossy(&o.stdout);
+        for want in [
+            r#"data-first="load""#,
+            r#"data-put="204""#,
+            r#"data-type="application/json""#,
+            r#"data-type-name="Note""#,
+            r#"<span id="title">Written by the page</span>"#,
+            r#"<p id="status">done</p>"#,
+        ] {
+            assert!(
+                dom.contains(want),
+                "{want} is not in the page's DOM:\n{dom}"
+            );
+        }
+        let note = curl(&[], &format!("{base}/"));
+        python_checks(
+            &note.body,
+            r#"assert v["title"] == "Written by the page" and v["when"] == "2026-12-08T10:00:00.000Z""#,
+        );
+    }
 }
 
 /// Reads one response whole (by its Content-Length); its status.

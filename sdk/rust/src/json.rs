@@ -7,6 +7,7 @@
 //! `bytes` as their texts (`text`).
 
 use std::collections::HashSet;
+use std::fmt::Write;
 
 use crate::text;
 use crate::tree::{err, DecodeError, Document, Value};
@@ -19,14 +20,14 @@ pub const DEEPEST: usize = 100;
 /// an infinity) and an element of a kind JSON has no place for are written
 /// `null`, as JavaScript's `JSON.stringify` writes them.
 pub fn encode(v: &Value) -> Vec<u8> {
-    let mut out = String::new();
+    let mut out = String::with_capacity(256);
     write_value(&mut out, v);
     out.into_bytes()
 }
 
 /// A document as a JSON object.
 pub fn encode_document(d: &Document) -> Vec<u8> {
-    let mut out = String::new();
+    let mut out = String::with_capacity(256);
     write_object(&mut out, d);
     out.into_bytes()
 }
@@ -35,8 +36,12 @@ fn write_value(out: &mut String, v: &Value) {
     match v {
         Value::Null | Value::Other(..) => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int32(n) => out.push_str(&n.to_string()),
-        Value::Int64(n) => out.push_str(&n.to_string()),
+        Value::Int32(n) => {
+            let _ = write!(out, "{}", n);
+        }
+        Value::Int64(n) => {
+            let _ = write!(out, "{}", n);
+        }
         Value::Double(x) => number(out, *x),
         Value::String(s) => string(out, s),
         Value::DateTime(ms) => string(out, &text::time_text(*ms)),
@@ -75,24 +80,55 @@ fn write_object(out: &mut String, d: &Document) {
 
 fn string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c < ' ' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+    let b = s.as_bytes();
+    let mut start = 0;
+    // Runs that need no escape are copied whole; every byte escaped is
+    // ASCII, so each run ends on a character's boundary.
+    for (i, &c) in b.iter().enumerate() {
+        let escape = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            c if c < 0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{:04x}", c);
+        } else {
+            out.push_str(escape);
         }
+        start = i + 1;
     }
+    out.push_str(&s[start..]);
     out.push('"');
 }
 
+/// A few bytes on the stack that `write!` fills: a float's digits, with
+/// no allocation.
+struct Digits {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl Write for Digits {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 /// `x` laid out as JavaScript's `Number.prototype.toString` lays it out,
-/// from its shortest round-trip digits (Rust's `{:e}`).
+/// from its shortest round-trip digits (Rust's `{:e}`: `-1.2345e-7`).
 fn number(out: &mut String, x: f64) {
     if !x.is_finite() {
         out.push_str("null");
@@ -102,41 +138,54 @@ fn number(out: &mut String, x: f64) {
         out.push('0');
         return;
     }
-    let exp = format!("{:e}", x);
-    let (mantissa, e) = exp.split_at(exp.find('e').unwrap_or(exp.len()));
-    let mantissa = match mantissa.strip_prefix('-') {
-        Some(m) => {
-            out.push('-');
-            m
-        }
-        None => mantissa,
+    if x < 0.0 {
+        out.push('-');
+    }
+    let mut exp = Digits {
+        buf: [0; 40],
+        len: 0,
     };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let k = digits.len() as i32;
+    let _ = write!(exp, "{:e}", x.abs());
+    let text = &exp.buf[..exp.len];
+    let e_at = text.iter().position(|c| *c == b'e').unwrap_or(text.len());
+    let mut digits = [0u8; 24];
+    let mut k = 0;
+    for &c in &text[..e_at] {
+        if c.is_ascii_digit() && k < digits.len() {
+            digits[k] = c;
+            k += 1;
+        }
+    }
+    let digits = std::str::from_utf8(&digits[..k]).unwrap_or("0");
+    let k = k as i32;
+    let e: i32 = std::str::from_utf8(&text[(e_at + 1).min(text.len())..])
+        .ok()
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(0);
     // The value is 0.DIGITS × 10^n.
-    let n = e.get(1..).and_then(|e| e.parse::<i32>().ok()).unwrap_or(0) + 1;
+    let n = e + 1;
     if k <= n && n <= 21 {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat('0').take((n - k) as usize));
+        out.push_str(digits);
+        for _ in k..n {
+            out.push('0');
+        }
     } else if 0 < n && n <= 21 {
         out.push_str(&digits[..n as usize]);
         out.push('.');
         out.push_str(&digits[n as usize..]);
     } else if -6 < n && n <= 0 {
         out.push_str("0.");
-        out.extend(std::iter::repeat('0').take((-n) as usize));
-        out.push_str(&digits);
+        for _ in n..0 {
+            out.push('0');
+        }
+        out.push_str(digits);
     } else {
         out.push_str(&digits[..1]);
         if k > 1 {
             out.push('.');
             out.push_str(&digits[1..]);
         }
-        out.push_str(&format!(
-            "e{}{}",
-            if n > 0 { '+' } else { '-' },
-            (n - 1).abs()
-        ));
+        let _ = write!(out, "e{}{}", if n > 0 { '+' } else { '-' }, (n - 1).abs());
     }
 }
 
