@@ -70,7 +70,9 @@ fn main() {
             }
             let c = per_op(t, n);
             ratios_decode.push(a / b);
-            (ours_d.push(a), theirs_d.push(b), bson_d.push(c));
+            ours_d.push(a);
+            theirs_d.push(b);
+            bson_d.push(c);
 
             let t = Instant::now();
             for _ in 0..n {
@@ -88,7 +90,9 @@ fn main() {
             }
             let c = per_op(t, n);
             ratios_encode.push(a / b);
-            (ours_e.push(a), theirs_e.push(b), bson_e.push(c));
+            ours_e.push(a);
+            theirs_e.push(b);
+            bson_e.push(c);
         }
         println!(
             "{name} ({} bytes of JSON, {} of BSON):",
