@@ -12,7 +12,6 @@ mod common;
 use common::{RootLoader, root};
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use othc::model::StartupPayload;
 
@@ -78,27 +77,16 @@ fn serde_json_reads_back_what_the_literal_wrote() {
 
 #[test]
 fn python_json_reads_it_strictly_and_exactly() {
-    if !test_support::runnable(test_support::ensure_debian_tool("python3", "python3")) {
-        return;
-    }
-    let script = r#"
-import json, sys
-def pairs(ps):
-    keys = [k for k, _ in ps]
-    if len(keys) != len(set(keys)):
-        raise ValueError("duplicate key")
-    return dict(ps)
-def no_constant(c):
-    raise ValueError("not RFC 8259: " + c)
-v = json.loads(sys.stdin.buffer.read().decode("utf-8"), object_pairs_hook=pairs, parse_constant=no_constant)
+    let check = r#"
 assert v["big"] == -9223372036854775808, v["big"]
 assert v["unsigned"] == 4294967295
 assert v["double"] == 0.1
 assert list(v.keys())[0] == "$type"
 print(json.dumps(v, sort_keys=True, ensure_ascii=False))
 "#;
-    let out =
-        test_support::run_with_input(Command::new("python3").args(["-c", script]), &encoded());
+    let Some(out) = test_support::host_program::python_json(&[&encoded()], check) else {
+        return;
+    };
     assert!(
         out.status.success(),
         "Python's json refused it: {}",

@@ -80,26 +80,11 @@ fn build_host() -> PathBuf {
     let ix = othc::model::FileIx(root_module.0);
     let bindings = othc::backends::rust::generate(&c.checked.model, ix, text);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rust_json");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(dir.join("src/json_notes.oth.rs"), &bindings.text).unwrap();
-    std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"json_host\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nothismo = {{ path = {:?} }}\n\n[workspace]\n",
-            root().join("sdk/rust").display().to_string()
-        ),
-    )
-    .unwrap();
-    let built = Command::new(env!("CARGO"))
-        .args(["build", "--offline", "--quiet"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&built.stderr);
-    assert!(built.status.success(), "{stderr}");
-    dir.join("target/debug/json_host")
+    let files = [
+        ("json_notes.oth.rs", bindings.text.as_str()),
+        ("main.rs", MAIN),
+    ];
+    test_support::host_program::build(&dir, &root().join("sdk/rust"), &files)
 }
 
 /// What the host made of each document: its bytes written back, or why
@@ -223,33 +208,16 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 /// Python's `json`, refusing duplicate keys, `NaN` and the infinities,
-/// reads each of `docs` (written without a raw newline: one per line).
+/// reads each of `docs`.
 fn python_reads_strictly(docs: &[Vec<u8>]) {
-    if !test_support::runnable(test_support::ensure_debian_tool("python3", "python3")) {
-        return;
+    let docs: Vec<&[u8]> = docs.iter().map(Vec::as_slice).collect();
+    if let Some(out) = test_support::host_program::python_json(&docs, "") {
+        assert!(
+            out.status.success(),
+            "Python's json refused what was written: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    let script = r#"
-import json, sys
-def pairs(ps):
-    keys = [k for k, _ in ps]
-    if len(keys) != len(set(keys)):
-        raise ValueError("duplicate key")
-    return dict(ps)
-def no_constant(c):
-    raise ValueError("not RFC 8259: " + c)
-for line in sys.stdin.buffer.read().split(b"\n")[:-1]:
-    json.loads(line.decode("utf-8"), object_pairs_hook=pairs, parse_constant=no_constant)
-"#;
-    let input: Vec<u8> = docs
-        .iter()
-        .flat_map(|d| d.iter().copied().chain([b'\n']))
-        .collect();
-    let out = test_support::run_with_input(Command::new("python3").args(["-c", script]), &input);
-    assert!(
-        out.status.success(),
-        "Python's json refused what was written: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Whether each of `docs` is a valid `Note` by the JSON Schema `othc gen

@@ -84,28 +84,11 @@ fn every_message_type_round_trips_through_the_rust_codec_byte_for_byte() {
     // The host program: the bindings and a main that reads documents and
     // writes each back as it decoded it.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rust_codec");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(dir.join("src/everything.oth.rs"), &bindings.text).unwrap();
-    std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"codec\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nothismo = {{ path = {:?} }}\n\n[workspace]\n",
-            root().join("sdk/rust").display().to_string()
-        ),
-    )
-    .unwrap();
-    let built = Command::new(env!("CARGO"))
-        .args(["build", "--offline", "--quiet"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
+    let files = [
+        ("everything.oth.rs", bindings.text.as_str()),
+        ("main.rs", MAIN),
+    ];
+    let host = test_support::host_program::build(&dir, &root().join("sdk/rust"), &files);
 
     let messages: Vec<TypeId> = (0..model.types.len())
         .map(|i| TypeId(i as u32))
@@ -136,7 +119,7 @@ fn every_message_type_round_trips_through_the_rust_codec_byte_for_byte() {
         input.extend_from_slice(&(d.len() as u32).to_le_bytes());
         input.extend_from_slice(d);
     }
-    let mut run = Command::new(dir.join("target/debug/codec"))
+    let mut run = Command::new(&host)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

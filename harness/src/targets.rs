@@ -31,15 +31,20 @@ pub const TARGETS: &[(&str, Target)] = &[
 /// Rust object, and of `othc test`): never a panic; what it takes, a
 /// lenient reader (`serde_json`) takes too (it is stricter, never
 /// looser); and what it writes it reads back to the same tree, written
-/// again the same bytes (one form).
+/// again the same bytes (one form). Kept inputs: fixtures/fuzz/json_decode.
 pub fn json_decode(data: &[u8]) {
     let Ok(tree) = othismo::json::decode(data) else {
         return;
     };
-    assert!(
-        serde_json::from_slice::<serde_json::Value>(data).is_ok(),
-        "read by the SDK, refused by serde_json"
-    );
+    // serde_json's quick float parsing (without its `float_roundtrip`)
+    // rounds `1.7976931348623158e308`, a double's largest, to infinity and
+    // refuses it: that one refusal is serde_json's, not a looser reading.
+    if let Err(e) = serde_json::from_slice::<serde_json::Value>(data) {
+        assert!(
+            e.to_string().starts_with("number out of range"),
+            "read by the SDK, refused by serde_json: {e}"
+        );
+    }
     let written = othismo::json::encode(&tree);
     let again = othismo::json::decode(&written).expect("what it writes, it reads");
     assert_eq!(othismo::json::encode(&again), written, "one form");

@@ -2,6 +2,7 @@
 //! small seeded generator for property tests, a process run with standard
 //! input fed to it, and a fresh scratch directory per test.
 
+pub mod host_program;
 pub mod lines;
 pub mod rust_source;
 pub mod wrk;
