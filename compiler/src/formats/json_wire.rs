@@ -9,49 +9,19 @@
 //! `time` as JavaScript's `toISOString`; `uuid` as lower-case hex;
 //! `bytes` as padded base64; an enum by name.
 
-use othismo::bson::{Document, Value};
+use othismo::bson::Value;
 
 use super::literal::Checked;
 
 /// The payload of a checked message literal.
 pub fn encode(c: &Checked) -> Result<Vec<u8>, String> {
-    let v = value(c);
+    let v = c.to_tree();
     if has_no_json_form(&v) {
         // The checker refuses a literal beyond a double's range (E0604):
         // never written as `null` here.
         return Err("a float with no JSON form (NaN or an infinity)".into());
     }
     Ok(othismo::json::encode(&v))
-}
-
-fn value(c: &Checked) -> Value {
-    match c {
-        Checked::Bool(b) => Value::Bool(*b),
-        Checked::Str(s) | Checked::Enum(s) => Value::String(s.clone()),
-        Checked::Int32(i) => Value::Int32(*i),
-        Checked::Int64(i) => Value::Int64(*i),
-        Checked::Double(f) => Value::Double(*f),
-        Checked::Float(f) => Value::Double(f64::from(*f)),
-        Checked::Time(ms) => Value::DateTime(*ms),
-        Checked::Uuid(u) => Value::Binary(4, u.to_vec()),
-        Checked::Bytes(b) => Value::Binary(0, b.clone()),
-        Checked::List(items) => Value::Array(items.iter().map(value).collect()),
-        Checked::Map(entries) => Value::Document(document(None, entries)),
-        Checked::Message { type_name, fields } => {
-            Value::Document(document(type_name.as_deref(), fields))
-        }
-    }
-}
-
-fn document(type_name: Option<&str>, fields: &[(String, Checked)]) -> Document {
-    let mut d = Document::new();
-    if let Some(t) = type_name {
-        d.push("$type", Value::String(t.to_string()));
-    }
-    for (name, v) in fields {
-        d.push(name, value(v));
-    }
-    d
 }
 
 fn has_no_json_form(v: &Value) -> bool {

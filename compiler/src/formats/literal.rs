@@ -5,6 +5,7 @@
 
 use oth_syntax::Span;
 use oth_syntax::ast::{Key, Value, ValueKind};
+use othismo::bson::{Document, Value as Tree};
 
 use super::LiteralCx;
 use super::describe_field_type as describe;
@@ -42,6 +43,44 @@ pub enum Checked {
         type_name: Option<String>,
         fields: Vec<(String, Checked)>,
     },
+}
+
+impl Checked {
+    /// The literal in the Rust SDK's tree, which both formats' writers
+    /// encode (BSON's kinds of value).
+    pub fn to_tree(&self) -> Tree {
+        value(self)
+    }
+}
+
+fn value(c: &Checked) -> Tree {
+    match c {
+        Checked::Bool(b) => Tree::Bool(*b),
+        Checked::Str(s) | Checked::Enum(s) => Tree::String(s.clone()),
+        Checked::Int32(i) => Tree::Int32(*i),
+        Checked::Int64(i) => Tree::Int64(*i),
+        Checked::Double(f) => Tree::Double(*f),
+        Checked::Float(f) => Tree::Double(f64::from(*f)),
+        Checked::Time(ms) => Tree::DateTime(*ms),
+        Checked::Uuid(u) => Tree::Binary(4, u.to_vec()),
+        Checked::Bytes(b) => Tree::Binary(0, b.clone()),
+        Checked::List(items) => Tree::Array(items.iter().map(value).collect()),
+        Checked::Map(entries) => Tree::Document(document(None, entries)),
+        Checked::Message { type_name, fields } => {
+            Tree::Document(document(type_name.as_deref(), fields))
+        }
+    }
+}
+
+fn document(type_name: Option<&str>, fields: &[(String, Checked)]) -> Document {
+    let mut d = Document::new();
+    if let Some(t) = type_name {
+        d.push("$type", Tree::String(t.to_string()));
+    }
+    for (name, v) in fields {
+        d.push(name, value(v));
+    }
+    d
 }
 
 /// Checks a top-level literal of message type `ty` and encodes it with
